@@ -1,0 +1,77 @@
+"""Every task rulebench can run, by name (imported only when used), and running one."""
+
+import difflib
+import importlib
+from typing import NamedTuple
+
+from pydantic import JsonValue, ValidationError
+
+from rulebench.core.errors import ConfigError, StoreError
+from rulebench.engine.runner import ProgressReporter, RunReport, Runner, RunSpec
+from rulebench.engine.store import Store
+from rulebench.engine.task import Task
+from rulebench.models.base import BackendOptions
+from rulebench.models.registry import create_model
+
+
+class TaskEntry(NamedTuple):
+    """A registered task: where its class lives and how its results are best summarised."""
+
+    target: str
+    """"module:Class"; the class is built with the task's stored config as keyword arguments."""
+    description: str
+    group_by: str | None = None
+    """Metadata field the results table groups by."""
+    max_tokens: int = 256
+    """Default reply limit: long enough for the task's answers, short enough for a CPU model."""
+
+
+TASKS: dict[str, TaskEntry] = {
+    "smoke": TaskEntry(
+        "rulebench.smoke:SmokeTask",
+        "6 built-in items (4 rule questions, 2 secret-keeping conversations): a pipeline check",
+        group_by="kind",
+        max_tokens=48,
+    ),
+}
+
+
+def task_entry(name: str) -> TaskEntry:
+    """Look a task up, suggesting the closest name if it is unknown."""
+    if name in TASKS:
+        return TASKS[name]
+    close = difflib.get_close_matches(name, TASKS, n=1)
+    hint = f" Did you mean '{close[0]}'?" if close else ""
+    raise ConfigError(f"unknown task '{name}'.{hint} Known tasks: {', '.join(TASKS)}")
+
+
+def build_task(name: str, config: dict[str, JsonValue] | None = None) -> Task:
+    """Build a task from its name and config (as stored with a run, for --resume)."""
+    module_name, _, class_name = task_entry(name).target.partition(":")
+    task_class = getattr(importlib.import_module(module_name), class_name)
+    task: Task = task_class(**(config or {}))
+    return task
+
+
+async def evaluate(
+    spec: RunSpec,
+    store: Store,
+    progress: ProgressReporter | None = None,
+    resume_id: str | None = None,
+) -> RunReport:
+    """Build the task and model a spec names, run them, and release the model."""
+    task = build_task(spec.task, spec.task_config)
+    model = create_model(spec.model, BackendOptions(args=spec.model_args, base_url=spec.base_url))
+    try:
+        return await Runner(store, progress).run(task, model, spec, resume_id)
+    finally:
+        await model.aclose()
+
+
+def stored_spec(store: Store, run_id: str) -> RunSpec:
+    """The spec a stored run was started with, for --resume."""
+    run = store.get_run(run_id)
+    try:
+        return RunSpec.model_validate(run.config)
+    except ValidationError as exc:
+        raise StoreError(f"run {run.id} has a configuration this version cannot read: {exc}") from None

@@ -1,0 +1,67 @@
+"""`rulebench cache`: explain a cache miss, show what is cached, clear it."""
+
+from typing import Annotated
+
+import typer
+
+from rulebench.cli import options as opt
+from rulebench.cli.console import err, out
+
+app = typer.Typer(help="Inspect the response cache (kept in the results store).", no_args_is_help=True)
+
+
+@app.command()
+def explain(
+    run_id: Annotated[str, typer.Argument(help="The run whose requests missed the cache.")],
+    item: Annotated[str | None, typer.Option(help="Explain this item's request (default: the run's first miss).", show_default=False)] = None,
+    store: opt.StoreOption = None,
+) -> None:
+    """Show which key parts of a missed request differ from the nearest cached entry."""
+    from rich.table import Table
+
+    from rulebench.engine.store import Store
+
+    with Store(store) as db:
+        explanation = db.explain_cache_miss(run_id, item)
+    if explanation is None:
+        out.print("No misses: every request of this run hit the cache (or it ran with --no-cache).")
+        return
+    if explanation.nearest_run_id is None:
+        out.print(f"Item {explanation.item_id} missed: the cache held nothing to compare with.")
+        return
+    table = Table(title=f"Item {explanation.item_id}: nearest cached entry is from run {explanation.nearest_run_id}", title_justify="left")
+    for column in ("key part", "this request", "nearest cached"):
+        table.add_column(column, overflow="fold")
+    for difference in explanation.differences:
+        table.add_row(difference.part, difference.request, difference.cached)
+    out.print(table)
+
+
+@app.command()
+def stats(store: opt.StoreOption = None) -> None:
+    """Cached responses per model identity."""
+    from rich.table import Table
+
+    from rulebench.engine.store import Store
+
+    with Store(store) as db:
+        rows = db.cache_stats()
+    table = Table(title="Response cache", title_justify="left")
+    table.add_column("model identity")
+    table.add_column("entries", justify="right")
+    for model, count in rows:
+        table.add_row(model, str(count))
+    out.print(table)
+
+
+@app.command()
+def clear(
+    model: Annotated[str | None, typer.Option(help="Only this model identity (see `cache stats`).", show_default=False)] = None,
+    store: opt.StoreOption = None,
+) -> None:
+    """Delete cached responses (run results are kept)."""
+    from rulebench.engine.store import Store
+
+    with Store(store) as db:
+        removed = db.clear_cache(model)
+    err.print(f"removed {removed} cached responses")

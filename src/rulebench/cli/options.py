@@ -1,0 +1,69 @@
+"""Options shared by the commands that run a model, declared once."""
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from rulebench.core.errors import ConfigError
+
+ModelOption = Annotated[
+    str | None,
+    typer.Option(
+        "--model",
+        "-m",
+        help="Model spec provider/name (see `rulebench models`). Default: the embedded "
+        "SmolLM2-135M-Instruct on llama.cpp, offline.",
+        show_default=False,
+    ),
+]
+ModelArgOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--model-arg",
+        "-M",
+        help="Backend setting key=value, repeatable (e.g. -M timeout_s=60 -M n_ctx=8192).",
+        show_default=False,
+    ),
+]
+BaseUrlOption = Annotated[
+    str | None,
+    typer.Option(help="Endpoint of an OpenAI-compatible server (overrides *_BASE_URL).", show_default=False),
+]
+ConcurrencyOption = Annotated[
+    int, typer.Option("--concurrency", "-c", min=1, help="Items in flight at once.")
+]
+LimitOption = Annotated[
+    int | None,
+    typer.Option("--limit", "-n", min=0, help="Run only the first N items.", show_default=False),
+]
+MaxTokensOption = Annotated[
+    int | None,
+    typer.Option(min=1, help="Reply length limit in tokens (default: the task's).", show_default=False),
+]
+TemperatureOption = Annotated[float, typer.Option(min=0.0, help="Sampling temperature (0 = greedy).")]
+SeedOption = Annotated[int, typer.Option(help="Sampling seed (stored with the run).")]
+NoCacheOption = Annotated[
+    bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")
+]
+StoreOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--store",
+        help="Results store (SQLite file). Default: $RULEBENCH_STORE, else "
+        "./rulebench-results/rulebench.sqlite.",
+        show_default=False,
+    ),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON to stdout.")]
+
+
+def parse_model_args(pairs: list[str] | None) -> dict[str, str]:
+    """Turn repeated key=value options into a dict, naming a malformed one."""
+    args: dict[str, str] = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--model-arg '{pair}' is not key=value")
+        args[key.strip()] = value
+    return args

@@ -1,0 +1,119 @@
+"""`rulebench run`: run a task on a model (or resume a stopped run) and print its results."""
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from rulebench.cli import options as opt
+from rulebench.cli.console import err, out
+
+if TYPE_CHECKING:
+    from rulebench.engine.runner import RunSpec
+
+app = typer.Typer(
+    help="Run a task against a model. With no subcommand: the built-in smoke task "
+    "(or, with --resume, finish a stopped run).",
+    invoke_without_command=True,
+    no_args_is_help=False,
+)
+
+
+@app.callback()
+def run_default(
+    ctx: typer.Context,
+    resume: Annotated[
+        str | None,
+        typer.Option(help="Finish an interrupted or killed run: only missing and failed items run.", show_default=False),
+    ] = None,
+    concurrency: Annotated[int | None, typer.Option("--concurrency", "-c", min=1, help="Override the stored concurrency when resuming.", show_default=False)] = None,
+    store: opt.StoreOption = None,
+    as_json: opt.JsonOption = False,
+) -> None:
+    """Run the smoke task, or resume a run."""
+    if ctx.invoked_subcommand is not None:
+        return
+    if resume is not None:
+        resume_run(resume, store, concurrency, as_json)
+    else:
+        smoke(store=store, as_json=as_json)
+
+
+@app.command()
+def smoke(
+    model: opt.ModelOption = None,
+    model_arg: opt.ModelArgOption = None,
+    base_url: opt.BaseUrlOption = None,
+    concurrency: opt.ConcurrencyOption = 4,
+    limit: opt.LimitOption = None,
+    max_tokens: opt.MaxTokensOption = None,
+    temperature: opt.TemperatureOption = 0.0,
+    seed: opt.SeedOption = 0,
+    no_cache: opt.NoCacheOption = False,
+    store: opt.StoreOption = None,
+    as_json: opt.JsonOption = False,
+) -> None:
+    """Six built-in items (4 questions, 2 conversations): checks that a model and the pipeline work."""
+    from rulebench.catalog import task_entry
+    from rulebench.core.messages import GenerateConfig
+    from rulebench.engine.runner import RunSpec
+    from rulebench.models.registry import DEFAULT_MODEL
+
+    spec = RunSpec(
+        task="smoke",
+        model=model or DEFAULT_MODEL,
+        model_args=opt.parse_model_args(model_arg),
+        base_url=base_url,
+        generate=GenerateConfig(
+            max_tokens=max_tokens or task_entry("smoke").max_tokens, temperature=temperature, seed=seed
+        ),
+        concurrency=concurrency,
+        limit=limit,
+        use_cache=not no_cache,
+    )
+    execute(spec, store, None, as_json)
+
+
+def resume_run(run_id: str, store_path: Path | None, concurrency: int | None, as_json: bool) -> None:
+    """Finish a stored run with the configuration it was started with."""
+    from rulebench.catalog import stored_spec
+    from rulebench.engine.store import Store
+
+    with Store(store_path) as store:
+        spec = stored_spec(store, run_id)
+        run_id = store.get_run(run_id).id
+    if concurrency is not None:
+        spec = spec.model_copy(update={"concurrency": concurrency})
+    execute(spec, store_path, run_id, as_json)
+
+
+def execute(spec: "RunSpec", store_path: Path | None, resume_id: str | None, as_json: bool) -> None:
+    """Run with a progress bar, then print the summary; Ctrl-C leaves a resumable run."""
+    from rulebench.catalog import evaluate, task_entry
+    from rulebench.cli.progress import RichProgress
+    from rulebench.cli.render import print_run_summary
+    from rulebench.engine.store import Store
+
+    from rulebench.models.registry import parse_spec
+
+    entry = task_entry(spec.task)
+    parse_spec(spec.model)  # a bad spec fails before anything is printed or stored
+    settings = spec.generate
+    err.print(
+        f"[bold]{spec.task}[/bold] on [bold]{spec.model}[/bold]: max_tokens={settings.max_tokens} "
+        f"temperature={settings.temperature} concurrency={spec.concurrency}"
+        + (f" limit={spec.limit}" if spec.limit is not None else "")
+        + ("" if spec.use_cache else " (no cache)")
+    )
+    with Store(store_path) as store:
+        progress = RichProgress(spec.task, enabled=not as_json)
+        try:
+            report = asyncio.run(evaluate(spec, store, progress, resume_id))
+        except KeyboardInterrupt:
+            err.print(
+                "[yellow]Interrupted.[/yellow] Finished items are stored; resume with: "
+                f"rulebench run --resume {progress.run_id}"
+            )
+            raise typer.Exit(130) from None
+        print_run_summary(store, report, entry.group_by, as_json)

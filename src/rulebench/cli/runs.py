@@ -1,0 +1,89 @@
+"""`rulebench runs`: list stored runs, show one, export its results."""
+
+import json
+from pathlib import Path
+from typing import Annotated, Literal
+
+import typer
+
+from rulebench.cli import options as opt
+from rulebench.cli.console import err, out
+
+app = typer.Typer(help="Inspect and export stored runs.", no_args_is_help=True)
+
+
+@app.command("list")
+def list_runs(
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Show at most N runs.")] = 20,
+    store: opt.StoreOption = None,
+    as_json: opt.JsonOption = False,
+) -> None:
+    """The most recent runs, with status ("killed" = its process died) and result counts."""
+    from rulebench.engine.store import Store
+    from rulebench.report.tables import runs_table
+
+    with Store(store) as db:
+        rows = [(run, db.effective_status(run), db.count_results(run.id)) for run in db.list_runs(limit)]
+    if as_json:
+        payload = [run.model_dump(mode="json") | {"status": status, "counts": counts} for run, status, counts in rows]
+        out.print_json(json.dumps(payload))
+    elif rows:
+        out.print(runs_table(rows))
+    else:
+        err.print("No runs yet: start one with `rulebench run`.")
+
+
+@app.command()
+def show(
+    run_id: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
+    store: opt.StoreOption = None,
+    as_json: opt.JsonOption = False,
+) -> None:
+    """A run's configuration, status and summary table."""
+    from rulebench.catalog import TASKS
+    from rulebench.cli.render import print_errors
+    from rulebench.engine.store import Store
+    from rulebench.engine.summary import summarize
+    from rulebench.report.tables import summary_table
+
+    with Store(store) as db:
+        run = db.get_run(run_id)
+        entry = TASKS.get(run.task)
+        group_by = entry.group_by if entry else None
+        rows = summarize(db.iter_results(run.id), group_by)
+        status = db.effective_status(run)
+        if as_json:
+            payload = run.model_dump(mode="json") | {
+                "status": status,
+                "summary": [row.model_dump(mode="json") for row in rows],
+            }
+            out.print_json(json.dumps(payload))
+            return
+        out.print(f"[bold]Run {run.id}[/bold]  {run.task} on {run.model}  status: {status}")
+        out.print(f"started {run.started_at}, ended {run.ended_at or '-'}, rulebench {run.version}")
+        out.print_json(json.dumps(run.config))
+        out.print(summary_table(rows, "Results", group_by or "group"))
+        if status in ("killed", "interrupted", "failed"):
+            err.print(f"Resume with: rulebench run --resume {run.id}")
+        print_errors(db, run.id)
+
+
+@app.command()
+def export(
+    run_id: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="File to write.")],
+    fmt: Annotated[
+        Literal["jsonl", "csv"] | None,
+        typer.Option("--format", "-f", help="jsonl or csv (default: from the file suffix).", show_default=False),
+    ] = None,
+    store: opt.StoreOption = None,
+) -> None:
+    """Write a run's results to JSONL (full, replayable with scripted/replay) or CSV."""
+    from rulebench.engine.export import export_results
+    from rulebench.engine.store import Store
+
+    chosen = fmt or ("csv" if output.suffix.lower() == ".csv" else "jsonl")
+    with Store(store) as db:
+        run = db.get_run(run_id)
+        count = export_results(run.id, db.iter_results(run.id), output, chosen)
+    err.print(f"wrote {count} results of run {run.id} to {output} ({chosen})")

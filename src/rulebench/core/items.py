@@ -1,0 +1,105 @@
+"""Items (units of work), their outcomes and results, and the content-hash ids that name them."""
+
+import hashlib
+import json
+from collections import Counter
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+from rulebench.core.messages import Message, Usage
+
+
+class Item(BaseModel):
+    """One unit of work: a single question or a multi-turn test case, run against a model.
+
+    A single-turn question and a multi-turn conversation are the same shape: prefilled turns
+    followed by the user turns that each get a reply. What the runner does with them is up to
+    the task that made the item.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    """Stable id: a hash of what defines the item, never its position in a file."""
+    messages: tuple[Message, ...]
+    """The conversation to play: prefilled turns, then the user turn(s) that get replies."""
+    target: str | None = None
+    """The gold answer, for tasks that have one."""
+    choices: tuple[str, ...] = ()
+    """Candidate answers, for tasks with a closed answer set (log-likelihood scoring)."""
+    metadata: dict[str, JsonValue] = Field(default_factory=dict)
+    """Task facts reports group by (hops, scenario, behavior, ...); stored with the result."""
+
+
+class Outcome(BaseModel):
+    """What a task concludes about an item once the model has replied: answer and score."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    answer: str | None = None
+    """The answer extracted from the reply, if the task extracts one."""
+    score: float | None = None
+    """1.0 correct, 0.0 wrong; None when the item does not count (a refusal excluded by rule)."""
+    passed: bool | None = None
+    """Verdict of a rule check (multi-turn scenarios), None for tasks that only score."""
+    reason: str | None = None
+    """Why the verdict or score is what it is, in words (which turn broke which rule)."""
+    details: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+ResultStatus = Literal["ok", "error"]
+
+
+class ItemResult(BaseModel):
+    """Everything stored about one finished item: transcript, outcome or error, cost."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    item_id: str
+    messages: tuple[Message, ...] = ()
+    """The last conversation sent to the model, followed by its reply when there was one."""
+    reply: str | None = None
+    """The model's last raw reply."""
+    outcome: Outcome | None = None
+    error: str | None = None
+    """Why the item could not be finished (after retries); never counted as a wrong answer."""
+    usage: Usage = Usage()
+    latency_s: float = 0.0
+    """Wall time of the item's model calls, summed."""
+    calls: int = 0
+    cache_hits: int = 0
+    system_merged: bool = False
+    """True when the backend folded the system message into the first user turn."""
+    metadata: dict[str, JsonValue] = Field(default_factory=dict)
+
+    @property
+    def status(self) -> ResultStatus:
+        """Whether the item finished ("ok") or ended in an error that a resume retries."""
+        return "error" if self.error is not None else "ok"
+
+
+def content_hash(content: JsonValue, length: int = 16) -> str:
+    """Hash JSON content canonically (sorted keys, no spaces) so equal content gets equal ids."""
+    canonical = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:length]
+
+
+class ItemIds:
+    """Assigns item ids from content, numbering exact duplicates so each id stays unique.
+
+    Some releases hold identical records more than once; the n-th copy gets the occurrence number
+    n in its hash, so ids stay stable when records are added or reordered elsewhere in a file.
+    """
+
+    def __init__(self) -> None:
+        self._seen: Counter[str] = Counter()
+
+    def __call__(self, content: JsonValue, repeat: int = 0) -> str:
+        """Return the id for this content; `repeat` is the index of a repeated evaluation."""
+        base = content_hash(content)
+        occurrence = self._seen[base]
+        self._seen[base] += 1
+        if occurrence == 0 and repeat == 0:
+            return base
+        return content_hash([base, occurrence, repeat])

@@ -1,0 +1,79 @@
+"""Messages, generation parameters and completions: what goes to a model and what comes back."""
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Role = Literal["system", "user", "assistant"]
+
+
+class Message(BaseModel):
+    """One turn of a conversation; a conversation is a sequence of these."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    role: Role
+    content: str
+
+
+class GenerateConfig(BaseModel):
+    """Every parameter that shapes a reply; all of it is part of the cache key and stored with runs."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    max_tokens: int = Field(default=256, ge=1)
+    temperature: float = Field(default=0.0, ge=0.0)
+    top_p: float = Field(default=1.0, gt=0.0, le=1.0)
+    seed: int | None = 0
+    """Sampling seed; irrelevant at temperature 0 but kept so sampled runs reproduce."""
+    stop: tuple[str, ...] = ()
+
+
+class Usage(BaseModel):
+    """Token counts of one or more model calls."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def __add__(self, other: "Usage") -> "Usage":
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+        )
+
+
+class Completion(BaseModel):
+    """A model's reply to one request."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    text: str
+    usage: Usage = Usage()
+    latency_s: float = 0.0
+    finish_reason: str | None = None
+    """Why generation stopped ("stop", "length", ...), as the backend reports it."""
+    system_merged: bool = False
+    """True when the backend had no system role and merged the system message into the first
+    user turn; recorded with the result so the fallback is never silent."""
+    cached: bool = False
+    """True when the reply came from the response cache instead of the model."""
+
+
+def merge_system_message(messages: list[Message]) -> list[Message]:
+    """Fold leading system messages into the first user turn, for models without a system role.
+
+    The system text comes first, separated by a blank line, which is how chat templates without a
+    system role are usually prompted.
+    """
+    system = [m.content for m in messages if m.role == "system" and m.content]
+    rest = [m for m in messages if m.role != "system"]
+    if not system:
+        return rest
+    prefix = "\n\n".join(system)
+    for index, message in enumerate(rest):
+        if message.role == "user":
+            merged = Message(role="user", content=f"{prefix}\n\n{message.content}")
+            return [*rest[:index], merged, *rest[index + 1 :]]
+    return [Message(role="user", content=prefix), *rest]

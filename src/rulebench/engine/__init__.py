@@ -1,0 +1,1 @@
+"""The shared machinery: runner (scheduling, concurrency, progress), store (SQLite), cache."""

@@ -1,0 +1,152 @@
+"""Response cache: a reply is keyed by everything that determines it, and misses can be explained.
+
+Key parts: backend, model identity (name plus file hash, revision or server), the full rendered
+messages, every generation parameter (seed included). Entries live in the store's `cache` table.
+"""
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict, JsonValue
+
+from rulebench.core.messages import Completion, GenerateConfig, Message
+from rulebench.engine.records import utc_now
+from rulebench.engine.writer import CacheRow, StoreWriter
+from rulebench.models.base import ModelInfo
+
+# How many recent entries of the same model `explain` compares against: enough to find a near
+# neighbour in practice, bounded so explaining stays fast on a large cache.
+EXPLAIN_SCAN_LIMIT = 5000
+
+
+def cache_key_parts(
+    info: ModelInfo, messages: Sequence[Message], config: GenerateConfig
+) -> dict[str, JsonValue]:
+    """Everything a reply depends on, as JSON."""
+    return {
+        "backend": info.provider,
+        "model": info.identity,
+        "messages": [[m.role, m.content] for m in messages],
+        "config": config.model_dump(mode="json"),
+    }
+
+
+def hash_parts(parts: dict[str, JsonValue]) -> str:
+    """The cache key: a hash of the canonical JSON of the parts."""
+    canonical = json.dumps(parts, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+class ResponseCache:
+    """Looks replies up in the store (reads on the caller's connection) and queues new ones."""
+
+    def __init__(self, reader: sqlite3.Connection, writer: StoreWriter, run_id: str) -> None:
+        self._reader = reader
+        self._writer = writer
+        self._run_id = run_id
+
+    def get(self, key: str) -> Completion | None:
+        """The cached completion for a key, marked as cached, or None."""
+        # A primary-key lookup takes ~10 us, cheaper than a thread hop, so it runs inline.
+        row = self._reader.execute("SELECT completion FROM cache WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        return Completion.model_validate_json(row[0]).model_copy(update={"cached": True})
+
+    def put(
+        self, key: str, parts: dict[str, JsonValue], completion: Completion, item_id: str
+    ) -> None:
+        """Remember a fresh completion (committed by the store writer)."""
+        self._writer.put_cache(
+            CacheRow(
+                key=key,
+                model=str(parts["model"]),
+                parts_json=json.dumps(parts, ensure_ascii=False),
+                completion_json=completion.model_dump_json(),
+                run_id=self._run_id,
+                item_id=item_id,
+                created_at=utc_now(),
+            )
+        )
+
+
+class PartDifference(BaseModel):
+    """One key part that differs between a request and its nearest cached neighbour."""
+
+    model_config = ConfigDict(frozen=True)
+
+    part: str
+    request: str
+    cached: str
+
+
+class MissExplanation(BaseModel):
+    """Why a request missed: its nearest cached entry and the key parts that differ from it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    item_id: str | None
+    nearest_run_id: str | None
+    """The run that wrote the nearest entry; None when the cache held nothing comparable."""
+    differences: tuple[PartDifference, ...]
+
+
+def describe_difference(name: str, mine: JsonValue, theirs: JsonValue) -> list[PartDifference]:
+    """Say how one key part differs, in a line or two a person can read."""
+    if name == "config" and isinstance(mine, dict) and isinstance(theirs, dict):
+        keys = sorted(set(mine) | set(theirs))
+        return [
+            PartDifference(part=f"config.{k}", request=str(mine.get(k)), cached=str(theirs.get(k)))
+            for k in keys
+            if mine.get(k) != theirs.get(k)
+        ]
+    if name == "messages" and isinstance(mine, list) and isinstance(theirs, list):
+        for index, (a, b) in enumerate(zip(mine, theirs, strict=False)):
+            if a != b:
+                return [PartDifference(part=f"messages[{index}]", request=str(a)[:200], cached=str(b)[:200])]
+        return [
+            PartDifference(part="messages", request=f"{len(mine)} messages", cached=f"{len(theirs)} messages")
+        ]
+    return [PartDifference(part=name, request=str(mine), cached=str(theirs))]
+
+
+def count_differences(mine: dict[str, JsonValue], theirs: dict[str, JsonValue]) -> int:
+    """How many top-level key parts differ (the distance used to pick the nearest entry)."""
+    return sum(mine.get(k) != theirs.get(k) for k in set(mine) | set(theirs))
+
+
+def explain_miss(reader: sqlite3.Connection, run_id: str, item_id: str | None) -> MissExplanation | None:
+    """Explain why a run's request missed the cache; None if every request of it hit.
+
+    A miss is a cache entry the run wrote itself (it writes only what it had to compute); it is
+    compared with the nearest entry written by any other run.
+    """
+    query = "SELECT item_id, parts FROM cache WHERE run_id = ?"
+    params: tuple[str, ...] = (run_id,)
+    if item_id is not None:
+        query, params = query + " AND item_id = ?", (run_id, item_id)
+    row = reader.execute(query + " ORDER BY rowid LIMIT 1", params).fetchone()
+    if row is None:
+        return None
+    missed_item, parts = row[0], json.loads(row[1])
+    candidates = reader.execute(
+        "SELECT run_id, parts FROM cache WHERE run_id IS NOT ? AND model = ? "
+        "ORDER BY created_at DESC LIMIT ?",
+        (run_id, parts["model"], EXPLAIN_SCAN_LIMIT),
+    ).fetchall() or reader.execute(
+        "SELECT run_id, parts FROM cache WHERE run_id IS NOT ? ORDER BY created_at DESC LIMIT ?",
+        (run_id, EXPLAIN_SCAN_LIMIT),
+    ).fetchall()
+    if not candidates:
+        return MissExplanation(item_id=missed_item, nearest_run_id=None, differences=())
+    scored = [(count_differences(parts, json.loads(p)), r, json.loads(p)) for r, p in candidates]
+    _, nearest_run, nearest = min(scored, key=lambda entry: entry[0])
+    differences = [
+        difference
+        for name in sorted(set(parts) | set(nearest))
+        if parts.get(name) != nearest.get(name)
+        for difference in describe_difference(name, parts.get(name), nearest.get(name))
+    ]
+    return MissExplanation(item_id=missed_item, nearest_run_id=nearest_run, differences=tuple(differences))

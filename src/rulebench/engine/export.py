@@ -1,0 +1,54 @@
+"""Export a run's results to JSONL (lossless, replayable) or CSV (flat, for spreadsheets)."""
+
+import csv
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Literal, TextIO
+
+from rulebench.core.errors import StoreError
+from rulebench.core.items import ItemResult
+from rulebench.engine.records import RESULT_COLUMNS, result_to_row
+
+ExportFormat = Literal["jsonl", "csv"]
+# Columns CSV keeps as JSON text because they are nested.
+_CSV_COLUMNS = tuple(c for c in RESULT_COLUMNS if c != "finished_at")
+
+
+def write_jsonl(run_id: str, results: Iterable[ItemResult], out: TextIO) -> int:
+    """One JSON object per result: the run id plus the full result. Returns the count."""
+    count = 0
+    for result in results:
+        row = {"run_id": run_id, **result.model_dump(mode="json")}
+        out.write(json.dumps(row, ensure_ascii=False) + "\n")
+        count += 1
+    return count
+
+
+def write_csv(run_id: str, results: Iterable[ItemResult], out: TextIO) -> int:
+    """One flat row per result; messages, details and metadata as JSON text. Returns the count."""
+    writer = csv.writer(out)
+    writer.writerow(_CSV_COLUMNS)
+    count = 0
+    for result in results:
+        writer.writerow(result_to_row(run_id, result)[: len(_CSV_COLUMNS)])
+        count += 1
+    return count
+
+
+def export_results(
+    run_id: str, results: Iterable[ItemResult], path: Path, fmt: ExportFormat
+) -> int:
+    """Write the export next to `path` first and rename it into place, so a crash never leaves
+    a half-written file where a complete one is expected. Returns the number of results."""
+    temporary = path.with_name(f".{path.name}.partial")
+    write = write_jsonl if fmt == "jsonl" else write_csv
+    try:
+        with temporary.open("w", encoding="utf-8", newline="") as out:
+            count = write(run_id, results, out)
+        os.replace(temporary, path)
+    except OSError as exc:
+        temporary.unlink(missing_ok=True)
+        raise StoreError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return count

@@ -1,0 +1,132 @@
+"""How runs and item results map to rows of the store, and back."""
+
+import json
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, JsonValue
+
+from rulebench.core.items import ItemResult, Outcome
+from rulebench.core.messages import Message, Usage
+
+RunStatus = Literal["running", "completed", "interrupted", "failed"]
+
+RESULT_COLUMNS = (
+    "run_id",
+    "item_id",
+    "status",
+    "messages",
+    "reply",
+    "answer",
+    "score",
+    "passed",
+    "reason",
+    "details",
+    "error",
+    "prompt_tokens",
+    "completion_tokens",
+    "latency_s",
+    "calls",
+    "cache_hits",
+    "system_merged",
+    "metadata",
+    "finished_at",
+)
+
+
+class RunRecord(BaseModel):
+    """One evaluation as stored: what ran, with which model and configuration, and how it ended."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    task: str
+    model: str
+    config: dict[str, JsonValue]
+    """The full configuration the run was started with; enough to rebuild it for --resume."""
+    version: str
+    """rulebench version that started the run."""
+    started_at: str
+    ended_at: str | None
+    status: RunStatus
+    pid: int | None
+    """Process that last ran it; a "running" run whose process is gone was killed."""
+    notes: dict[str, JsonValue]
+    """Things a reader of the results must know (system-role fallback, ...)."""
+
+
+def utc_now() -> str:
+    """ISO-8601 timestamp in UTC, second precision, as every row stores it."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def result_to_row(run_id: str, result: ItemResult) -> tuple[object, ...]:
+    """Flatten a result into the column order of RESULT_COLUMNS."""
+    outcome = result.outcome or Outcome()
+    return (
+        run_id,
+        result.item_id,
+        result.status,
+        json.dumps([{"role": m.role, "content": m.content} for m in result.messages]),
+        result.reply,
+        outcome.answer,
+        outcome.score,
+        None if outcome.passed is None else int(outcome.passed),
+        outcome.reason,
+        json.dumps(outcome.details),
+        result.error,
+        result.usage.prompt_tokens,
+        result.usage.completion_tokens,
+        result.latency_s,
+        result.calls,
+        result.cache_hits,
+        int(result.system_merged),
+        json.dumps(result.metadata),
+        utc_now(),
+    )
+
+
+def row_to_result(row: Any) -> ItemResult:
+    """Rebuild an ItemResult from a row selected with RESULT_COLUMNS (sqlite3.Row or tuple)."""
+    values = dict(zip(RESULT_COLUMNS, row, strict=True))
+    outcome = None
+    if values["status"] == "ok":
+        outcome = Outcome(
+            answer=values["answer"],
+            score=values["score"],
+            passed=None if values["passed"] is None else bool(values["passed"]),
+            reason=values["reason"],
+            details=json.loads(values["details"]),
+        )
+    return ItemResult(
+        item_id=values["item_id"],
+        messages=tuple(Message(**m) for m in json.loads(values["messages"])),
+        reply=values["reply"],
+        outcome=outcome,
+        error=values["error"],
+        usage=Usage(
+            prompt_tokens=values["prompt_tokens"], completion_tokens=values["completion_tokens"]
+        ),
+        latency_s=values["latency_s"],
+        calls=values["calls"],
+        cache_hits=values["cache_hits"],
+        system_merged=bool(values["system_merged"]),
+        metadata=json.loads(values["metadata"]),
+    )
+
+
+def row_to_run(row: Any) -> RunRecord:
+    """Rebuild a RunRecord from a `SELECT * FROM runs` row."""
+    (run_id, task, model, config, version, started, ended, status, pid, notes) = row
+    return RunRecord(
+        id=run_id,
+        task=task,
+        model=model,
+        config=json.loads(config),
+        version=version,
+        started_at=started,
+        ended_at=ended,
+        status=status,
+        pid=pid,
+        notes=json.loads(notes),
+    )

@@ -1,0 +1,227 @@
+"""One asyncio runner for every item kind: bounded concurrency, streaming results, clean resume."""
+
+import asyncio
+import logging
+import operator
+import time
+from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from itertools import islice
+from typing import Protocol
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+from rulebench.core.errors import DataError, ModelError, RulebenchError
+from rulebench.core.items import Item, ItemResult
+from rulebench.core.messages import GenerateConfig
+from rulebench.engine.cache import ResponseCache
+from rulebench.engine.records import RunRecord, RunStatus
+from rulebench.engine.store import Store
+from rulebench.engine.task import Session, Task
+from rulebench.engine.writer import StoreWriter
+from rulebench.models.base import Model
+
+logger = logging.getLogger(__name__)
+
+
+class RunSpec(BaseModel):
+    """Everything a run was started with; stored with it so `--resume` can rebuild it exactly."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    task: str
+    task_config: dict[str, JsonValue] = Field(default_factory=dict)
+    model: str
+    model_args: dict[str, str] = Field(default_factory=dict)
+    base_url: str | None = None
+    generate: GenerateConfig = GenerateConfig()
+    concurrency: int = Field(default=8, ge=1)
+    limit: int | None = Field(default=None, ge=0)
+    """Run only the first `limit` items (applied before skipping finished ones on resume)."""
+    use_cache: bool = True
+    max_consecutive_errors: int = Field(default=200, ge=1)
+    """Stop the run (resumable) after this many errors in a row: the model is down, not flaky."""
+
+
+class ProgressReporter(Protocol):
+    """Where the runner reports progress; the CLI draws it, tests and libraries may ignore it."""
+
+    def start(self, run_id: str, total: int | None, already_done: int) -> None:
+        """Run `run_id` begins: `total` items (None if unknown), `already_done` from before."""
+        ...
+
+    def advance(self, failed: bool) -> None:
+        """One more item finished (`failed`: it ended in an error)."""
+        ...
+
+    def finish(self) -> None:
+        """The run stopped, for whatever reason."""
+        ...
+
+
+class NoProgress:
+    """A reporter that shows nothing."""
+
+    def start(self, run_id: str, total: int | None, already_done: int) -> None:
+        """Ignore."""
+
+    def advance(self, failed: bool) -> None:
+        """Ignore."""
+
+    def finish(self) -> None:
+        """Ignore."""
+
+
+class RunReport(BaseModel):
+    """How one invocation of a run went (a resumed run has several)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run: RunRecord
+    completed_now: int
+    errors_now: int
+    skipped: int
+    """Items finished by an earlier invocation and not run again."""
+    wall_s: float
+
+
+class TooManyErrors(ModelError):
+    """Raised to stop a run whose model keeps failing."""
+
+
+@dataclass
+class _Invocation:
+    """What the workers of one invocation share."""
+
+    task: Task
+    model: Model
+    spec: RunSpec
+    run_id: str
+    writer: StoreWriter
+    cache: ResponseCache | None
+    completed: int = 0
+    errors: int = 0
+    consecutive_errors: int = 0
+
+
+def pending_items(items: Iterable[Item], done: set[str], limit: int | None) -> Iterator[Item]:
+    """Items not finished yet, checking that ids are unique (a duplicate would get one result)."""
+    seen: set[str] = set()
+    for item in islice(items, limit):
+        if item.id in seen:
+            raise DataError(f"two items share the id {item.id}: item ids must be unique")
+        seen.add(item.id)
+        if item.id not in done:
+            yield item
+
+
+class Runner:
+    """Runs a task's items against a model and streams every result into the store."""
+
+    def __init__(self, store: Store, progress: ProgressReporter | None = None) -> None:
+        self.store = store
+        self.progress = progress or NoProgress()
+
+    async def run(
+        self, task: Task, model: Model, spec: RunSpec, resume_id: str | None = None
+    ) -> RunReport:
+        """Run (or resume) and return how it went; the results are in the store."""
+        check = getattr(model, "check_reachable", None)
+        if check is not None:
+            await check()
+        if resume_id:
+            run = self.store.reopen_run(resume_id)
+        else:
+            run = self.store.create_run(spec.task, spec.model, spec.model_dump(mode="json"))
+        done = self.store.finished_item_ids(run.id)
+        items = task.items()
+        total = operator.length_hint(items, 0) or None
+        if total is not None and spec.limit is not None:
+            total = min(total, spec.limit)
+        started = time.perf_counter()
+        status: RunStatus = "failed"
+        writer = self.store.writer()
+        cache = self.store.response_cache(writer, run.id) if spec.use_cache else None
+        state = _Invocation(task, model, spec, run.id, writer, cache)
+        self.progress.start(run.id, total, len(done))
+        try:
+            queue = pending_items(items, done, spec.limit)
+            async with asyncio.TaskGroup() as group:
+                for _ in range(spec.concurrency):
+                    group.create_task(self._work(state, queue))
+            status = "completed"
+        except BaseExceptionGroup as failure:
+            # A worker raised (duplicate ids, a dead model, a failing store): surface that error.
+            raise failure.exceptions[0] from None
+        except asyncio.CancelledError:
+            status = "interrupted"
+            raise
+        finally:
+            self.progress.finish()
+            try:
+                writer.close()
+            finally:
+                self.store.finish_run(run.id, status, self._notes(run.id, model))
+        return RunReport(
+            run=self.store.get_run(run.id),
+            completed_now=state.completed,
+            errors_now=state.errors,
+            skipped=len(done),
+            wall_s=time.perf_counter() - started,
+        )
+
+    async def _work(self, state: _Invocation, queue: Iterator[Item]) -> None:
+        for item in queue:
+            session = Session(state.model, state.spec.generate, state.cache, item.id)
+            result = await run_item(state.task, item, session)
+            state.writer.put_result(state.run_id, result)
+            failed = result.error is not None
+            state.completed += 1
+            state.errors += failed
+            state.consecutive_errors = state.consecutive_errors + 1 if failed else 0
+            self.progress.advance(failed)
+            if state.consecutive_errors >= state.spec.max_consecutive_errors:
+                raise TooManyErrors(
+                    f"stopped after {state.consecutive_errors} errors in a row "
+                    f"(the run can be resumed); last: {result.error}"
+                )
+
+    def _notes(self, run_id: str, model: Model) -> dict[str, JsonValue]:
+        notes: dict[str, JsonValue] = {"model_identity": model.info.identity}
+        merged = self.store.count_system_merged(run_id)
+        if merged:
+            notes["system_role_fallback"] = (
+                f"{model.info.identity} has no system role: system messages were merged into the "
+                f"first user turn ({merged} items)"
+            )
+        return notes
+
+
+async def run_item(task: Task, item: Item, session: Session) -> ItemResult:
+    """Solve one item; a failure becomes the item's recorded error, never a wrong answer."""
+    try:
+        outcome = await task.solve(item, session)
+    except ModelError as exc:
+        return session.result(item, None, str(exc))
+    except RulebenchError as exc:
+        return session.result(item, None, f"{type(exc).__name__}: {exc}")
+    except Exception as exc:
+        logger.warning("item %s: unexpected %s", item.id, type(exc).__name__, exc_info=True)
+        return session.result(item, None, f"internal error: {type(exc).__name__}: {exc}")
+    if session.system_merged:
+        _warn_system_merge_once(session.model)
+    return session.result(item, outcome, None)
+
+
+_warned_merge: set[str] = set()
+
+
+def _warn_system_merge_once(model: Model) -> None:
+    identity = model.info.identity
+    if identity not in _warned_merge:
+        _warned_merge.add(identity)
+        logger.warning(
+            "%s has no system role: system messages are merged into the first user turn "
+            "(recorded with every result)",
+            identity,
+        )

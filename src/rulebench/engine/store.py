@@ -1,0 +1,203 @@
+"""The results store: one SQLite file (WAL) holding runs, their item results and the cache."""
+
+import json
+import os
+import secrets
+import sqlite3
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import JsonValue
+
+from rulebench import __version__
+from rulebench.core.errors import StoreError
+from rulebench.core.items import ItemResult
+from rulebench.engine.cache import MissExplanation, ResponseCache, explain_miss
+from rulebench.engine.migrations import migrate
+from rulebench.engine.records import (
+    RESULT_COLUMNS,
+    RunRecord,
+    RunStatus,
+    row_to_result,
+    row_to_run,
+    utc_now,
+)
+from rulebench.engine.writer import StoreWriter, connect
+
+DEFAULT_STORE_PATH = Path("rulebench-results") / "rulebench.sqlite"
+STORE_ENV_VAR = "RULEBENCH_STORE"
+
+
+def default_store_path() -> Path:
+    """Where results go unless told otherwise: $RULEBENCH_STORE, else under the working directory."""
+    return Path(os.environ.get(STORE_ENV_VAR) or DEFAULT_STORE_PATH)
+
+
+def new_run_id() -> str:
+    """A sortable, readable run id: UTC start time plus random hex (e.g. 20261122-193015-a1b2c3)."""
+    return f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+
+
+def is_process_alive(pid: int) -> bool:
+    """Whether a process with this id still exists (on this machine)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class Store:
+    """Reads and administers the store; results are written through `writer()` while running."""
+
+    def __init__(self, path: Path | str | None = None) -> None:
+        self.path = Path(path) if path is not None else default_store_path()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = connect(self.path)
+            migrate(self._db)
+        except (OSError, sqlite3.Error) as exc:
+            cause = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise StoreError(f"cannot open the results store at {self.path}: {cause}") from None
+
+    def close(self) -> None:
+        """Close the reading connection."""
+        self._db.close()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def writer(self) -> StoreWriter:
+        """Start a background writer for results and cache entries."""
+        return StoreWriter(self.path)
+
+    # Runs
+
+    def create_run(self, task: str, model: str, config: dict[str, JsonValue]) -> RunRecord:
+        """Record the start of a run and return it."""
+        run = RunRecord(
+            id=new_run_id(),
+            task=task,
+            model=model,
+            config=config,
+            version=__version__,
+            started_at=utc_now(),
+            ended_at=None,
+            status="running",
+            pid=os.getpid(),
+            notes={},
+        )
+        self._write(
+            "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (run.id, run.task, run.model, json.dumps(run.config), run.version, run.started_at,
+             None, run.status, run.pid, "{}"),
+        )
+        return run
+
+    def reopen_run(self, run_id: str) -> RunRecord:
+        """Mark a stored run as running again in this process (for --resume)."""
+        run = self.get_run(run_id)
+        if run.status == "running" and run.pid and run.pid != os.getpid() and is_process_alive(run.pid):
+            raise StoreError(f"run {run.id} is still running in process {run.pid}")
+        self._write(
+            "UPDATE runs SET status = 'running', ended_at = NULL, pid = ? WHERE id = ?",
+            (os.getpid(), run.id),
+        )
+        return self.get_run(run.id)
+
+    def finish_run(self, run_id: str, status: RunStatus, notes: dict[str, JsonValue]) -> None:
+        """Record how a run ended and what a reader of its results must know."""
+        self._write(
+            "UPDATE runs SET status = ?, ended_at = ?, notes = ? WHERE id = ?",
+            (status, utc_now(), json.dumps(notes), run_id),
+        )
+
+    def get_run(self, run_id: str) -> RunRecord:
+        """Find a run by id or by a unique prefix of it."""
+        rows = self._db.execute(
+            "SELECT * FROM runs WHERE id = ? OR id LIKE ? ORDER BY id LIMIT 2",
+            (run_id, run_id.replace("%", "").replace("_", r"\_") + "%"),
+        ).fetchall()
+        exact = [row for row in rows if row[0] == run_id]
+        if exact or len(rows) == 1:
+            return row_to_run((exact or rows)[0])
+        if not rows:
+            raise StoreError(f"no run '{run_id}' in {self.path} (see `rulebench runs list`)")
+        raise StoreError(f"'{run_id}' matches several runs in {self.path}: give more of the id")
+
+    def list_runs(self, limit: int = 50) -> list[RunRecord]:
+        """The most recent runs first."""
+        rows = self._db.execute("SELECT * FROM runs ORDER BY started_at DESC, id DESC LIMIT ?", (limit,))
+        return [row_to_run(row) for row in rows]
+
+    def effective_status(self, run: RunRecord) -> str:
+        """The stored status, except that a "running" run whose process is gone reads "killed"."""
+        if run.status == "running" and run.pid is not None and not is_process_alive(run.pid):
+            return "killed"
+        return run.status
+
+    # Results
+
+    def finished_item_ids(self, run_id: str) -> set[str]:
+        """Ids of the items of a run that finished without error (a resume skips these)."""
+        rows = self._db.execute(
+            "SELECT item_id FROM results WHERE run_id = ? AND status = 'ok'", (run_id,)
+        )
+        return {row[0] for row in rows}
+
+    def count_results(self, run_id: str) -> dict[str, int]:
+        """Number of stored results of a run by status ("ok", "error")."""
+        rows = self._db.execute(
+            "SELECT status, COUNT(*) FROM results WHERE run_id = ? GROUP BY status", (run_id,)
+        )
+        return {"ok": 0, "error": 0} | {status: count for status, count in rows}
+
+    def count_system_merged(self, run_id: str) -> int:
+        """Results of a run whose system message the backend had to merge into a user turn."""
+        (count,) = self._db.execute(
+            "SELECT COUNT(*) FROM results WHERE run_id = ? AND system_merged = 1", (run_id,)
+        ).fetchone()
+        return int(count)
+
+    def iter_results(self, run_id: str) -> Iterator[ItemResult]:
+        """Stream a run's results in the order they finished, without loading them all at once."""
+        cursor = self._db.execute(
+            f"SELECT {', '.join(RESULT_COLUMNS)} FROM results WHERE run_id = ? ORDER BY rowid",
+            (run_id,),
+        )
+        for row in cursor:
+            yield row_to_result(row)
+
+    # Cache
+
+    def response_cache(self, writer: StoreWriter, run_id: str) -> ResponseCache:
+        """The cache as a run sees it: reads here, writes through the run's writer."""
+        return ResponseCache(self._db, writer, run_id)
+
+    def explain_cache_miss(self, run_id: str, item_id: str | None = None) -> MissExplanation | None:
+        """Why a run's request (the first, or the given item's) missed the cache."""
+        return explain_miss(self._db, self.get_run(run_id).id, item_id)
+
+    def cache_stats(self) -> list[tuple[str, int]]:
+        """Number of cached responses per model identity."""
+        rows = self._db.execute("SELECT model, COUNT(*) FROM cache GROUP BY model ORDER BY model")
+        return [(model, count) for model, count in rows]
+
+    def clear_cache(self, model: str | None = None) -> int:
+        """Delete cached responses (of one model identity, or all); return how many."""
+        where, params = ("WHERE model = ?", (model,)) if model else ("", ())
+        with self._db:
+            return self._db.execute(f"DELETE FROM cache {where}", params).rowcount
+
+    def _write(self, sql: str, params: tuple[object, ...]) -> None:
+        try:
+            with self._db:
+                self._db.execute(sql, params)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot write to the results store {self.path}: {exc}") from None

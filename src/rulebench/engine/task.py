@@ -1,0 +1,119 @@
+"""What the runner needs from a benchmark (a Task), and the model as one item sees it (a Session)."""
+
+import time
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
+from pydantic import JsonValue
+
+from rulebench.core.errors import ConfigError
+from rulebench.core.items import Item, ItemResult, Outcome
+from rulebench.core.messages import Completion, GenerateConfig, Message, Usage
+from rulebench.engine.cache import ResponseCache, cache_key_parts, hash_parts
+from rulebench.models.base import ChoiceScorer, Model
+
+
+class Task(Protocol):
+    """A benchmark as the runner sees it: items to run and how to run and score one of them.
+
+    Both families meet this: a question is solved with one generate call, a multi-turn test case
+    with one call per user turn. Returning a Sized iterable from `items` gives progress an ETA.
+    """
+
+    name: str
+    """Registered name, e.g. "smoke"; stored with the run."""
+
+    def config(self) -> dict[str, JsonValue]:
+        """Everything that defines the items (sizes, seeds, settings), to rebuild them on resume."""
+        ...
+
+    def items(self) -> Iterable[Item]:
+        """The items, in a stable order, each with a unique stable id."""
+        ...
+
+    async def solve(self, item: Item, session: "Session") -> Outcome:
+        """Run one item against the model through `session` and score it."""
+        ...
+
+
+class Session:
+    """One item's view of the model: the run's generation config, the cache, and cost accounting.
+
+    Tasks call `generate` (and `score_choices`) on it; the runner turns what it recorded into the
+    item's result, so tasks never deal with caching, tokens or timing.
+    """
+
+    def __init__(
+        self, model: Model, config: GenerateConfig, cache: ResponseCache | None, item_id: str
+    ) -> None:
+        self.model = model
+        self.config = config
+        self._cache = cache
+        self._item_id = item_id
+        self.usage = Usage()
+        self.latency_s = 0.0
+        self.calls = 0
+        self.cache_hits = 0
+        self.system_merged = False
+        self.last_messages: tuple[Message, ...] = ()
+        self.last_reply: str | None = None
+
+    async def generate(
+        self, messages: Sequence[Message], config: GenerateConfig | None = None
+    ) -> Completion:
+        """Get the model's reply, from the cache when the same request was answered before."""
+        config = config or self.config
+        self.last_messages, self.last_reply = tuple(messages), None
+        completion = None
+        if self._cache is not None:
+            parts = cache_key_parts(self.model.info, messages, config)
+            key = hash_parts(parts)
+            completion = self._cache.get(key)
+        if completion is None:
+            completion = await self.model.generate(messages, config)
+            if self._cache is not None:
+                self._cache.put(key, parts, completion, self._item_id)
+        self._account(completion)
+        self.last_reply = completion.text
+        return completion
+
+    async def score_choices(self, messages: Sequence[Message], choices: Sequence[str]) -> list[float]:
+        """Log-likelihood of each choice as the reply; only local backends can do this."""
+        if not isinstance(self.model, ChoiceScorer):
+            raise ConfigError(
+                f"{self.model.info.provider} models cannot score choices by log-likelihood; "
+                "use a local backend (llamacpp or hf) for this scoring option"
+            )
+        start = time.perf_counter()
+        self.last_messages = tuple(messages)
+        scores = await self.model.score_choices(messages, choices)
+        self.calls += 1
+        self.latency_s += time.perf_counter() - start
+        return scores
+
+    def _account(self, completion: Completion) -> None:
+        self.calls += 1
+        self.cache_hits += completion.cached
+        self.system_merged |= completion.system_merged
+        if not completion.cached:
+            self.usage += completion.usage
+            self.latency_s += completion.latency_s
+
+    def result(self, item: Item, outcome: Outcome | None, error: str | None) -> ItemResult:
+        """The item's result from what this session recorded."""
+        messages = self.last_messages
+        if self.last_reply is not None:
+            messages = (*messages, Message(role="assistant", content=self.last_reply))
+        return ItemResult(
+            item_id=item.id,
+            messages=messages,
+            reply=self.last_reply,
+            outcome=outcome,
+            error=error,
+            usage=self.usage,
+            latency_s=self.latency_s,
+            calls=self.calls,
+            cache_hits=self.cache_hits,
+            system_merged=self.system_merged,
+            metadata=item.metadata,
+        )

@@ -1,0 +1,170 @@
+"""A deterministic stand-in model for tests and dry runs; never what a benchmark reports on."""
+
+import asyncio
+import json
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from rulebench.core.errors import ConfigError, ModelError, TransientModelError
+from rulebench.core.messages import Completion, GenerateConfig, Message, Usage, merge_system_message
+from rulebench.models.base import BackendOptions, ModelInfo, parse_backend_args
+
+Mode = Literal["echo", "fixed", "rules", "replay"]
+ConversationKey = tuple[tuple[str, str], ...]
+
+
+class ScriptedRule(BaseModel):
+    """Reply `reply` (or fail with `error`) when any message sent contains `contains`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    contains: str
+    reply: str = ""
+    error: str | None = None
+    transient: bool = True
+    """Whether `error` is raised as retryable (TransientModelError) or final (ModelError)."""
+
+
+class ScriptedConfig(BaseModel):
+    """Settings of the scripted backend, from `-M key=value`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    reply: str = "OK"
+    """The fixed reply, and the fallback of `rules` when no rule matches."""
+    rules: Path | None = None
+    """JSON file with a list of {"contains": ..., "reply": ...} rules (mode `rules`)."""
+    file: Path | None = None
+    """A run exported as JSONL (`rulebench runs export`) whose replies to replay (mode `replay`)."""
+    delay_s: float = 0.0
+    system_role: bool = True
+
+
+def conversation_key(messages: Sequence[Message]) -> ConversationKey:
+    """Key a conversation by its exact roles and texts."""
+    return tuple((m.role, m.content) for m in messages)
+
+
+def load_replay(path: Path) -> dict[ConversationKey, str]:
+    """Map every conversation prefix in an exported run to the assistant reply that followed it."""
+    replies: dict[ConversationKey, str] = {}
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise ConfigError(f"scripted/replay: cannot read {path}: {exc.strerror}") from None
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            messages = [Message.model_validate(m) for m in row["messages"]]
+        except (json.JSONDecodeError, KeyError, TypeError, ValidationError) as exc:
+            raise ConfigError(f"{path}: line {number}: not an exported result ({exc})") from None
+        for index, message in enumerate(messages):
+            if message.role == "assistant" and index > 0:
+                replies[conversation_key(messages[:index])] = message.content
+    return replies
+
+
+def load_rules(path: Path) -> tuple[ScriptedRule, ...]:
+    """Read a JSON list of scripted rules, naming the file and entry on error."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        return tuple(ScriptedRule.model_validate(entry) for entry in raw)
+    except OSError as exc:
+        raise ConfigError(f"scripted/rules: cannot read {path}: {exc.strerror}") from None
+    except (json.JSONDecodeError, ValidationError, TypeError) as exc:
+        raise ConfigError(f"{path}: not a list of scripted rules: {exc}") from None
+
+
+class ScriptedModel:
+    """Replies by a script: echo the last user turn, a fixed text, rules, or a recorded run."""
+
+    def __init__(  # noqa: PLR0913 - a test double with independent knobs
+        self,
+        mode: Mode = "echo",
+        reply: str = "OK",
+        rules: Sequence[ScriptedRule] = (),
+        replay: Mapping[ConversationKey, str] | None = None,
+        delay_s: float = 0.0,
+        system_role: bool = True,
+    ) -> None:
+        self.mode = mode
+        self.reply = reply
+        self.rules = tuple(rules)
+        self.replay = dict(replay or {})
+        self.delay_s = delay_s
+        self.calls: list[list[Message]] = []
+        """Every conversation received, in order, so tests can check what was (not) sent."""
+        self._info = ModelInfo(
+            provider="scripted", name=mode, identity=f"scripted/{mode}", supports_system_role=system_role
+        )
+
+    @classmethod
+    def create(cls, name: str, options: BackendOptions) -> "ScriptedModel":
+        """Build from a spec such as `scripted/echo` or `scripted/rules -M rules=rules.json`."""
+        config = parse_backend_args(ScriptedConfig, options.args, "scripted")
+        if name not in ("echo", "fixed", "rules", "replay"):
+            raise ConfigError(f"unknown scripted model '{name}': use echo, fixed, rules or replay")
+        if name == "replay" and config.file is None:
+            raise ConfigError("scripted/replay needs -M file=<exported run .jsonl>")
+        return cls(
+            mode=name,  # type: ignore[arg-type]  # checked against the Mode values just above
+            reply=config.reply,
+            rules=load_rules(config.rules) if config.rules else (),
+            replay=load_replay(config.file) if config.file else None,
+            delay_s=config.delay_s,
+            system_role=config.system_role,
+        )
+
+    @property
+    def info(self) -> ModelInfo:
+        """Provider, name and identity of the model."""
+        return self._info
+
+    async def generate(self, messages: Sequence[Message], config: GenerateConfig) -> Completion:
+        """Reply by the script, after `delay_s`, truncated to `max_tokens` words."""
+        start = time.perf_counter()
+        sent = list(messages)
+        merged = not self._info.supports_system_role and any(m.role == "system" for m in sent)
+        if merged:
+            sent = merge_system_message(sent)
+        self.calls.append(sent)
+        if self.delay_s:
+            await asyncio.sleep(self.delay_s)
+        words = self._reply_to(sent).split(" ")
+        text = " ".join(words[: config.max_tokens])
+        return Completion(
+            text=text,
+            usage=Usage(
+                prompt_tokens=sum(len(m.content.split()) for m in sent),
+                completion_tokens=min(len(words), config.max_tokens),
+            ),
+            latency_s=time.perf_counter() - start,
+            finish_reason="length" if len(words) > config.max_tokens else "stop",
+            system_merged=merged,
+        )
+
+    def _reply_to(self, messages: list[Message]) -> str:
+        if self.mode == "echo":
+            return next((m.content for m in reversed(messages) if m.role == "user"), "")
+        if self.mode == "replay":
+            try:
+                return self.replay[conversation_key(messages)]
+            except KeyError:
+                raise ModelError("scripted/replay: the recorded run has no reply to this conversation") from None
+        if self.mode == "rules":
+            for rule in self.rules:
+                if any(rule.contains in m.content for m in messages):
+                    if rule.error is not None:
+                        error = TransientModelError if rule.transient else ModelError
+                        raise error(rule.error)
+                    return rule.reply
+        return self.reply
+
+    async def aclose(self) -> None:
+        """Nothing to release."""

@@ -1,0 +1,64 @@
+"""Terminal tables for run summaries and run listings (rich renderables; the CLI prints them)."""
+
+from collections.abc import Sequence
+
+from rich.table import Table
+
+from rulebench.core.stats import Proportion
+from rulebench.engine.records import RunRecord
+from rulebench.engine.summary import GroupSummary
+
+
+def _rate(value: Proportion | None) -> str:
+    if value is None or not value.n:
+        return "-"
+    return f"{100 * value.value:.1f} [{100 * value.low:.1f}-{100 * value.high:.1f}]"
+
+
+def summary_table(rows: Sequence[GroupSummary], title: str, group_label: str) -> Table:
+    """Accuracy and pass rate with 95% CIs, errors and cost, one row per group plus the total."""
+    table = Table(
+        title=title,
+        title_justify="left",
+        caption=r"\[lo-hi]: 95% confidence interval (Wilson)",
+        caption_justify="left",
+    )
+    table.add_column(group_label, no_wrap=True)
+    table.add_column("items", justify="right")
+    table.add_column("errors", justify="right")
+    table.add_column("accuracy %", justify="right", no_wrap=True)
+    table.add_column("pass %", justify="right", no_wrap=True)
+    table.add_column("tokens in/out", justify="right")
+    table.add_column("cached", justify="right")
+    for row in rows:
+        table.add_row(
+            row.group,
+            str(row.items),
+            f"[red]{row.errors}[/red]" if row.errors else "0",
+            _rate(row.accuracy),
+            _rate(row.pass_rate),
+            f"{row.prompt_tokens}/{row.completion_tokens}",
+            str(row.cache_hits),
+            end_section=row is rows[-2] if len(rows) > 1 else False,
+        )
+    return table
+
+
+def runs_table(runs: Sequence[tuple[RunRecord, str, dict[str, int]]]) -> Table:
+    """One line per run: id, task, model, status, result counts, start time."""
+    table = Table(title="Runs", title_justify="left")
+    for column in ("id", "task", "model", "status", "ok", "errors", "started (UTC)"):
+        justify = "right" if column in ("ok", "errors") else "left"
+        table.add_column(column, justify=justify, no_wrap=column in ("id", "status"))
+    for run, status, counts in runs:
+        colour = {"completed": "green", "running": "yellow"}.get(status, "red")
+        table.add_row(
+            run.id,
+            run.task,
+            run.model,
+            f"[{colour}]{status}[/{colour}]",
+            str(counts["ok"]),
+            str(counts["error"]),
+            run.started_at.replace("+00:00", ""),
+        )
+    return table

@@ -1,0 +1,61 @@
+"""Shared fixtures: a real SQLite store in tmp_path and a scripted stand-in model."""
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from rulebench.core.items import Item, ItemIds, Outcome
+from rulebench.core.messages import Message
+from rulebench.engine.store import Store
+from rulebench.engine.task import Session
+
+
+@pytest.fixture(autouse=True)
+def isolated_store_location(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Nothing a test runs may write results into the checkout: point the default store to tmp."""
+    path = tmp_path / "default-store" / "rulebench.sqlite"
+    monkeypatch.setenv("RULEBENCH_STORE", str(path))
+    return path
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    db = Store(tmp_path / "store.sqlite")
+    yield db
+    db.close()
+
+
+class EchoTask:
+    """N single-turn items "question i"; the answer is right when the reply contains "i"."""
+
+    name = "echo-test"
+
+    def __init__(self, n: int = 10, prefix: str = "question") -> None:
+        self.n = n
+        self.prefix = prefix
+
+    def config(self) -> dict[str, object]:
+        return {"n": self.n, "prefix": self.prefix}
+
+    def items(self) -> list[Item]:
+        ids = ItemIds()
+        return [
+            Item(
+                id=ids([self.prefix, i]),
+                messages=(Message(role="user", content=f"{self.prefix} {i}"),),
+                target=str(i),
+                metadata={"index": i, "parity": "even" if i % 2 == 0 else "odd"},
+            )
+            for i in range(self.n)
+        ]
+
+    async def solve(self, item: Item, session: Session) -> Outcome:
+        completion = await session.generate(item.messages)
+        answer = completion.text.split()[-1] if completion.text.split() else None
+        return Outcome(answer=answer, score=float(answer == item.target))
+
+
+@pytest.fixture
+def echo_task() -> EchoTask:
+    return EchoTask()

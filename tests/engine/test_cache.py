@@ -1,0 +1,48 @@
+from rulebench.core.messages import GenerateConfig, Message
+from rulebench.engine.cache import cache_key_parts, describe_difference, hash_parts
+from rulebench.engine.runner import Runner, RunSpec
+from rulebench.engine.store import Store
+from rulebench.models.base import ModelInfo
+from rulebench.models.scripted import ScriptedModel
+from tests.conftest import EchoTask
+
+INFO = ModelInfo(provider="p", name="n", identity="p/n@abc")
+MESSAGES = [Message(role="user", content="hi")]
+
+
+def test_key_changes_with_every_part_that_determines_a_reply() -> None:
+    base = hash_parts(cache_key_parts(INFO, MESSAGES, GenerateConfig()))
+    variants = [
+        cache_key_parts(INFO.model_copy(update={"identity": "p/n@def"}), MESSAGES, GenerateConfig()),
+        cache_key_parts(INFO.model_copy(update={"provider": "q"}), MESSAGES, GenerateConfig()),
+        cache_key_parts(INFO, [Message(role="user", content="hi ")], GenerateConfig()),
+        cache_key_parts(INFO, [Message(role="system", content="hi")], GenerateConfig()),
+        cache_key_parts(INFO, MESSAGES, GenerateConfig(seed=1)),
+        cache_key_parts(INFO, MESSAGES, GenerateConfig(temperature=0.5)),
+        cache_key_parts(INFO, MESSAGES, GenerateConfig(stop=("\n",))),
+        cache_key_parts(INFO, MESSAGES, GenerateConfig(max_tokens=9)),
+        cache_key_parts(INFO, MESSAGES, GenerateConfig(top_p=0.9)),
+    ]
+    keys = {hash_parts(parts) for parts in variants}
+    assert len(keys) == len(variants) and base not in keys
+    assert hash_parts(cache_key_parts(INFO, MESSAGES, GenerateConfig())) == base
+
+
+def test_describe_difference_points_at_the_changed_message_and_setting() -> None:
+    [messages] = describe_difference("messages", [["user", "a"], ["user", "b"]], [["user", "a"], ["user", "c"]])
+    assert messages.part == "messages[1]"
+    settings = describe_difference("config", {"seed": 0, "max_tokens": 5}, {"seed": 1, "max_tokens": 5})
+    assert [(d.part, d.request, d.cached) for d in settings] == [("config.seed", "0", "1")]
+
+
+async def test_explain_names_the_parts_that_made_a_run_miss(store: Store) -> None:
+    spec = RunSpec(task="echo-test", model="scripted/echo")
+    first = await Runner(store).run(EchoTask(3), ScriptedModel("echo"), spec)
+    assert store.explain_cache_miss(first.run.id) is not None  # the first run missed everything
+    changed = spec.model_copy(update={"generate": GenerateConfig(max_tokens=99, seed=4)})
+    second = await Runner(store).run(EchoTask(3), ScriptedModel("echo"), changed)
+    explanation = store.explain_cache_miss(second.run.id)
+    assert explanation is not None and explanation.nearest_run_id == first.run.id
+    assert {d.part for d in explanation.differences} == {"config.max_tokens", "config.seed"}
+    third = await Runner(store).run(EchoTask(3), ScriptedModel("echo"), changed)
+    assert store.explain_cache_miss(third.run.id) is None  # all hits

@@ -1,0 +1,87 @@
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from rulebench.core.errors import StoreError
+from rulebench.core.items import ItemResult, Outcome
+from rulebench.core.messages import Message, Usage
+from rulebench.engine.migrations import MIGRATIONS
+from rulebench.engine.store import Store
+
+
+def make_result(item_id: str, error: str | None = None, score: float = 1.0) -> ItemResult:
+    return ItemResult(
+        item_id=item_id,
+        messages=(Message(role="user", content="q"), Message(role="assistant", content="a")),
+        reply="a",
+        outcome=None if error else Outcome(answer="a", score=score, details={"k": [1, 2]}),
+        error=error,
+        usage=Usage(prompt_tokens=3, completion_tokens=1),
+        latency_s=0.5,
+        calls=1,
+        metadata={"hops": 2},
+    )
+
+
+def test_results_round_trip_through_the_store(store: Store) -> None:
+    run = store.create_run("t", "scripted/echo", {"a": 1})
+    writer = store.writer()
+    original = make_result("i1")
+    writer.put_result(run.id, original)
+    writer.close()
+    assert list(store.iter_results(run.id)) == [original]
+    assert store.get_run(run.id).config == {"a": 1}
+
+
+def test_migrations_are_recorded_and_applied_once(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite"
+    Store(path).close()
+    Store(path).close()
+    names = [row[0] for row in sqlite3.connect(path).execute("SELECT name FROM _migrations")]
+    assert names == [name for name, _ in MIGRATIONS]
+
+
+def test_a_finished_result_is_never_replaced_but_an_error_is(store: Store) -> None:
+    run = store.create_run("t", "m", {})
+    writer = store.writer()
+    writer.put_result(run.id, make_result("done", score=1.0))
+    writer.put_result(run.id, make_result("failed", error="boom"))
+    writer.flush()
+    writer.put_result(run.id, make_result("done", score=0.0))
+    writer.put_result(run.id, make_result("failed", score=1.0))
+    writer.close()
+    results = {r.item_id: r for r in store.iter_results(run.id)}
+    assert len(results) == 2
+    assert results["done"].outcome is not None and results["done"].outcome.score == 1.0
+    assert results["failed"].error is None
+    assert store.count_results(run.id) == {"ok": 2, "error": 0}
+    assert store.finished_item_ids(run.id) == {"done", "failed"}
+
+
+def test_get_run_accepts_a_unique_prefix_and_names_unknown_ids(store: Store) -> None:
+    run = store.create_run("t", "m", {})
+    assert store.get_run(run.id[:12]).id == run.id
+    with pytest.raises(StoreError, match="no run 'nope'"):
+        store.get_run("nope")
+
+
+def test_a_running_run_whose_process_died_reads_killed(store: Store) -> None:
+    run = store.create_run("t", "m", {})
+    assert store.effective_status(run) == "running"
+    dead = run.model_copy(update={"pid": 2**22 + 12345})
+    assert store.effective_status(dead) == "killed"
+
+
+def test_unwritable_store_path_is_a_one_line_store_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    with pytest.raises(StoreError, match="cannot open the results store at .*file/sub/s.sqlite"):
+        Store(blocker / "sub" / "s.sqlite")
+
+
+def test_corrupt_file_is_a_store_error(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite"
+    path.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(StoreError, match="cannot open the results store"):
+        Store(path)

@@ -7,7 +7,7 @@ from typing import NamedTuple
 from pydantic import JsonValue, ValidationError
 
 from rulebench.core.errors import ConfigError, StoreError
-from rulebench.engine.runner import ProgressReporter, RunReport, Runner, RunSpec
+from rulebench.engine.runner import ProgressReporter, Runner, RunReport, RunSpec
 from rulebench.engine.store import Store
 from rulebench.engine.task import Task
 from rulebench.models.base import BackendOptions
@@ -74,4 +74,6 @@ def stored_spec(store: Store, run_id: str) -> RunSpec:
     try:
         return RunSpec.model_validate(run.config)
     except ValidationError as exc:
-        raise StoreError(f"run {run.id} has a configuration this version cannot read: {exc}") from None
+        raise StoreError(
+            f"run {run.id} has a configuration this version cannot read: {exc}"
+        ) from None

@@ -17,7 +17,11 @@ def rulebench(*args: str) -> subprocess.CompletedProcess[str]:
     """Run the real console entry point in a subprocess (errors, exit codes, imports)."""
     code = "import sys; from rulebench.cli.app import main; sys.argv[0] = 'rulebench'; main()"
     return subprocess.run(
-        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120, check=False
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
 
 
@@ -28,7 +32,9 @@ def test_help_loads_no_heavy_library() -> None:
         "heavy = {'torch', 'transformers', 'llama_cpp', 'matplotlib', 'aiohttp'}\n"
         "print('LOADED', sorted(m for m in sys.modules if m.split('.')[0] in heavy))"
     )
-    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    output = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert "LOADED []" in output
     assert "run" in output and "runs" in output
 
@@ -46,7 +52,18 @@ def test_run_smoke_prints_a_table_and_stores_the_run(tmp_path: Path) -> None:
 
 def test_run_json_output_is_machine_readable(tmp_path: Path) -> None:
     result = runner.invoke(
-        app, ["run", "smoke", "-m", "scripted/fixed", "-M", "reply=yes", "--json", "--store", str(tmp_path / "s")]
+        app,
+        [
+            "run",
+            "smoke",
+            "-m",
+            "scripted/fixed",
+            "-M",
+            "reply=yes",
+            "--json",
+            "--store",
+            str(tmp_path / "s"),
+        ],
     )
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
@@ -67,7 +84,9 @@ def test_run_json_output_is_machine_readable(tmp_path: Path) -> None:
         (["run", "smoke", "-m", "llamacpp/does-not-exist.gguf"], "does-not-exist.gguf"),
     ],
 )
-def test_bad_input_is_one_red_line_and_exit_1(args: list[str], message: str, tmp_path: Path) -> None:
+def test_bad_input_is_one_red_line_and_exit_1(
+    args: list[str], message: str, tmp_path: Path
+) -> None:
     result = rulebench(*args, "--store", str(tmp_path / "s.sqlite"))
     assert result.returncode == 1, result.stderr
     lines = [line for line in result.stderr.splitlines() if line.strip()]
@@ -88,7 +107,9 @@ def test_debug_shows_the_traceback(tmp_path: Path) -> None:
 
 def test_runs_list_show_and_export(tmp_path: Path) -> None:
     store = str(tmp_path / "s.sqlite")
-    assert runner.invoke(app, ["run", "smoke", "-m", "scripted/echo", "--store", store]).exit_code == 0
+    assert (
+        runner.invoke(app, ["run", "smoke", "-m", "scripted/echo", "--store", store]).exit_code == 0
+    )
     listed = runner.invoke(app, ["runs", "list", "--json", "--store", store])
     [run] = json.loads(listed.stdout)
     assert run["status"] == "completed" and run["counts"] == {"ok": 6, "error": 0}
@@ -103,12 +124,17 @@ def test_runs_list_show_and_export(tmp_path: Path) -> None:
 
 def test_resume_via_cli_finishes_a_run(tmp_path: Path) -> None:
     store_path = tmp_path / "s.sqlite"
-    result = runner.invoke(app, ["run", "smoke", "-m", "scripted/echo", "-n", "2", "--store", str(store_path)])
+    result = runner.invoke(
+        app, ["run", "smoke", "-m", "scripted/echo", "-n", "2", "--store", str(store_path)]
+    )
     assert result.exit_code == 0
     with Store(store_path) as store:
         [run] = store.list_runs()
         # Pretend the run was killed after two items: drop its limit so resume has work to do.
-        store._db.execute("UPDATE runs SET status='running', config=json_remove(config, '$.limit') WHERE id=?", (run.id,))
+        store._db.execute(
+            "UPDATE runs SET status='running', config=json_remove(config, '$.limit') WHERE id=?",
+            (run.id,),
+        )
     resumed = runner.invoke(app, ["run", "--resume", run.id, "--store", str(store_path)])
     assert resumed.exit_code == 0, resumed.output
     with Store(store_path) as store:

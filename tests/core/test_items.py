@@ -6,7 +6,9 @@ from rulebench.core.messages import Message, merge_system_message
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
     max_leaves=12,
 )
 
@@ -50,7 +52,9 @@ def test_merge_system_message_folds_into_first_user_turn() -> None:
 
 
 def test_merge_system_message_drops_empty_system_and_handles_no_user() -> None:
-    assert merge_system_message([Message(role="system", content=""), Message(role="user", content="x")]) == [
-        Message(role="user", content="x")
+    assert merge_system_message(
+        [Message(role="system", content=""), Message(role="user", content="x")]
+    ) == [Message(role="user", content="x")]
+    assert merge_system_message([Message(role="system", content="s")]) == [
+        Message(role="user", content="s")
     ]
-    assert merge_system_message([Message(role="system", content="s")]) == [Message(role="user", content="s")]

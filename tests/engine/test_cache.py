@@ -1,10 +1,11 @@
+from tests.conftest import EchoTask
+
 from rulebench.core.messages import GenerateConfig, Message
 from rulebench.engine.cache import cache_key_parts, describe_difference, hash_parts
 from rulebench.engine.runner import Runner, RunSpec
 from rulebench.engine.store import Store
 from rulebench.models.base import ModelInfo
 from rulebench.models.scripted import ScriptedModel
-from tests.conftest import EchoTask
 
 INFO = ModelInfo(provider="p", name="n", identity="p/n@abc")
 MESSAGES = [Message(role="user", content="hi")]
@@ -13,7 +14,9 @@ MESSAGES = [Message(role="user", content="hi")]
 def test_key_changes_with_every_part_that_determines_a_reply() -> None:
     base = hash_parts(cache_key_parts(INFO, MESSAGES, GenerateConfig()))
     variants = [
-        cache_key_parts(INFO.model_copy(update={"identity": "p/n@def"}), MESSAGES, GenerateConfig()),
+        cache_key_parts(
+            INFO.model_copy(update={"identity": "p/n@def"}), MESSAGES, GenerateConfig()
+        ),
         cache_key_parts(INFO.model_copy(update={"provider": "q"}), MESSAGES, GenerateConfig()),
         cache_key_parts(INFO, [Message(role="user", content="hi ")], GenerateConfig()),
         cache_key_parts(INFO, [Message(role="system", content="hi")], GenerateConfig()),
@@ -29,9 +32,13 @@ def test_key_changes_with_every_part_that_determines_a_reply() -> None:
 
 
 def test_describe_difference_points_at_the_changed_message_and_setting() -> None:
-    [messages] = describe_difference("messages", [["user", "a"], ["user", "b"]], [["user", "a"], ["user", "c"]])
+    [messages] = describe_difference(
+        "messages", [["user", "a"], ["user", "b"]], [["user", "a"], ["user", "c"]]
+    )
     assert messages.part == "messages[1]"
-    settings = describe_difference("config", {"seed": 0, "max_tokens": 5}, {"seed": 1, "max_tokens": 5})
+    settings = describe_difference(
+        "config", {"seed": 0, "max_tokens": 5}, {"seed": 1, "max_tokens": 5}
+    )
     assert [(d.part, d.request, d.cached) for d in settings] == [("config.seed", "0", "1")]
 
 

@@ -1,6 +1,7 @@
 import asyncio
 
 import pytest
+from tests.conftest import EchoTask
 
 from rulebench.core.errors import DataError
 from rulebench.core.items import Item, Outcome
@@ -9,7 +10,6 @@ from rulebench.engine.runner import Runner, RunSpec
 from rulebench.engine.store import Store
 from rulebench.engine.task import Session
 from rulebench.models.scripted import ScriptedModel, ScriptedRule
-from tests.conftest import EchoTask
 
 
 def spec(**overrides: object) -> RunSpec:
@@ -63,7 +63,9 @@ async def test_concurrency_is_bounded(store: Store) -> None:
 
 
 async def test_model_errors_are_recorded_as_errors_not_wrong_answers(store: Store) -> None:
-    model = ScriptedModel("rules", reply="x", rules=[ScriptedRule(contains="question 4", error="HTTP 500")])
+    model = ScriptedModel(
+        "rules", reply="x", rules=[ScriptedRule(contains="question 4", error="HTTP 500")]
+    )
     report = await Runner(store).run(EchoTask(6), model, spec())
     results = {r.metadata["index"]: r for r in store.iter_results(report.run.id)}
     assert results[4].error == "HTTP 500" and results[4].outcome is None
@@ -85,7 +87,9 @@ async def test_a_bug_in_a_task_becomes_an_item_error(store: Store) -> None:
 
 
 async def test_resume_runs_only_missing_and_failed_items(store: Store) -> None:
-    failing = ScriptedModel("rules", reply="x", rules=[ScriptedRule(contains="question 2", error="down")])
+    failing = ScriptedModel(
+        "rules", reply="x", rules=[ScriptedRule(contains="question 2", error="down")]
+    )
     first = await Runner(store).run(EchoTask(5), failing, spec())
     healthy = ScriptedModel("echo")
     progress = RecordingProgress()
@@ -117,7 +121,9 @@ async def test_duplicate_item_ids_fail_the_run_with_a_data_error(store: Store) -
 
 
 async def test_a_dead_model_stops_the_run_early_and_it_stays_resumable(store: Store) -> None:
-    dead = ScriptedModel("rules", rules=[ScriptedRule(contains="question", error="connection refused")])
+    dead = ScriptedModel(
+        "rules", rules=[ScriptedRule(contains="question", error="connection refused")]
+    )
     with pytest.raises(Exception, match="errors in a row"):
         await Runner(store).run(EchoTask(100), dead, spec(max_consecutive_errors=10, concurrency=1))
     run = store.list_runs()[0]
@@ -125,7 +131,9 @@ async def test_a_dead_model_stops_the_run_early_and_it_stays_resumable(store: St
     assert store.count_results(run.id)["error"] == 10
 
 
-async def test_cancellation_marks_the_run_interrupted_and_keeps_finished_results(store: Store) -> None:
+async def test_cancellation_marks_the_run_interrupted_and_keeps_finished_results(
+    store: Store,
+) -> None:
     slow = ScriptedModel("echo", delay_s=0.05)
     task = asyncio.create_task(Runner(store).run(EchoTask(200), slow, spec(concurrency=2)))
     await asyncio.sleep(0.3)
@@ -166,7 +174,9 @@ async def test_system_role_fallback_is_recorded(store: Store) -> None:
     class WithSystem(EchoTask):
         def items(self) -> list[Item]:
             return [
-                i.model_copy(update={"messages": (Message(role="system", content="S"), *i.messages)})
+                i.model_copy(
+                    update={"messages": (Message(role="system", content="S"), *i.messages)}
+                )
                 for i in super().items()
             ]
 

@@ -76,7 +76,7 @@ def test_a_running_run_whose_process_died_reads_killed(store: Store) -> None:
 def test_unwritable_store_path_is_a_one_line_store_error(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
-    with pytest.raises(StoreError, match="cannot open the results store at .*file/sub/s.sqlite"):
+    with pytest.raises(StoreError, match=r"cannot open the results store at .*file/sub/s\.sqlite"):
         Store(blocker / "sub" / "s.sqlite")
 
 

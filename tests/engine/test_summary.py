@@ -4,14 +4,22 @@ from rulebench.core.items import ItemResult, Outcome
 from rulebench.engine.summary import summarize
 
 
-def result(score: float | None, passed: bool | None = None, error: str | None = None, group: str = "a") -> ItemResult:
+def result(
+    score: float | None, passed: bool | None = None, error: str | None = None, group: str = "a"
+) -> ItemResult:
     outcome = None if error else Outcome(score=score, passed=passed)
     return ItemResult(item_id=str(id(outcome)), outcome=outcome, error=error, metadata={"g": group})
 
 
 def test_summary_separates_errors_and_excluded_from_accuracy() -> None:
     rows = summarize(
-        [result(1.0), result(0.0), result(None), result(None, error="down"), result(1.0, group="b")],
+        [
+            result(1.0),
+            result(0.0),
+            result(None),
+            result(None, error="down"),
+            result(1.0, group="b"),
+        ],
         group_by="g",
     )
     assert [row.group for row in rows] == ["a", "b", "all"]

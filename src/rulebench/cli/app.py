@@ -31,7 +31,9 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def main_options(
-    debug: Annotated[bool, typer.Option("--debug", help="Log everything and show tracebacks.")] = False,
+    debug: Annotated[
+        bool, typer.Option("--debug", help="Log everything and show tracebacks.")
+    ] = False,
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
     ] = False,

@@ -7,13 +7,20 @@ import typer
 from rulebench.cli import options as opt
 from rulebench.cli.console import err, out
 
-app = typer.Typer(help="Inspect the response cache (kept in the results store).", no_args_is_help=True)
+app = typer.Typer(
+    help="Inspect the response cache (kept in the results store).", no_args_is_help=True
+)
 
 
 @app.command()
 def explain(
     run_id: Annotated[str, typer.Argument(help="The run whose requests missed the cache.")],
-    item: Annotated[str | None, typer.Option(help="Explain this item's request (default: the run's first miss).", show_default=False)] = None,
+    item: Annotated[
+        str | None,
+        typer.Option(
+            help="Explain this item's request (default: the run's first miss).", show_default=False
+        ),
+    ] = None,
     store: opt.StoreOption = None,
 ) -> None:
     """Show which key parts of a missed request differ from the nearest cached entry."""
@@ -29,7 +36,11 @@ def explain(
     if explanation.nearest_run_id is None:
         out.print(f"Item {explanation.item_id} missed: the cache held nothing to compare with.")
         return
-    table = Table(title=f"Item {explanation.item_id}: nearest cached entry is from run {explanation.nearest_run_id}", title_justify="left")
+    nearest = explanation.nearest_run_id
+    table = Table(
+        title=f"Item {explanation.item_id}: the nearest cached entry is from run {nearest}",
+        title_justify="left",
+    )
     for column in ("key part", "this request", "nearest cached"):
         table.add_column(column, overflow="fold")
     for difference in explanation.differences:
@@ -56,7 +67,10 @@ def stats(store: opt.StoreOption = None) -> None:
 
 @app.command()
 def clear(
-    model: Annotated[str | None, typer.Option(help="Only this model identity (see `cache stats`).", show_default=False)] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(help="Only this model identity (see `cache stats`).", show_default=False),
+    ] = None,
     store: opt.StoreOption = None,
 ) -> None:
     """Delete cached responses (run results are kept)."""

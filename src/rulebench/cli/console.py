@@ -19,7 +19,9 @@ def configure_logging(debug: bool) -> None:
     from rich.logging import RichHandler
 
     handler = RichHandler(console=err, show_path=debug, show_time=debug, markup=False)
-    logging.basicConfig(level=logging.DEBUG if debug else logging.WARNING, handlers=[handler], format="%(message)s")
+    logging.basicConfig(
+        level=logging.DEBUG if debug else logging.WARNING, handlers=[handler], format="%(message)s"
+    )
     # Third-party chatter (HTTP internals) stays out even in debug mode.
     for noisy in ("asyncio", "urllib3", "filelock", "httpx"):
         logging.getLogger(noisy).setLevel(logging.WARNING)

@@ -28,7 +28,9 @@ ModelArgOption = Annotated[
 ]
 BaseUrlOption = Annotated[
     str | None,
-    typer.Option(help="Endpoint of an OpenAI-compatible server (overrides *_BASE_URL).", show_default=False),
+    typer.Option(
+        help="Endpoint of an OpenAI-compatible server (overrides *_BASE_URL).", show_default=False
+    ),
 ]
 ConcurrencyOption = Annotated[
     int, typer.Option("--concurrency", "-c", min=1, help="Items in flight at once.")
@@ -39,9 +41,13 @@ LimitOption = Annotated[
 ]
 MaxTokensOption = Annotated[
     int | None,
-    typer.Option(min=1, help="Reply length limit in tokens (default: the task's).", show_default=False),
+    typer.Option(
+        min=1, help="Reply length limit in tokens (default: the task's).", show_default=False
+    ),
 ]
-TemperatureOption = Annotated[float, typer.Option(min=0.0, help="Sampling temperature (0 = greedy).")]
+TemperatureOption = Annotated[
+    float, typer.Option(min=0.0, help="Sampling temperature (0 = greedy).")
+]
 SeedOption = Annotated[int, typer.Option(help="Sampling seed (stored with the run).")]
 NoCacheOption = Annotated[
     bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")

@@ -42,6 +42,8 @@ def print_errors(store: Store, run_id: str) -> None:
     errors = Counter(r.error for r in store.iter_results(run_id) if r.error is not None)
     if not errors:
         return
-    err.print(f"[red]{sum(errors.values())} items ended in an error[/red] (resume the run to retry them):")
+    err.print(
+        f"[red]{sum(errors.values())} items ended in an error[/red] (resume the run to retry them):"
+    )
     for message, count in errors.most_common(MAX_ERRORS_SHOWN):
         err.print(f"  {count} x {message}")

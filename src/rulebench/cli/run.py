@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from rulebench.cli import options as opt
-from rulebench.cli.console import err, out
+from rulebench.cli.console import err
 
 if TYPE_CHECKING:
     from rulebench.engine.runner import RunSpec
@@ -25,9 +25,21 @@ def run_default(
     ctx: typer.Context,
     resume: Annotated[
         str | None,
-        typer.Option(help="Finish an interrupted or killed run: only missing and failed items run.", show_default=False),
+        typer.Option(
+            help="Finish an interrupted or killed run: only missing and failed items run.",
+            show_default=False,
+        ),
     ] = None,
-    concurrency: Annotated[int | None, typer.Option("--concurrency", "-c", min=1, help="Override the stored concurrency when resuming.", show_default=False)] = None,
+    concurrency: Annotated[
+        int | None,
+        typer.Option(
+            "--concurrency",
+            "-c",
+            min=1,
+            help="Override the stored concurrency when resuming.",
+            show_default=False,
+        ),
+    ] = None,
     store: opt.StoreOption = None,
     as_json: opt.JsonOption = False,
 ) -> None:
@@ -54,7 +66,7 @@ def smoke(
     store: opt.StoreOption = None,
     as_json: opt.JsonOption = False,
 ) -> None:
-    """Six built-in items (4 questions, 2 conversations): checks that a model and the pipeline work."""
+    """Six built-in items (4 questions, 2 conversations): checks a model and the pipeline."""
     from rulebench.catalog import task_entry
     from rulebench.core.messages import GenerateConfig
     from rulebench.engine.runner import RunSpec
@@ -66,7 +78,9 @@ def smoke(
         model_args=opt.parse_model_args(model_arg),
         base_url=base_url,
         generate=GenerateConfig(
-            max_tokens=max_tokens or task_entry("smoke").max_tokens, temperature=temperature, seed=seed
+            max_tokens=max_tokens or task_entry("smoke").max_tokens,
+            temperature=temperature,
+            seed=seed,
         ),
         concurrency=concurrency,
         limit=limit,
@@ -75,7 +89,9 @@ def smoke(
     execute(spec, store, None, as_json)
 
 
-def resume_run(run_id: str, store_path: Path | None, concurrency: int | None, as_json: bool) -> None:
+def resume_run(
+    run_id: str, store_path: Path | None, concurrency: int | None, as_json: bool
+) -> None:
     """Finish a stored run with the configuration it was started with."""
     from rulebench.catalog import stored_spec
     from rulebench.engine.store import Store
@@ -94,7 +110,6 @@ def execute(spec: "RunSpec", store_path: Path | None, resume_id: str | None, as_
     from rulebench.cli.progress import RichProgress
     from rulebench.cli.render import print_run_summary
     from rulebench.engine.store import Store
-
     from rulebench.models.registry import parse_spec
 
     entry = task_entry(spec.task)

@@ -23,9 +23,14 @@ def list_runs(
     from rulebench.report.tables import runs_table
 
     with Store(store) as db:
-        rows = [(run, db.effective_status(run), db.count_results(run.id)) for run in db.list_runs(limit)]
+        rows = [
+            (run, db.effective_status(run), db.count_results(run.id)) for run in db.list_runs(limit)
+        ]
     if as_json:
-        payload = [run.model_dump(mode="json") | {"status": status, "counts": counts} for run, status, counts in rows]
+        payload = [
+            run.model_dump(mode="json") | {"status": status, "counts": counts}
+            for run, status, counts in rows
+        ]
         out.print_json(json.dumps(payload))
     elif rows:
         out.print(runs_table(rows))
@@ -74,7 +79,12 @@ def export(
     output: Annotated[Path, typer.Option("--output", "-o", help="File to write.")],
     fmt: Annotated[
         Literal["jsonl", "csv"] | None,
-        typer.Option("--format", "-f", help="jsonl or csv (default: from the file suffix).", show_default=False),
+        typer.Option(
+            "--format",
+            "-f",
+            help="jsonl or csv (default: from the file suffix).",
+            show_default=False,
+        ),
     ] = None,
     store: opt.StoreOption = None,
 ) -> None:

@@ -17,7 +17,7 @@ class Message(BaseModel):
 
 
 class GenerateConfig(BaseModel):
-    """Every parameter that shapes a reply; all of it is part of the cache key and stored with runs."""
+    """Every parameter that shapes a reply: all of it keys the cache and is stored with runs."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

@@ -41,4 +41,6 @@ def wilson_interval(successes: float, n: int, z: float = Z_95) -> Proportion:
     denominator = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denominator
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    return Proportion(successes=successes, n=n, low=max(0.0, centre - half), high=min(1.0, centre + half))
+    return Proportion(
+        successes=successes, n=n, low=max(0.0, centre - half), high=min(1.0, centre + half)
+    )

@@ -105,9 +105,15 @@ def describe_difference(name: str, mine: JsonValue, theirs: JsonValue) -> list[P
     if name == "messages" and isinstance(mine, list) and isinstance(theirs, list):
         for index, (a, b) in enumerate(zip(mine, theirs, strict=False)):
             if a != b:
-                return [PartDifference(part=f"messages[{index}]", request=str(a)[:200], cached=str(b)[:200])]
+                return [
+                    PartDifference(
+                        part=f"messages[{index}]", request=str(a)[:200], cached=str(b)[:200]
+                    )
+                ]
         return [
-            PartDifference(part="messages", request=f"{len(mine)} messages", cached=f"{len(theirs)} messages")
+            PartDifference(
+                part="messages", request=f"{len(mine)} messages", cached=f"{len(theirs)} messages"
+            )
         ]
     return [PartDifference(part=name, request=str(mine), cached=str(theirs))]
 
@@ -117,7 +123,9 @@ def count_differences(mine: dict[str, JsonValue], theirs: dict[str, JsonValue]) 
     return sum(mine.get(k) != theirs.get(k) for k in set(mine) | set(theirs))
 
 
-def explain_miss(reader: sqlite3.Connection, run_id: str, item_id: str | None) -> MissExplanation | None:
+def explain_miss(
+    reader: sqlite3.Connection, run_id: str, item_id: str | None
+) -> MissExplanation | None:
     """Explain why a run's request missed the cache; None if every request of it hit.
 
     A miss is a cache entry the run wrote itself (it writes only what it had to compute); it is
@@ -131,14 +139,18 @@ def explain_miss(reader: sqlite3.Connection, run_id: str, item_id: str | None) -
     if row is None:
         return None
     missed_item, parts = row[0], json.loads(row[1])
-    candidates = reader.execute(
-        "SELECT run_id, parts FROM cache WHERE run_id IS NOT ? AND model = ? "
-        "ORDER BY created_at DESC LIMIT ?",
-        (run_id, parts["model"], EXPLAIN_SCAN_LIMIT),
-    ).fetchall() or reader.execute(
-        "SELECT run_id, parts FROM cache WHERE run_id IS NOT ? ORDER BY created_at DESC LIMIT ?",
-        (run_id, EXPLAIN_SCAN_LIMIT),
-    ).fetchall()
+    candidates = (
+        reader.execute(
+            "SELECT run_id, parts FROM cache WHERE run_id IS NOT ? AND model = ? "
+            "ORDER BY created_at DESC LIMIT ?",
+            (run_id, parts["model"], EXPLAIN_SCAN_LIMIT),
+        ).fetchall()
+        or reader.execute(
+            "SELECT run_id, parts FROM cache WHERE run_id IS NOT ? "
+            "ORDER BY created_at DESC LIMIT ?",
+            (run_id, EXPLAIN_SCAN_LIMIT),
+        ).fetchall()
+    )
     if not candidates:
         return MissExplanation(item_id=missed_item, nearest_run_id=None, differences=())
     scored = [(count_differences(parts, json.loads(p)), r, json.loads(p)) for r, p in candidates]
@@ -149,4 +161,6 @@ def explain_miss(reader: sqlite3.Connection, run_id: str, item_id: str | None) -
         if parts.get(name) != nearest.get(name)
         for difference in describe_difference(name, parts.get(name), nearest.get(name))
     ]
-    return MissExplanation(item_id=missed_item, nearest_run_id=nearest_run, differences=tuple(differences))
+    return MissExplanation(
+        item_id=missed_item, nearest_run_id=nearest_run, differences=tuple(differences)
+    )

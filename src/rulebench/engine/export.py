@@ -40,8 +40,11 @@ def write_csv(run_id: str, results: Iterable[ItemResult], out: TextIO) -> int:
 def export_results(
     run_id: str, results: Iterable[ItemResult], path: Path, fmt: ExportFormat
 ) -> int:
-    """Write the export next to `path` first and rename it into place, so a crash never leaves
-    a half-written file where a complete one is expected. Returns the number of results."""
+    """Export a run's results to `path`; returns how many were written.
+
+    The file is written beside `path` and renamed into place, so a crash never leaves a
+    half-written file where a complete one is expected.
+    """
     temporary = path.with_name(f".{path.name}.partial")
     write = write_jsonl if fmt == "jsonl" else write_csv
     try:

@@ -4,8 +4,8 @@ import asyncio
 import logging
 import operator
 import time
-from dataclasses import dataclass
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from itertools import islice
 from typing import Protocol
 

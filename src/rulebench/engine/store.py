@@ -30,7 +30,7 @@ STORE_ENV_VAR = "RULEBENCH_STORE"
 
 
 def default_store_path() -> Path:
-    """Where results go unless told otherwise: $RULEBENCH_STORE, else under the working directory."""
+    """Where results go unless told otherwise: $RULEBENCH_STORE, else the working directory."""
     return Path(os.environ.get(STORE_ENV_VAR) or DEFAULT_STORE_PATH)
 
 
@@ -95,15 +95,30 @@ class Store:
         )
         self._write(
             "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (run.id, run.task, run.model, json.dumps(run.config), run.version, run.started_at,
-             None, run.status, run.pid, "{}"),
+            (
+                run.id,
+                run.task,
+                run.model,
+                json.dumps(run.config),
+                run.version,
+                run.started_at,
+                None,
+                run.status,
+                run.pid,
+                "{}",
+            ),
         )
         return run
 
     def reopen_run(self, run_id: str) -> RunRecord:
         """Mark a stored run as running again in this process (for --resume)."""
         run = self.get_run(run_id)
-        if run.status == "running" and run.pid and run.pid != os.getpid() and is_process_alive(run.pid):
+        if (
+            run.status == "running"
+            and run.pid
+            and run.pid != os.getpid()
+            and is_process_alive(run.pid)
+        ):
             raise StoreError(f"run {run.id} is still running in process {run.pid}")
         self._write(
             "UPDATE runs SET status = 'running', ended_at = NULL, pid = ? WHERE id = ?",
@@ -133,7 +148,9 @@ class Store:
 
     def list_runs(self, limit: int = 50) -> list[RunRecord]:
         """The most recent runs first."""
-        rows = self._db.execute("SELECT * FROM runs ORDER BY started_at DESC, id DESC LIMIT ?", (limit,))
+        rows = self._db.execute(
+            "SELECT * FROM runs ORDER BY started_at DESC, id DESC LIMIT ?", (limit,)
+        )
         return [row_to_run(row) for row in rows]
 
     def effective_status(self, run: RunRecord) -> str:

@@ -1,4 +1,4 @@
-"""What the runner needs from a benchmark (a Task), and the model as one item sees it (a Session)."""
+"""What the runner needs from a benchmark (a Task), and the model as an item sees it (a Session)."""
 
 import time
 from collections.abc import Iterable, Sequence
@@ -77,7 +77,9 @@ class Session:
         self.last_reply = completion.text
         return completion
 
-    async def score_choices(self, messages: Sequence[Message], choices: Sequence[str]) -> list[float]:
+    async def score_choices(
+        self, messages: Sequence[Message], choices: Sequence[str]
+    ) -> list[float]:
         """Log-likelihood of each choice as the reply; only local backends can do this."""
         if not isinstance(self.model, ChoiceScorer):
             raise ConfigError(

@@ -90,7 +90,9 @@ def load_backend(provider: str) -> ModelFactory:
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        install = f"pip install 'rulebench[{entry.extra}]'" if entry.extra else "pip install rulebench"
+        install = (
+            f"pip install 'rulebench[{entry.extra}]'" if entry.extra else "pip install rulebench"
+        )
         raise ConfigError(
             f"the {provider} backend needs {exc.name or 'a missing library'}: {install}"
         ) from exc

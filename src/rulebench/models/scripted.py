@@ -101,7 +101,10 @@ class ScriptedModel:
         self.calls: list[list[Message]] = []
         """Every conversation received, in order, so tests can check what was (not) sent."""
         self._info = ModelInfo(
-            provider="scripted", name=mode, identity=f"scripted/{mode}", supports_system_role=system_role
+            provider="scripted",
+            name=mode,
+            identity=f"scripted/{mode}",
+            supports_system_role=system_role,
         )
 
     @classmethod
@@ -156,7 +159,9 @@ class ScriptedModel:
             try:
                 return self.replay[conversation_key(messages)]
             except KeyError:
-                raise ModelError("scripted/replay: the recorded run has no reply to this conversation") from None
+                raise ModelError(
+                    "scripted/replay: the recorded run has no reply to this conversation"
+                ) from None
         if self.mode == "rules":
             for rule in self.rules:
                 if any(rule.contains in m.content for m in messages):

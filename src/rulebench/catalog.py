@@ -33,6 +33,11 @@ TASKS: dict[str, TaskEntry] = {
         group_by="kind",
         max_tokens=48,
     ),
+    "loadtest": TaskEntry(
+        "rulebench.loadtest:LoadTestTask",
+        "N synthetic 'repeat this token' items: load tests and engine benchmarks",
+        max_tokens=16,
+    ),
 }
 
 

@@ -1,7 +1,7 @@
 from tests.conftest import EchoTask
 
 from rulebench.core.messages import GenerateConfig, Message
-from rulebench.engine.cache import cache_key_parts, describe_difference, hash_parts
+from rulebench.engine.cache import describe_difference, make_cache_key
 from rulebench.engine.runner import Runner, RunSpec
 from rulebench.engine.store import Store
 from rulebench.models.base import ModelInfo
@@ -12,23 +12,21 @@ MESSAGES = [Message(role="user", content="hi")]
 
 
 def test_key_changes_with_every_part_that_determines_a_reply() -> None:
-    base = hash_parts(cache_key_parts(INFO, MESSAGES, GenerateConfig()))
+    base = make_cache_key(INFO, MESSAGES, GenerateConfig()).key
     variants = [
-        cache_key_parts(
-            INFO.model_copy(update={"identity": "p/n@def"}), MESSAGES, GenerateConfig()
-        ),
-        cache_key_parts(INFO.model_copy(update={"provider": "q"}), MESSAGES, GenerateConfig()),
-        cache_key_parts(INFO, [Message(role="user", content="hi ")], GenerateConfig()),
-        cache_key_parts(INFO, [Message(role="system", content="hi")], GenerateConfig()),
-        cache_key_parts(INFO, MESSAGES, GenerateConfig(seed=1)),
-        cache_key_parts(INFO, MESSAGES, GenerateConfig(temperature=0.5)),
-        cache_key_parts(INFO, MESSAGES, GenerateConfig(stop=("\n",))),
-        cache_key_parts(INFO, MESSAGES, GenerateConfig(max_tokens=9)),
-        cache_key_parts(INFO, MESSAGES, GenerateConfig(top_p=0.9)),
+        make_cache_key(INFO.model_copy(update={"identity": "p/n@def"}), MESSAGES, GenerateConfig()),
+        make_cache_key(INFO.model_copy(update={"provider": "q"}), MESSAGES, GenerateConfig()),
+        make_cache_key(INFO, [Message(role="user", content="hi ")], GenerateConfig()),
+        make_cache_key(INFO, [Message(role="system", content="hi")], GenerateConfig()),
+        make_cache_key(INFO, MESSAGES, GenerateConfig(seed=1)),
+        make_cache_key(INFO, MESSAGES, GenerateConfig(temperature=0.5)),
+        make_cache_key(INFO, MESSAGES, GenerateConfig(stop=("\n",))),
+        make_cache_key(INFO, MESSAGES, GenerateConfig(max_tokens=9)),
+        make_cache_key(INFO, MESSAGES, GenerateConfig(top_p=0.9)),
     ]
-    keys = {hash_parts(parts) for parts in variants}
+    keys = {variant.key for variant in variants}
     assert len(keys) == len(variants) and base not in keys
-    assert hash_parts(cache_key_parts(INFO, MESSAGES, GenerateConfig())) == base
+    assert make_cache_key(INFO, MESSAGES, GenerateConfig()).key == base
 
 
 def test_describe_difference_points_at_the_changed_message_and_setting() -> None:

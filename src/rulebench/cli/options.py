@@ -1,7 +1,7 @@
 """Options shared by the commands that run a model, declared once."""
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NamedTuple
 
 import typer
 
@@ -73,3 +73,17 @@ def parse_model_args(pairs: list[str] | None) -> dict[str, str]:
             raise ConfigError(f"--model-arg '{pair}' is not key=value")
         args[key.strip()] = value
     return args
+
+
+class RunOptions(NamedTuple):
+    """The options every `run` subcommand shares, passed on in one piece."""
+
+    model: str | None
+    model_args: list[str] | None
+    base_url: str | None
+    concurrency: int
+    limit: int | None
+    max_tokens: int | None
+    temperature: float
+    seed: int
+    no_cache: bool

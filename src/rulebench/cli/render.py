@@ -1,7 +1,6 @@
 """Printing a finished run: its summary table (or JSON), errors and notes."""
 
 import json
-from collections import Counter
 
 from rulebench.cli.console import err, out
 from rulebench.engine.runner import RunReport
@@ -15,7 +14,7 @@ MAX_ERRORS_SHOWN = 3
 def print_run_summary(store: Store, report: RunReport, group_by: str | None, as_json: bool) -> None:
     """The whole run's results (resumed parts included), grouped as the task prefers."""
     run = report.run
-    rows = summarize(store.iter_results(run.id), group_by)
+    rows = summarize(store.tally_results(run.id, group_by), group_by is not None)
     if as_json:
         payload = {
             "run": run.model_dump(mode="json"),
@@ -39,11 +38,9 @@ def print_run_summary(store: Store, report: RunReport, group_by: str | None, as_
 
 def print_errors(store: Store, run_id: str) -> None:
     """The most common error messages of a run, so failures are visible, not just counted."""
-    errors = Counter(r.error for r in store.iter_results(run_id) if r.error is not None)
-    if not errors:
+    total = store.count_results(run_id)["error"]
+    if not total:
         return
-    err.print(
-        f"[red]{sum(errors.values())} items ended in an error[/red] (resume the run to retry them):"
-    )
-    for message, count in errors.most_common(MAX_ERRORS_SHOWN):
-        err.print(f"  {count} x {message}")
+    err.print(f"[red]{total} items ended in an error[/red] (resume the run to retry them):")
+    for message, count in store.common_errors(run_id, MAX_ERRORS_SHOWN):
+        err.print(f"  {count} x {message}", markup=False, highlight=False)

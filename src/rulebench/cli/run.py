@@ -5,6 +5,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from pydantic import JsonValue
 
 from rulebench.cli import options as opt
 from rulebench.cli.console import err
@@ -13,10 +14,9 @@ if TYPE_CHECKING:
     from rulebench.engine.runner import RunSpec
 
 app = typer.Typer(
-    help="Run a task against a model. With no subcommand: the built-in smoke task "
-    "(or, with --resume, finish a stopped run).",
+    help="Run a task against a model. With no subcommand: the built-in smoke task on the "
+    "embedded model (or, with --resume, finish a stopped run).",
     invoke_without_command=True,
-    no_args_is_help=False,
 )
 
 
@@ -67,26 +67,58 @@ def smoke(
     as_json: opt.JsonOption = False,
 ) -> None:
     """Six built-in items (4 questions, 2 conversations): checks a model and the pipeline."""
+    common = opt.RunOptions(
+        model, model_arg, base_url, concurrency, limit, max_tokens, temperature, seed, no_cache
+    )
+    execute(build_spec("smoke", {}, common), store, None, as_json)
+
+
+@app.command()
+def loadtest(
+    items: Annotated[int, typer.Option("--items", min=1, help="Number of items.")] = 1000,
+    model: opt.ModelOption = None,
+    model_arg: opt.ModelArgOption = None,
+    base_url: opt.BaseUrlOption = None,
+    concurrency: opt.ConcurrencyOption = 64,
+    limit: opt.LimitOption = None,
+    max_tokens: opt.MaxTokensOption = None,
+    temperature: opt.TemperatureOption = 0.0,
+    seed: opt.SeedOption = 0,
+    no_cache: opt.NoCacheOption = False,
+    store: opt.StoreOption = None,
+    as_json: opt.JsonOption = False,
+) -> None:
+    """N synthetic "repeat this token" items: load-test a server or the engine itself."""
+    common = opt.RunOptions(
+        model, model_arg, base_url, concurrency, limit, max_tokens, temperature, seed, no_cache
+    )
+    execute(build_spec("loadtest", {"n": items, "seed": seed}, common), store, None, as_json)
+
+
+def build_spec(task: str, task_config: dict[str, JsonValue], common: opt.RunOptions) -> "RunSpec":
+    """The full, storable description of a run from a task's config and the common options."""
     from rulebench.catalog import task_entry
     from rulebench.core.messages import GenerateConfig
     from rulebench.engine.runner import RunSpec
-    from rulebench.models.registry import DEFAULT_MODEL
+    from rulebench.models.registry import DEFAULT_MODEL, parse_spec
 
-    spec = RunSpec(
-        task="smoke",
-        model=model or DEFAULT_MODEL,
-        model_args=opt.parse_model_args(model_arg),
-        base_url=base_url,
+    model = common.model or DEFAULT_MODEL
+    parse_spec(model)  # a bad spec fails before anything is printed or stored
+    return RunSpec(
+        task=task,
+        task_config=task_config,
+        model=model,
+        model_args=opt.parse_model_args(common.model_args),
+        base_url=common.base_url,
         generate=GenerateConfig(
-            max_tokens=max_tokens or task_entry("smoke").max_tokens,
-            temperature=temperature,
-            seed=seed,
+            max_tokens=common.max_tokens or task_entry(task).max_tokens,
+            temperature=common.temperature,
+            seed=common.seed,
         ),
-        concurrency=concurrency,
-        limit=limit,
-        use_cache=not no_cache,
+        concurrency=common.concurrency,
+        limit=common.limit,
+        use_cache=not common.no_cache,
     )
-    execute(spec, store, None, as_json)
 
 
 def resume_run(
@@ -110,16 +142,15 @@ def execute(spec: "RunSpec", store_path: Path | None, resume_id: str | None, as_
     from rulebench.cli.progress import RichProgress
     from rulebench.cli.render import print_run_summary
     from rulebench.engine.store import Store
-    from rulebench.models.registry import parse_spec
 
     entry = task_entry(spec.task)
-    parse_spec(spec.model)  # a bad spec fails before anything is printed or stored
     settings = spec.generate
     err.print(
         f"[bold]{spec.task}[/bold] on [bold]{spec.model}[/bold]: max_tokens={settings.max_tokens} "
         f"temperature={settings.temperature} concurrency={spec.concurrency}"
         + (f" limit={spec.limit}" if spec.limit is not None else "")
-        + ("" if spec.use_cache else " (no cache)")
+        + ("" if spec.use_cache else " (no cache)"),
+        highlight=False,
     )
     with Store(store_path) as store:
         progress = RichProgress(spec.task, enabled=not as_json)

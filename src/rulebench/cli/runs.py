@@ -55,7 +55,7 @@ def show(
         run = db.get_run(run_id)
         entry = TASKS.get(run.task)
         group_by = entry.group_by if entry else None
-        rows = summarize(db.iter_results(run.id), group_by)
+        rows = summarize(db.tally_results(run.id, group_by), group_by is not None)
         status = db.effective_status(run)
         if as_json:
             payload = run.model_dump(mode="json") | {

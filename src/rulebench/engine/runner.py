@@ -141,7 +141,11 @@ class Runner:
         started = time.perf_counter()
         status: RunStatus = "failed"
         writer = self.store.writer()
-        cache = self.store.response_cache(writer, run.id) if spec.use_cache else None
+        cache = (
+            self.store.response_cache(writer, run.id, model.info.identity)
+            if spec.use_cache
+            else None
+        )
         state = _Invocation(task, model, spec, run.id, writer, cache)
         self.progress.start(run.id, total, len(done))
         try:

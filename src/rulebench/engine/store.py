@@ -15,6 +15,7 @@ from rulebench.core.errors import StoreError
 from rulebench.core.items import ItemResult
 from rulebench.engine.cache import MissExplanation, ResponseCache, explain_miss
 from rulebench.engine.migrations import migrate
+from rulebench.engine.summary import Tally
 from rulebench.engine.records import (
     RESULT_COLUMNS,
     RunRecord,
@@ -182,6 +183,34 @@ class Store:
         ).fetchone()
         return int(count)
 
+    def tally_results(self, run_id: str, group_by: str | None = None) -> list[Tally]:
+        """Sums over a run's results per value of the metadata field `group_by` (one group if None).
+
+        Done in SQL: summarising 50,000 results this way takes milliseconds, not seconds.
+        """
+        group = "json_extract(metadata, ?)" if group_by else "?"
+        path = f'$."{group_by}"' if group_by else "all"
+        rows = self._db.execute(
+            f"SELECT {group}, COUNT(*), SUM(status = 'error'), COUNT(score), TOTAL(score), "
+            "COUNT(passed), TOTAL(passed), SUM(status = 'ok' AND score IS NULL AND passed IS NULL), "
+            "SUM(prompt_tokens), SUM(completion_tokens), TOTAL(latency_s), SUM(cache_hits) "
+            "FROM results WHERE run_id = ? GROUP BY 1",
+            (path, run_id),
+        )
+        return [
+            Tally("-" if row[0] is None else str(row[0]), *row[1:6], int(row[6]), *row[7:])
+            for row in rows
+        ]
+
+    def common_errors(self, run_id: str, limit: int = 3) -> list[tuple[str, int]]:
+        """A run's most frequent error messages with their counts."""
+        rows = self._db.execute(
+            "SELECT error, COUNT(*) FROM results WHERE run_id = ? AND status = 'error' "
+            "GROUP BY error ORDER BY COUNT(*) DESC LIMIT ?",
+            (run_id, limit),
+        )
+        return [(error, count) for error, count in rows]
+
     def iter_results(self, run_id: str) -> Iterator[ItemResult]:
         """Stream a run's results in the order they finished, without loading them all at once."""
         cursor = self._db.execute(
@@ -193,9 +222,9 @@ class Store:
 
     # Cache
 
-    def response_cache(self, writer: StoreWriter, run_id: str) -> ResponseCache:
-        """The cache as a run sees it: reads here, writes through the run's writer."""
-        return ResponseCache(self._db, writer, run_id)
+    def response_cache(self, writer: StoreWriter, run_id: str, model: str) -> ResponseCache:
+        """The cache as a run of `model` (an identity) sees it: reads here, writes via `writer`."""
+        return ResponseCache(self._db, writer, run_id, model)
 
     def explain_cache_miss(self, run_id: str, item_id: str | None = None) -> MissExplanation | None:
         """Why a run's request (the first, or the given item's) missed the cache."""

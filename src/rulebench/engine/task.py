@@ -9,7 +9,7 @@ from pydantic import JsonValue
 from rulebench.core.errors import ConfigError
 from rulebench.core.items import Item, ItemResult, Outcome
 from rulebench.core.messages import Completion, GenerateConfig, Message, Usage
-from rulebench.engine.cache import ResponseCache, cache_key_parts, hash_parts
+from rulebench.engine.cache import ResponseCache, make_cache_key
 from rulebench.models.base import ChoiceScorer, Model
 
 
@@ -64,15 +64,14 @@ class Session:
         """Get the model's reply, from the cache when the same request was answered before."""
         config = config or self.config
         self.last_messages, self.last_reply = tuple(messages), None
-        completion = None
-        if self._cache is not None:
-            parts = cache_key_parts(self.model.info, messages, config)
-            key = hash_parts(parts)
-            completion = self._cache.get(key)
-        if completion is None:
+        if self._cache is None:
             completion = await self.model.generate(messages, config)
-            if self._cache is not None:
-                self._cache.put(key, parts, completion, self._item_id)
+        else:
+            key = make_cache_key(self.model.info, messages, config)
+            cached = self._cache.get(key)
+            completion = cached or await self.model.generate(messages, config)
+            if cached is None:
+                self._cache.put(key, completion, self._item_id)
         self._account(completion)
         self.last_reply = completion.text
         return completion

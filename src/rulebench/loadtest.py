@@ -1,0 +1,62 @@
+"""A synthetic task of any size for load tests and engine benchmarks: "repeat this token".
+
+Items are made lazily, so 50,000 of them cost no memory up front; each asks the model to repeat
+a random token and is right when the reply contains it. It measures the plumbing, not a model.
+"""
+
+import random
+from collections.abc import Iterator
+
+from pydantic import JsonValue
+
+from rulebench.core.items import Item, Outcome, content_hash
+from rulebench.core.messages import Message
+from rulebench.engine.task import Session
+
+
+class LoadTestItems:
+    """A sized, re-iterable, lazy sequence of items (its length gives progress an ETA)."""
+
+    def __init__(self, n: int, seed: int) -> None:
+        self.n = n
+        self.seed = seed
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __iter__(self) -> Iterator[Item]:
+        rng = random.Random(self.seed)
+        for index in range(self.n):
+            token = f"tok{rng.getrandbits(40):010x}"
+            text = f"Repeat exactly this token and nothing else: {token}"
+            yield Item(
+                # Index is part of the content: tokens could repeat, items must not.
+                id=content_hash(["loadtest", self.seed, index, token]),
+                messages=(Message(role="user", content=text),),
+                target=token,
+                metadata={"index": index},
+            )
+
+
+class LoadTestTask:
+    """`n` items asking to repeat a token; deterministic from `seed`."""
+
+    name = "loadtest"
+
+    def __init__(self, n: int = 1000, seed: int = 0) -> None:
+        self.n = n
+        self.seed = seed
+
+    def config(self) -> dict[str, JsonValue]:
+        """Size and seed define the items."""
+        return {"n": self.n, "seed": self.seed}
+
+    def items(self) -> LoadTestItems:
+        """The items, made as they are consumed."""
+        return LoadTestItems(self.n, self.seed)
+
+    async def solve(self, item: Item, session: Session) -> Outcome:
+        """One reply; right when it contains the token."""
+        completion = await session.generate(item.messages)
+        found = item.target is not None and item.target in completion.text
+        return Outcome(answer=item.target if found else None, score=float(found))

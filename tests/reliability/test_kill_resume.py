@@ -1,0 +1,97 @@
+"""A run killed with SIGKILL and then resumed has exactly one result per item, nothing lost."""
+
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rulebench.engine.store import Store
+from rulebench.loadtest import LoadTestTask
+from rulebench.testing.mock_openai import MockServerConfig, serve_in_thread
+
+ITEMS = 300
+
+
+def rulebench(*args: str) -> list[str]:
+    return [sys.executable, "-m", "rulebench", *args]
+
+
+def stored_count(path: Path) -> int:
+    try:
+        with sqlite3.connect(path) as db:
+            return int(db.execute("SELECT COUNT(*) FROM results").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
+def tokens_requested(log: Path) -> list[str]:
+    lines = log.read_text().splitlines() if log.exists() else []
+    return [json.loads(line)["messages"][-1]["content"].rsplit(" ", 1)[-1] for line in lines]
+
+
+@pytest.mark.timeout(180)
+def test_sigkill_midway_then_resume_loses_and_repeats_nothing(tmp_path: Path) -> None:
+    store_path, log = tmp_path / "s.sqlite", tmp_path / "requests.jsonl"
+    with serve_in_thread(MockServerConfig(latency_s=0.02, log_path=log, keep_log=False)) as server:
+        common = [
+            "-m",
+            "openai-api/mock/echo",
+            "--base-url",
+            server.url,
+            "--store",
+            str(store_path),
+        ]
+        run = subprocess.Popen(
+            rulebench(
+                "run",
+                "loadtest",
+                "--items",
+                str(ITEMS),
+                "-c",
+                "4",
+                "--json",
+                *common[:4],
+                "--store",
+                str(store_path),
+            ),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        deadline = time.monotonic() + 60
+        while stored_count(store_path) < ITEMS // 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        run.send_signal(signal.SIGKILL)
+        run.wait()
+        assert run.returncode == -signal.SIGKILL
+
+        with Store(store_path) as store:
+            [killed] = store.list_runs()
+            assert store.effective_status(killed) == "killed"
+            finished_before = store.finished_item_ids(killed.id)
+        assert ITEMS // 3 <= len(finished_before) < ITEMS
+        requested_before = len(tokens_requested(log))
+
+        resumed = subprocess.run(
+            rulebench("run", "--resume", killed.id, "--store", str(store_path)),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert resumed.returncode == 0, resumed.stderr
+
+    with Store(store_path) as store:
+        assert store.get_run(killed.id).status == "completed"
+        results = list(store.iter_results(killed.id))
+    items = {item.id: item for item in LoadTestTask(n=ITEMS).items()}
+    assert sorted(r.item_id for r in results) == sorted(items)  # exactly one result per item
+    assert all(r.outcome is not None and r.outcome.score == 1.0 for r in results)
+    after = tokens_requested(log)[requested_before:]
+    finished_tokens = {items[i].target for i in finished_before}
+    assert not finished_tokens & set(after)  # nothing that had finished was requested again
+    assert len(after) == ITEMS - len(finished_before)

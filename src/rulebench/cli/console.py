@@ -5,7 +5,8 @@ import logging
 from rich.console import Console
 
 out = Console()
-err = Console(stderr=True)
+# Messages on stderr are never wrapped: a command line or run id split across lines is useless.
+err = Console(stderr=True, soft_wrap=True)
 
 
 class State:

@@ -28,6 +28,7 @@ def print_run_summary(store: Store, report: RunReport, group_by: str | None, as_
     err.print(
         f"{report.completed_now} items in {report.wall_s:.1f}s ({rate:,.1f} items/s)"
         + (f", {report.skipped} finished earlier" if report.skipped else "")
+        + (f", {rows[-1].cache_hits} replies from the cache" if rows[-1].cache_hits else "")
         + f"; status: {run.status}; store: {store.path}"
     )
     fallback = run.notes.get("system_role_fallback")

@@ -16,7 +16,7 @@ def _rate(value: Proportion | None) -> str:
 
 
 def summary_table(rows: Sequence[GroupSummary], title: str, group_label: str) -> Table:
-    """Accuracy and pass rate with 95% CIs, errors and cost, one row per group plus the total."""
+    """Accuracy and pass rate with 95% CIs, errors and tokens; one row per group, then the total."""
     table = Table(
         title=title,
         title_justify="left",
@@ -29,7 +29,6 @@ def summary_table(rows: Sequence[GroupSummary], title: str, group_label: str) ->
     table.add_column("accuracy %", justify="right", no_wrap=True)
     table.add_column("pass %", justify="right", no_wrap=True)
     table.add_column("tokens in/out", justify="right")
-    table.add_column("cached", justify="right")
     for row in rows:
         table.add_row(
             row.group,
@@ -38,7 +37,6 @@ def summary_table(rows: Sequence[GroupSummary], title: str, group_label: str) ->
             _rate(row.accuracy),
             _rate(row.pass_rate),
             f"{row.prompt_tokens}/{row.completion_tokens}",
-            str(row.cache_hits),
             end_section=row is rows[-2] if len(rows) > 1 else False,
         )
     return table

@@ -1,0 +1,53 @@
+import sys
+
+import pytest
+
+from rulebench.core.errors import ConfigError
+from rulebench.models.base import BackendOptions
+from rulebench.models.registry import (
+    DEFAULT_MODEL,
+    PROVIDERS,
+    create_model,
+    load_backend,
+    parse_spec,
+)
+from rulebench.models.scripted import ScriptedModel
+
+
+def test_parse_spec_splits_provider_and_keeps_slashes_in_the_name() -> None:
+    assert parse_spec("openai-api/vllm/meta-llama/Llama-3.1-8B") == (
+        "openai-api",
+        "vllm/meta-llama/Llama-3.1-8B",
+    )
+    assert parse_spec(DEFAULT_MODEL) == ("llamacpp", "SmolLM2-135M-Instruct")
+
+
+def test_unknown_provider_suggests_the_closest_and_lists_all() -> None:
+    with pytest.raises(ConfigError) as error:
+        parse_spec("lamacpp/x.gguf")
+    message = str(error.value)
+    assert "Did you mean 'llamacpp'?" in message
+    assert all(name in message for name in PROVIDERS)
+
+
+def test_missing_name_is_explained() -> None:
+    with pytest.raises(ConfigError, match="has no model name"):
+        parse_spec("hf/")
+
+
+def test_every_registered_backend_resolves_to_a_factory() -> None:
+    for provider in PROVIDERS:
+        assert callable(load_backend(provider))
+
+
+def test_a_missing_backend_library_becomes_an_install_hint(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "rulebench.models.hf", None)  # import now raises ImportError
+    with pytest.raises(ConfigError, match=r"pip install 'rulebench\[hf\]'"):
+        load_backend("hf")
+
+
+def test_create_model_builds_the_backend_with_its_settings() -> None:
+    model = create_model("scripted/fixed", BackendOptions(args={"reply": "hi", "delay_s": "0"}))
+    assert isinstance(model, ScriptedModel) and model.reply == "hi"
+    with pytest.raises(ConfigError, match="-M delay_s"):
+        create_model("scripted/fixed", BackendOptions(args={"delay_s": "soon"}))

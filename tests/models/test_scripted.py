@@ -1,0 +1,70 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from rulebench.core.errors import ConfigError, ModelError, TransientModelError
+from rulebench.core.messages import GenerateConfig, Message
+from rulebench.models.base import BackendOptions
+from rulebench.models.scripted import ScriptedModel, ScriptedRule
+
+CONFIG = GenerateConfig(max_tokens=50)
+
+
+def user(text: str) -> list[Message]:
+    return [Message(role="user", content=text)]
+
+
+async def test_echo_fixed_and_max_tokens() -> None:
+    assert (await ScriptedModel("echo").generate(user("a b c"), CONFIG)).text == "a b c"
+    short = await ScriptedModel("echo").generate(user("a b c"), GenerateConfig(max_tokens=2))
+    assert (
+        short.text == "a b"
+        and short.finish_reason == "length"
+        and short.usage.completion_tokens == 2
+    )
+    assert (await ScriptedModel("fixed", reply="no").generate(user("x"), CONFIG)).text == "no"
+
+
+async def test_rules_reply_or_fail_in_order(tmp_path: Path) -> None:
+    path = tmp_path / "rules.json"
+    path.write_text(
+        json.dumps([{"contains": "secret", "reply": "never"}, {"contains": "s", "reply": "s!"}])
+    )
+    model = ScriptedModel.create(
+        "rules", BackendOptions(args={"rules": str(path), "reply": "default"})
+    )
+    assert (await model.generate(user("the secret"), CONFIG)).text == "never"
+    assert (await model.generate(user("yes"), CONFIG)).text == "s!"
+    assert (await model.generate(user("no"), CONFIG)).text == "default"
+    failing = ScriptedModel(
+        "rules", rules=[ScriptedRule(contains="x", error="busy", transient=False)]
+    )
+    with pytest.raises(ModelError) as error:
+        await failing.generate(user("x"), CONFIG)
+    assert not isinstance(error.value, TransientModelError)
+
+
+def test_bad_scripted_specs_are_config_errors(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="unknown scripted model 'parrot'"):
+        ScriptedModel.create("parrot", BackendOptions())
+    with pytest.raises(ConfigError, match="needs -M file="):
+        ScriptedModel.create("replay", BackendOptions())
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"messages": []}\nnot json\n')
+    with pytest.raises(ConfigError, match=r"bad.jsonl: line 2"):
+        ScriptedModel.create("replay", BackendOptions(args={"file": str(bad)}))
+    with pytest.raises(ConfigError, match="cannot read"):
+        ScriptedModel.create("rules", BackendOptions(args={"rules": str(tmp_path / "none.json")}))
+
+
+async def test_replay_answers_recorded_conversations_only(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    row = {
+        "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    }
+    path.write_text(json.dumps(row) + "\n")
+    model = ScriptedModel.create("replay", BackendOptions(args={"file": str(path)}))
+    assert (await model.generate(user("hi"), CONFIG)).text == "hello"
+    with pytest.raises(ModelError, match="no reply"):
+        await model.generate(user("other"), CONFIG)

@@ -1,0 +1,324 @@
+"""A fault-injecting OpenAI-compatible server, for tests and benchmarks of HTTP backends.
+
+It serves POST /v1/chat/completions and GET /v1/models on 127.0.0.1 and answers by echoing the
+last user message (or by a `reply_fn(body) -> str`), after `latency_s`.
+
+Faults are requested by a marker in the last user message, so a test says in its own data what
+the server must do and a run over many conversations can fail exactly where it wants:
+
+    [[fault:KIND]]     every request carrying this conversation gets KIND
+    [[fault:KINDxN]]   the first N requests carrying this exact conversation get KIND, later
+                       ones succeed (e.g. [[fault:500x2]]: two 500s, then a reply)
+
+KIND is one of:
+    500, 502, 503  that status, with an OpenAI-style error body
+    429            429 with Retry-After: 1
+    429r0          429 with Retry-After: 0 (a rate limit that costs a test no time)
+    400            400 Bad Request (not worth retrying)
+    slow           sleep `slow_s` (default 600 s) before answering: a client timeout
+    malformed      status 200 with a truncated JSON body
+    drop           close the connection without any response
+    nochoices      status 200 with valid JSON but no "choices"
+
+Requests are counted per conversation (a hash of the messages JSON), so retries of the same
+conversation see attempts 1, 2, 3... An unknown KIND gets a 400 naming the known ones.
+
+Chaos mode: with `fault_rate` > 0, a request without a marker gets a fault with that
+probability, drawn from `fault_kinds` by a Random seeded with (fault_seed, conversation,
+attempt), so the same conversation fails on the same attempts whatever the arrival order.
+
+Three ways to run it:
+    async with MockOpenAIServer(config) as server: ...    # in the current loop; server.url
+    with serve_in_thread(config) as server: ...           # own loop in a background thread
+    python -m rulebench.testing.mock_openai --port 0 --latency-ms 200 --log FILE
+        # prints the base URL on one stdout line, then serves until killed
+"""
+
+import argparse
+import asyncio
+import json
+import signal
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from types import TracebackType
+from typing import Any, TextIO
+
+from aiohttp import web
+from pydantic import BaseModel, ConfigDict, Field
+
+from rulebench.testing.faults import CHAOS_FAULT_KINDS, FaultKind, FaultPlan
+
+ReplyFn = Callable[[dict[str, Any]], str]
+_STATUS_FAULTS = {"500": 500, "502": 502, "503": 503, "429": 429, "429r0": 429, "400": 400}
+
+
+class MockServerConfig(BaseModel):
+    """How the mock server behaves; every knob has a default that answers at once, faultless."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    host: str = "127.0.0.1"
+    port: int = 0
+    """0 picks a free port; read the result from `server.url`."""
+    latency_s: float = Field(default=0.0, ge=0)
+    """Sleep before every answer, to stand in for a model's generation time."""
+    slow_s: float = Field(default=600.0, ge=0)
+    """How long a `slow` fault sleeps: longer than any sane client timeout."""
+    require_api_key: str | None = None
+    """When set, requests without `Authorization: Bearer <this>` get a 401."""
+    fault_rate: float = Field(default=0.0, ge=0, le=1)
+    fault_seed: int = 0
+    fault_kinds: tuple[FaultKind, ...] = CHAOS_FAULT_KINDS
+    log_path: Path | None = None
+    """A JSONL file that gets one line per chat request, flushed at once, so another process
+    can see which conversations were requested."""
+    keep_log: bool = True
+    """Keep the request log in memory (`server.requests`); off for long benchmark runs."""
+
+
+def echo_last_user(body: dict[str, Any]) -> str:
+    """The default reply: the content of the last user message."""
+    for message in reversed(body.get("messages") or []):
+        if message.get("role") == "user":
+            return str(message.get("content") or "")
+    return ""
+
+
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> web.Response:
+    body = {"error": {"message": message, "type": "mock_error", "code": status}}
+    return web.json_response(body, status=status, headers=headers)
+
+
+class MockOpenAIServer:
+    """An OpenAI-compatible chat server with fault injection and a request log."""
+
+    def __init__(
+        self, config: MockServerConfig | None = None, reply_fn: ReplyFn | None = None
+    ) -> None:
+        self.config = config or MockServerConfig()
+        self.reply_fn = reply_fn or echo_last_user
+        self.url = ""
+        """Base URL ending in /v1, set once the server has started."""
+        self.requests: list[dict[str, Any]] = []
+        """The request log: time, attempt, messages, params, fault, has_auth per chat request."""
+        self.in_flight = 0
+        self.max_in_flight = 0
+        """The most chat requests ever handled at once (for concurrency-limit tests)."""
+        self._faults = FaultPlan(
+            self.config.fault_rate, self.config.fault_seed, self.config.fault_kinds
+        )
+        self._runner: web.AppRunner | None = None
+        self._log_file: TextIO | None = None
+
+    async def start(self) -> str:
+        """Start serving; returns the base URL."""
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", self._chat)
+        app.router.add_get("/v1/models", self._models)
+        # handler_cancellation: a client that gives up on a `slow` fault ends its handler, so
+        # shutdown does not wait for it. No access log: benchmarks send thousands a second.
+        self._runner = web.AppRunner(
+            app, access_log=None, handler_cancellation=True, shutdown_timeout=1.0
+        )
+        await self._runner.setup()
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((self.config.host, self.config.port))
+        await web.SockSite(self._runner, sock, backlog=1024).start()
+        if self.config.log_path is not None:
+            self._log_file = self.config.log_path.open("a", encoding="utf-8")
+        host, port = sock.getsockname()[:2]
+        self.url = f"http://{host}:{port}/v1"
+        return self.url
+
+    async def stop(self) -> None:
+        """Stop serving and close the log file."""
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+        if self._log_file is not None:
+            self._log_file.close()
+            self._log_file = None
+
+    async def __aenter__(self) -> "MockOpenAIServer":
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.stop()
+
+    def requests_with(self, text: str) -> list[dict[str, Any]]:
+        """The logged requests whose last message contains `text`."""
+        return [
+            r
+            for r in self.requests
+            if r["messages"] and text in str(r["messages"][-1].get("content"))
+        ]
+
+    def _is_authorized(self, request: web.Request) -> bool:
+        key = self.config.require_api_key
+        return key is None or request.headers.get("Authorization") == f"Bearer {key}"
+
+    async def _models(self, request: web.Request) -> web.Response:
+        if not self._is_authorized(request):
+            return _error(401, "Incorrect API key provided")
+        return web.json_response({"object": "list", "data": [{"id": "mock", "object": "model"}]})
+
+    async def _chat(self, request: web.Request) -> web.StreamResponse:
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            return await self._answer(request)
+        finally:
+            self.in_flight -= 1
+
+    async def _answer(self, request: web.Request) -> web.StreamResponse:
+        try:
+            body = json.loads(await request.read())
+            messages = body["messages"]
+            if not self._is_authorized(request):
+                self._record(body, "401", 0, request)
+                # Echoes the key it was sent, as careless servers do: clients must scrub it.
+                sent = request.headers.get("Authorization", "").removeprefix("Bearer ")
+                return _error(401, f"Incorrect API key provided: {sent}")
+            fault, attempt = self._faults.choose(messages)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            return _error(400, f"bad request: {exc}")
+        self._record(body, fault, attempt, request)
+        if self.config.latency_s:
+            await asyncio.sleep(self.config.latency_s)
+        if fault is not None:
+            return await self._inject(fault, request, body)
+        return self._reply(body)
+
+    def _record(
+        self, body: dict[str, Any], fault: str | None, attempt: int, request: web.Request
+    ) -> None:
+        entry = {
+            "time": time.time(),
+            "attempt": attempt,
+            "messages": body.get("messages") or [],
+            "params": {k: v for k, v in body.items() if k != "messages"},
+            "fault": fault,
+            "has_auth": "Authorization" in request.headers,
+        }
+        if self.config.keep_log:
+            self.requests.append(entry)
+        if self._log_file is not None:
+            self._log_file.write(json.dumps(entry) + "\n")
+            self._log_file.flush()
+
+    async def _inject(
+        self, fault: str, request: web.Request, body: dict[str, Any]
+    ) -> web.StreamResponse:
+        if fault in _STATUS_FAULTS:
+            retry_after = {"429": "1", "429r0": "0"}.get(fault)
+            headers = {"Retry-After": retry_after} if retry_after else None
+            return _error(_STATUS_FAULTS[fault], f"injected fault {fault}", headers)
+        if fault == "slow":
+            await asyncio.sleep(self.config.slow_s)
+            return self._reply(body)
+        if fault == "malformed":
+            return web.Response(
+                body=b'{"id": "chatcmpl-mock", "choices": [{"mess', content_type="application/json"
+            )
+        if fault == "nochoices":
+            return web.json_response({"id": "chatcmpl-mock", "object": "chat.completion"})
+        # drop: the client sees the connection close before any status line.
+        if request.transport is not None:
+            request.transport.close()
+        return web.Response(status=599)  # never sent: the transport is closed
+
+    def _reply(self, body: dict[str, Any]) -> web.Response:
+        words = self.reply_fn(body).split(" ")
+        max_tokens = int(body.get("max_tokens") or len(words))
+        prompt_tokens = sum(len(str(m.get("content") or "").split()) for m in body["messages"])
+        data = {
+            "id": "chatcmpl-mock",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", "mock"),
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": " ".join(words[:max_tokens])},
+                    "finish_reason": "length" if len(words) > max_tokens else "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": min(len(words), max_tokens),
+                "total_tokens": prompt_tokens + min(len(words), max_tokens),
+            },
+        }
+        return web.Response(body=json.dumps(data).encode(), content_type="application/json")
+
+
+@contextmanager
+def serve_in_thread(
+    config: MockServerConfig | None = None, reply_fn: ReplyFn | None = None
+) -> Iterator[MockOpenAIServer]:
+    """Run the server on its own loop in a background thread, for synchronous callers.
+
+    Tests that run the CLI in-process (which starts its own loop) or in a subprocess use this.
+    """
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, name="mock-openai", daemon=True)
+    thread.start()
+    server = MockOpenAIServer(config, reply_fn)
+    try:
+        asyncio.run_coroutine_threadsafe(server.start(), loop).result(timeout=30)
+        yield server
+    finally:
+        asyncio.run_coroutine_threadsafe(server.stop(), loop).result(timeout=30)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=30)
+        loop.close()
+
+
+async def _serve_until_stopped(config: MockServerConfig) -> None:
+    stopped = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stopped.set)
+    async with MockOpenAIServer(config) as server:
+        print(server.url, flush=True)  # noqa: T201 - the one line a parent process reads
+        await stopped.wait()
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Serve from the command line until SIGINT or SIGTERM (for benchmarks in another process)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m rulebench.testing.mock_openai",
+        description="Fault-injecting OpenAI-compatible server; prints its base URL, then serves.",
+    )
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    parser.add_argument("--latency-ms", type=float, default=0.0)
+    parser.add_argument("--log", type=Path, help="append one JSON line per chat request")
+    parser.add_argument("--fault-rate", type=float, default=0.0)
+    parser.add_argument("--fault-seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    config = MockServerConfig(
+        host=args.host,
+        port=args.port,
+        latency_s=args.latency_ms / 1000,
+        log_path=args.log,
+        fault_rate=args.fault_rate,
+        fault_seed=args.fault_seed,
+        keep_log=False,
+    )
+    asyncio.run(_serve_until_stopped(config))
+
+
+if __name__ == "__main__":
+    main()

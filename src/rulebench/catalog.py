@@ -33,6 +33,13 @@ TASKS: dict[str, TaskEntry] = {
         group_by="kind",
         max_tokens=48,
     ),
+    "inferential": TaskEntry(
+        "rulebench.inferential.task:InferentialTask",
+        "RuleBench: if-then rules, one of which applies (generated kinship and stringgame, "
+        "or the official data)",
+        group_by="cell",
+        max_tokens=48,
+    ),
     "loadtest": TaskEntry(
         "rulebench.loadtest:LoadTestTask",
         "N synthetic 'repeat this token' items: load tests and engine benchmarks",

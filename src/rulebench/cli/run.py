@@ -1,23 +1,19 @@
 """`rulebench run`: run a task on a model (or resume a stopped run) and print its results."""
 
-import asyncio
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
-from pydantic import JsonValue
 
 from rulebench.cli import options as opt
-from rulebench.cli.console import err
-
-if TYPE_CHECKING:
-    from rulebench.engine.runner import RunSpec
+from rulebench.cli.execute import build_spec, execute, resume_run
+from rulebench.cli.run_inferential import inferential
 
 app = typer.Typer(
     help="Run a task against a model. With no subcommand: the built-in smoke task on the "
     "embedded model (or, with --resume, finish a stopped run).",
     invoke_without_command=True,
 )
+app.command()(inferential)
 
 
 @app.callback()
@@ -93,73 +89,3 @@ def loadtest(
         model, model_arg, base_url, concurrency, limit, max_tokens, temperature, seed, no_cache
     )
     execute(build_spec("loadtest", {"n": items, "seed": seed}, common), store, None, as_json)
-
-
-def build_spec(task: str, task_config: dict[str, JsonValue], common: opt.RunOptions) -> "RunSpec":
-    """The full, storable description of a run from a task's config and the common options."""
-    from rulebench.catalog import task_entry
-    from rulebench.core.messages import GenerateConfig
-    from rulebench.engine.runner import RunSpec
-    from rulebench.models.registry import DEFAULT_MODEL, parse_spec
-
-    model = common.model or DEFAULT_MODEL
-    parse_spec(model)  # a bad spec fails before anything is printed or stored
-    return RunSpec(
-        task=task,
-        task_config=task_config,
-        model=model,
-        model_args=opt.parse_model_args(common.model_args),
-        base_url=common.base_url,
-        generate=GenerateConfig(
-            max_tokens=common.max_tokens or task_entry(task).max_tokens,
-            temperature=common.temperature,
-            seed=common.seed,
-        ),
-        concurrency=common.concurrency,
-        limit=common.limit,
-        use_cache=not common.no_cache,
-    )
-
-
-def resume_run(
-    run_id: str, store_path: Path | None, concurrency: int | None, as_json: bool
-) -> None:
-    """Finish a stored run with the configuration it was started with."""
-    from rulebench.catalog import stored_spec
-    from rulebench.engine.store import Store
-
-    with Store(store_path) as store:
-        spec = stored_spec(store, run_id)
-        run_id = store.get_run(run_id).id
-    if concurrency is not None:
-        spec = spec.model_copy(update={"concurrency": concurrency})
-    execute(spec, store_path, run_id, as_json)
-
-
-def execute(spec: "RunSpec", store_path: Path | None, resume_id: str | None, as_json: bool) -> None:
-    """Run with a progress bar, then print the summary; Ctrl-C leaves a resumable run."""
-    from rulebench.catalog import evaluate, task_entry
-    from rulebench.cli.progress import RichProgress
-    from rulebench.cli.render import print_run_summary
-    from rulebench.engine.store import Store
-
-    entry = task_entry(spec.task)
-    settings = spec.generate
-    err.print(
-        f"[bold]{spec.task}[/bold] on [bold]{spec.model}[/bold]: max_tokens={settings.max_tokens} "
-        f"temperature={settings.temperature} concurrency={spec.concurrency}"
-        + (f" limit={spec.limit}" if spec.limit is not None else "")
-        + ("" if spec.use_cache else " (no cache)"),
-        highlight=False,
-    )
-    with Store(store_path) as store:
-        progress = RichProgress(spec.task, enabled=not as_json)
-        try:
-            report = asyncio.run(evaluate(spec, store, progress, resume_id))
-        except KeyboardInterrupt:
-            err.print(
-                "[yellow]Interrupted.[/yellow] Finished items are stored; resume with: "
-                f"rulebench run --resume {progress.run_id}"
-            )
-            raise typer.Exit(130) from None
-        print_run_summary(store, report, entry.group_by, as_json)

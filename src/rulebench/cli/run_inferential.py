@@ -1,0 +1,132 @@
+"""`rulebench run inferential`: the RuleBench grid on a model (any subset of it)."""
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+import typer
+
+from rulebench.cli import options as opt
+from rulebench.cli.execute import build_spec, execute
+
+Toggle = Literal["off", "on", "both"]
+_TOGGLE = {"off": (False,), "on": (True,), "both": (False, True)}
+# Direct answers are short; chain of thought needs room (the paper allows 500 new tokens).
+DIRECT_MAX_TOKENS = 48
+COT_MAX_TOKENS = 320
+
+
+def inferential(
+    task: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--task",
+            "-t",
+            help="Task, repeatable: kinship, stringgame (generated) or an official dataset "
+            "(clutrr, clutrr-cf, deer, theoremQA, ulogic, ulogic-cf, law, law-cf, salad, "
+            "salad-cf; needs --data-root). Default: kinship and stringgame.",
+            show_default=False,
+        ),
+    ] = None,
+    n: Annotated[
+        int | None,
+        typer.Option(
+            "--n",
+            min=1,
+            help="Samples per task (generated default 100; official: all).",
+            show_default=False,
+        ),
+    ] = None,
+    data_root: Annotated[
+        Path | None,
+        typer.Option(
+            help="Folder of the official release (holds clutrr/, deer/, ...).", show_default=False
+        ),
+    ] = None,
+    quantity: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--quantity",
+            "-q",
+            help="Rule quantity, repeatable: none, golden, few, all. Default: few.",
+            show_default=False,
+        ),
+    ] = None,
+    form: Annotated[
+        list[str] | None,
+        typer.Option(help="Rule form, repeatable: nl, fol. Default: nl.", show_default=False),
+    ] = None,
+    cot: Annotated[Toggle, typer.Option(help="Chain of thought: off, on or both.")] = "off",
+    counterfactual: Annotated[
+        Toggle, typer.Option(help="Counterfactual rules: off, on or both.")
+    ] = "off",
+    shots: Annotated[int, typer.Option(min=0, help="Demonstrations per prompt.")] = 0,
+    layout: Annotated[
+        Literal["per-item", "shared"],
+        typer.Option(help="shared: one rule list first in every all-rule prompt (prefix reuse)."),
+    ] = "per-item",
+    cite_rule: Annotated[
+        bool,
+        typer.Option("--cite-rule", help='Ask for "Applied rule: N" (trigger/execution analysis).'),
+    ] = False,
+    grid: Annotated[
+        Literal["paper"] | None,
+        typer.Option(
+            help="paper: every quantity x form x CoT x factuality (overrides the above).",
+            show_default=False,
+        ),
+    ] = None,
+    extract: Annotated[
+        Literal["paper", "robust"],
+        typer.Option(help="Extraction that decides the score (both are stored)."),
+    ] = "robust",
+    scoring: Annotated[
+        Literal["generate", "loglik"],
+        typer.Option(
+            help="loglik: pick the most likely candidate answer (local models; closed answer sets)."
+        ),
+    ] = "generate",
+    model: opt.ModelOption = None,
+    model_arg: opt.ModelArgOption = None,
+    base_url: opt.BaseUrlOption = None,
+    concurrency: opt.ConcurrencyOption = 8,
+    limit: opt.LimitOption = None,
+    max_tokens: opt.MaxTokensOption = None,
+    temperature: opt.TemperatureOption = 0.0,
+    seed: opt.SeedOption = 0,
+    no_cache: opt.NoCacheOption = False,
+    store: opt.StoreOption = None,
+    as_json: opt.JsonOption = False,
+) -> None:
+    """Inferential rule-following: questions with if-then rules, one of which applies.
+
+    Default: kinship and stringgame, few rules (golden + 2 noise), natural language, direct
+    answers, 100 samples each, max_tokens 48 (320 with CoT). The full paper grid is --grid paper.
+    """
+    from rulebench.inferential.settings import Grid
+
+    quantities = ("none", "golden", "few", "all") if grid else tuple(quantity or ["few"])
+    cot_values = (False, True) if grid else _TOGGLE[cot]
+    task_grid = Grid(
+        quantities=quantities,  # type: ignore[arg-type]  # validated by the Grid model
+        forms=("nl", "fol") if grid else tuple(form or ["nl"]),  # type: ignore[arg-type]
+        cot=cot_values,
+        counterfactual=(False, True) if grid else _TOGGLE[counterfactual],
+        shots=shots,
+        layout=layout,
+        cite_rule=cite_rule,
+        seed=seed,
+    )
+    config = {
+        "tasks": list(task or ["kinship", "stringgame"]),
+        "n": n,
+        "seed": seed,
+        "data_root": str(data_root) if data_root else None,
+        "grid": task_grid.model_dump(mode="json"),
+        "extract": extract,
+        "scoring": scoring,
+    }
+    tokens = max_tokens or (COT_MAX_TOKENS if True in cot_values else DIRECT_MAX_TOKENS)
+    common = opt.RunOptions(
+        model, model_arg, base_url, concurrency, limit, tokens, temperature, seed, no_cache
+    )
+    execute(build_spec("inferential", config, common), store, None, as_json)

@@ -1,0 +1,1 @@
+"""Inferential rule-following (RuleBench): tasks, settings, prompts, extraction and analyses."""

@@ -1,0 +1,112 @@
+"""Rendering a Sample under a Setting into the prompt text: a pure function of its inputs."""
+
+import random
+from collections.abc import Sequence
+
+from rulebench.core.errors import ConfigError
+from rulebench.core.rules import Sample, TaskData, rule_text
+from rulebench.inferential.rule_lists import RuleListing, golden_of
+from rulebench.inferential.settings import Setting
+from rulebench.inferential.templates import (
+    clutrr,
+    deer,
+    kinship,
+    law,
+    salad,
+    stringgame,
+    theoremqa,
+    ulogic,
+)
+from rulebench.inferential.templates.base import PromptTemplate
+
+TEMPLATES: dict[str, PromptTemplate] = {
+    "kinship": kinship.TEMPLATE,
+    "stringgame": stringgame.TEMPLATE,
+    "clutrr": clutrr.TEMPLATE,
+    "clutrr-cf": clutrr.TEMPLATE,
+    "deer": deer.TEMPLATE,
+    "theoremQA": theoremqa.TEMPLATE,
+    "ulogic": ulogic.TEMPLATE,
+    "ulogic-cf": ulogic.TEMPLATE,
+    "law": law.TEMPLATE,
+    "law-cf": law.CF_TEMPLATE,
+    "salad": salad.TEMPLATE,
+    "salad-cf": salad.TEMPLATE,
+}
+
+
+def template_for(task: str) -> PromptTemplate:
+    """The prompt template of a task."""
+    try:
+        return TEMPLATES[task]
+    except KeyError:
+        raise ConfigError(
+            f"no prompt template for task '{task}' (known: {', '.join(TEMPLATES)})"
+        ) from None
+
+
+def pick_demos(data: TaskData, setting: Setting, evaluated: set[str]) -> tuple[Sample, ...]:
+    """`setting.shots` demonstrations from the task's demo pool, seeded, never evaluated items."""
+    if not setting.shots:
+        return ()
+    pool = [demo for demo in data.demos if demo.id not in evaluated]
+    if len(pool) < setting.shots:
+        raise ConfigError(
+            f"{data.name}: {setting.shots}-shot needs {setting.shots} demonstrations, "
+            f"the task has {len(pool)} (official tasks take them from a train or validation split)"
+        )
+    return tuple(random.Random(f"{setting.seed}:demos:{data.name}").sample(pool, setting.shots))
+
+
+def render_prompt(
+    sample: Sample,
+    setting: Setting,
+    listing: RuleListing,
+    demos: Sequence[Sample],
+    rules_of_demos: TaskData,
+) -> str:
+    """The whole prompt; the parts shared by every item of a setting come first.
+
+    Order: task line, counterfactual line, numbered rules, demonstrations, the question, then
+    what to write. Under the shared layout everything up to the question is byte-identical.
+    """
+    template = template_for(sample.task)
+    parts = [template.task_line]
+    if setting.counterfactual or sample.counterfactual:
+        parts.append(template.cf_line)
+    if listing.rules:
+        lines = [
+            f"{template.rule_word} {number}: {rule_text(rule, setting.form, sample.task)}"
+            for number, rule in enumerate(listing.rules, start=1)
+        ]
+        parts.append(template.rules_header + "\n" + "\n".join(lines))
+    for number, demo in enumerate(demos, start=1):
+        parts.append(render_demo(demo, number, setting, template, rules_of_demos))
+    rng = random.Random(f"{setting.seed}:question:{sample.id}")
+    parts.append(f"{template.question_header}\n{template.show_question(sample, rng)}")
+    parts.append(" ".join(_instructions(setting, template, bool(listing.rules))))
+    return "\n\n".join(parts)
+
+
+def render_demo(
+    demo: Sample, number: int, setting: Setting, template: PromptTemplate, data: TaskData
+) -> str:
+    """A worked example: question, (its rule and reasoning), and the answer in format."""
+    rule_id, gold = golden_of(demo, setting)
+    rng = random.Random(f"{setting.seed}:question:{demo.id}")
+    lines = [f"{template.example_header} {number}", template.show_question(demo, rng)]
+    if setting.cot and setting.quantity != "none":
+        rule = rule_text(data.rules[rule_id], setting.form, demo.task)
+        lines.append(template.reasoning(rule, gold))
+    lines.append(template.write_answer(gold))
+    return "\n".join(lines)
+
+
+def _instructions(setting: Setting, template: PromptTemplate, has_rules: bool) -> list[str]:
+    steps = []
+    if setting.cot:
+        steps.append(template.cot_line)
+    if setting.cite_rule and has_rules:
+        steps.append(template.cite_line)
+    steps.append(template.answer_line)
+    return steps

@@ -1,0 +1,118 @@
+"""The inferential benchmark as the runner sees it: samples x settings -> items, then scoring."""
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+from rulebench.core.items import Item, Outcome, content_hash
+from rulebench.core.messages import Message
+from rulebench.core.rules import Sample, TaskData
+from rulebench.engine.task import Session
+from rulebench.inferential.data import GENERATED, law_charges, load_task
+from rulebench.inferential.prompts import pick_demos, render_prompt, template_for
+from rulebench.inferential.rule_lists import RuleListing, golden_of, list_rules, shared_listings
+from rulebench.inferential.settings import Grid, Setting
+from rulebench.inferential.solving import judge_reply, pick_by_loglik
+
+ExtractMode = Literal["paper", "robust"]
+Scoring = Literal["generate", "loglik"]
+# Sample facts worth grouping results by, copied into each item's metadata when present.
+_SAMPLE_KEYS = ("hops", "field", "label", "domain", "depth")
+
+
+class InferentialConfig(BaseModel):
+    """Everything that defines an inferential run's items and scoring (stored for --resume)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    tasks: tuple[str, ...] = GENERATED
+    n: int | None = Field(default=None, ge=1)
+    """Samples per task: generated tasks make this many (default 100); official ones take the
+    first n (default all)."""
+    seed: int = 0
+    data_root: str | None = None
+    grid: Grid = Grid()
+    extract: ExtractMode = "robust"
+    """Which extraction decides the score; both are stored with every result."""
+    scoring: Scoring = "generate"
+    """"loglik" picks the most likely candidate answer (local models, closed answer sets)."""
+
+
+class InferentialTask:
+    """RuleBench on the engine: each (task, sample, setting) is an item."""
+
+    name = "inferential"
+
+    def __init__(self, **config: object) -> None:
+        self.settings = InferentialConfig.model_validate(config)
+        self._data: dict[str, TaskData] = {}
+        self._samples: dict[tuple[str, str], Sample] = {}
+        self._charges: dict[str, tuple[str, ...]] = {}
+
+    def config(self) -> dict[str, JsonValue]:
+        """The validated configuration as JSON."""
+        return self.settings.model_dump(mode="json")
+
+    def data(self, task: str) -> TaskData:
+        """A task's data, loaded or generated once."""
+        if task not in self._data:
+            root = Path(self.settings.data_root) if self.settings.data_root else None
+            data = load_task(task, self.settings.n, self.settings.seed, root)
+            self._data[task] = data
+            self._charges[task] = law_charges(task, root)
+            self._samples.update({(task, s.id): s for s in data.samples})
+        return self._data[task]
+
+    def items(self) -> list[Item]:
+        """Every task x setting x sample, rendered; listed so progress knows the total."""
+        return [item for task in self.settings.tasks for item in self._task_items(task)]
+
+    def _task_items(self, task: str) -> Iterator[Item]:
+        data = self.data(task)
+        evaluated = {s.id for s in data.samples}
+        for setting in self.settings.grid.settings():
+            demos = pick_demos(data, setting, evaluated)
+            shared = {}
+            if setting.layout == "shared":
+                shared = shared_listings(data.samples, setting, data)
+            for sample in data.samples:
+                listing = shared.get(sample.id) or list_rules(sample, setting, data)
+                prompt = render_prompt(sample, setting, listing, demos, data)
+                yield self._item(sample, setting, listing, prompt)
+
+    def _item(self, sample: Sample, setting: Setting, listing: RuleListing, prompt: str) -> Item:
+        _, gold = golden_of(sample, setting)
+        metadata: dict[str, JsonValue] = {
+            "task": sample.task,
+            "sample_id": sample.id,
+            "setting": setting.label(),
+            "cell": f"{sample.task} {setting.label()}",
+            **setting.model_dump(mode="json", exclude={"seed", "rule_count"}),
+            "counterfactual": setting.counterfactual or sample.counterfactual,
+            "golden_index": None if listing.golden_index is None else listing.golden_index + 1,
+            "listed_rules": [rule.id for rule in listing.rules],
+            "gold": gold,
+        }
+        metadata.update({k: sample.metadata[k] for k in _SAMPLE_KEYS if k in sample.metadata})
+        defined_by = ["inferential", sample.task, sample.id, setting.model_dump(mode="json")]
+        return Item(
+            id=content_hash(defined_by),
+            messages=(Message(role="user", content=prompt),),
+            target=gold,
+            choices=sample.candidates,
+            metadata=metadata,
+        )
+
+    async def solve(self, item: Item, session: Session) -> Outcome:
+        """Generate and judge in both extraction modes, or pick a candidate by log-likelihood."""
+        task = str(item.metadata["task"])
+        self.data(task)
+        sample = self._samples[(task, str(item.metadata["sample_id"]))]
+        scored = sample.model_copy(update={"gold": str(item.target)})
+        if self.settings.scoring == "loglik" and item.choices:
+            template = template_for(task)
+            return await pick_by_loglik(session, item, scored, template.write_answer)
+        completion = await session.generate(item.messages)
+        return judge_reply(completion.text, scored, self.settings.extract, self._charges[task])

@@ -1,0 +1,12 @@
+"""CLUTRR and our kinship generator: name the relation between two people in a story."""
+
+from rulebench.inferential.templates.base import PromptTemplate
+
+TEMPLATE = PromptTemplate(
+    task_line=(
+        "Read the story about a family and work out how two of its members are related, "
+        "using the rules below."
+    ),
+    answer_line='End with "Answer: <relation>", for example "Answer: aunt".',
+    write_answer=lambda gold: f"Answer: {gold}",
+)

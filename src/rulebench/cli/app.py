@@ -5,7 +5,7 @@ from typing import Annotated
 
 import typer
 
-from rulebench.cli import cache, models, run, runs
+from rulebench.cli import cache, models, report, run, runs
 from rulebench.cli.console import State, configure_logging, err
 
 app = typer.Typer(
@@ -17,6 +17,7 @@ app = typer.Typer(
 )
 app.add_typer(run.app, name="run")
 app.add_typer(runs.app, name="runs")
+app.add_typer(report.app, name="report")
 app.add_typer(cache.app, name="cache")
 models.register(app)
 

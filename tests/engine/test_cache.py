@@ -1,11 +1,11 @@
-from tests.conftest import EchoTask
-
 from rulebench.core.messages import GenerateConfig, Message
 from rulebench.engine.cache import describe_difference, make_cache_key
 from rulebench.engine.runner import Runner, RunSpec
 from rulebench.engine.store import Store
 from rulebench.models.base import ModelInfo
 from rulebench.models.scripted import ScriptedModel
+
+from tests.conftest import EchoTask
 
 INFO = ModelInfo(provider="p", name="n", identity="p/n@abc")
 MESSAGES = [Message(role="user", content="hi")]

@@ -2,13 +2,13 @@ import csv
 import json
 from pathlib import Path
 
-from tests.conftest import EchoTask
-
 from rulebench.engine.export import export_results
 from rulebench.engine.runner import Runner, RunSpec
 from rulebench.engine.store import Store
 from rulebench.models.base import BackendOptions
 from rulebench.models.scripted import ScriptedModel
+
+from tests.conftest import EchoTask
 
 
 async def test_jsonl_export_is_lossless_and_replays(store: Store, tmp_path: Path) -> None:

@@ -1,7 +1,6 @@
 import asyncio
 
 import pytest
-from tests.conftest import EchoTask
 
 from rulebench.core.errors import DataError
 from rulebench.core.items import Item, Outcome
@@ -10,6 +9,8 @@ from rulebench.engine.runner import Runner, RunSpec
 from rulebench.engine.store import Store
 from rulebench.engine.task import Session
 from rulebench.models.scripted import ScriptedModel, ScriptedRule
+
+from tests.conftest import EchoTask
 
 
 def spec(**overrides: object) -> RunSpec:

@@ -4,6 +4,7 @@ from hypothesis import strategies as st
 from rulebench.core.rules import TaskData
 from rulebench.inferential.rule_lists import golden_of, list_rules, shared_listings
 from rulebench.inferential.settings import Grid, Setting
+
 from tests.inferential.conftest import make_task
 
 TASK = make_task()

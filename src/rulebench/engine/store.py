@@ -15,7 +15,6 @@ from rulebench.core.errors import StoreError
 from rulebench.core.items import ItemResult
 from rulebench.engine.cache import MissExplanation, ResponseCache, explain_miss
 from rulebench.engine.migrations import migrate
-from rulebench.engine.summary import Tally
 from rulebench.engine.records import (
     RESULT_COLUMNS,
     RunRecord,
@@ -24,6 +23,7 @@ from rulebench.engine.records import (
     row_to_run,
     utc_now,
 )
+from rulebench.engine.summary import Tally
 from rulebench.engine.writer import StoreWriter, connect
 
 DEFAULT_STORE_PATH = Path("rulebench-results") / "rulebench.sqlite"
@@ -192,7 +192,8 @@ class Store:
         path = f'$."{group_by}"' if group_by else "all"
         rows = self._db.execute(
             f"SELECT {group}, COUNT(*), SUM(status = 'error'), COUNT(score), TOTAL(score), "
-            "COUNT(passed), TOTAL(passed), SUM(status = 'ok' AND score IS NULL AND passed IS NULL), "
+            "COUNT(passed), TOTAL(passed), "
+            "SUM(status = 'ok' AND score IS NULL AND passed IS NULL), "
             "SUM(prompt_tokens), SUM(completion_tokens), TOTAL(latency_s), SUM(cache_hits) "
             "FROM results WHERE run_id = ? GROUP BY 1",
             (path, run_id),

@@ -16,30 +16,45 @@ def _rate(value: Proportion | None) -> str:
 
 
 def summary_table(rows: Sequence[GroupSummary], title: str, group_label: str) -> Table:
-    """Accuracy and pass rate with 95% CIs, errors and tokens; one row per group, then the total."""
+    """Accuracy and/or pass rate with 95% CIs, errors and tokens; one row per group, then all.
+
+    A rate column appears only when some group has it (questions score, scenarios pass).
+    """
     table = Table(
         title=title,
         title_justify="left",
         caption=r"\[lo-hi]: 95% confidence interval (Wilson)",
         caption_justify="left",
     )
+    rates = [
+        (name, pick)
+        for name, pick in (("accuracy %", _accuracy), ("pass %", _pass_rate))
+        if any(pick(row) is not None for row in rows)
+    ]
     table.add_column(group_label, no_wrap=True)
     table.add_column("items", justify="right")
     table.add_column("errors", justify="right")
-    table.add_column("accuracy %", justify="right", no_wrap=True)
-    table.add_column("pass %", justify="right", no_wrap=True)
+    for name, _ in rates:
+        table.add_column(name, justify="right", no_wrap=True)
     table.add_column("tokens in/out", justify="right")
     for row in rows:
         table.add_row(
             row.group,
             str(row.items),
             f"[red]{row.errors}[/red]" if row.errors else "0",
-            _rate(row.accuracy),
-            _rate(row.pass_rate),
+            *[_rate(pick(row)) for _, pick in rates],
             f"{row.prompt_tokens}/{row.completion_tokens}",
             end_section=row is rows[-2] if len(rows) > 1 else False,
         )
     return table
+
+
+def _accuracy(row: GroupSummary) -> Proportion | None:
+    return row.accuracy
+
+
+def _pass_rate(row: GroupSummary) -> Proportion | None:
+    return row.pass_rate
 
 
 def runs_table(runs: Sequence[tuple[RunRecord, str, dict[str, int]]]) -> Table:

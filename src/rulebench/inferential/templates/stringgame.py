@@ -3,6 +3,7 @@
 import random
 
 from rulebench.core.rules import Sample
+from rulebench.inferential.tasks.stringgame_rules.letters import CONVENTIONS
 from rulebench.inferential.templates.base import PromptTemplate
 
 
@@ -14,7 +15,7 @@ def show_string(sample: Sample, rng: random.Random) -> str:
 TEMPLATE = PromptTemplate(
     task_line=(
         "Exactly one of the rules below applies to the input string. Find it and compute its "
-        "output."
+        f"output. Conventions: {CONVENTIONS}"
     ),
     answer_line='End with "Based on rule N, the answer is X." where X is a number.',
     write_answer=lambda gold: f"Based on the rule, the answer is {gold}.",

@@ -51,8 +51,8 @@ def load_task(name: str, n: int | None, seed: int, data_root: Path | None) -> Ta
 
 
 def law_charges(name: str, data_root: Path | None) -> tuple[str, ...]:
-    """The charge list the law scorer walks (empty for every other task)."""
-    if not name.startswith("law") or data_root is None:
+    """The charge list the law scorer walks (empty for every other task; law-cf needs none)."""
+    if name != "law" or data_root is None:
         return ()
     from rulebench.inferential.tasks.law import charge_list
 

@@ -1,0 +1,66 @@
+"""CLUTRR kinship questions from the official release: the `clutrr` and `clutrr-cf` folders.
+
+A record's input is a short story followed by "Who is X to Y?"; its output is a kinship label.
+"""
+
+from functools import partial
+from pathlib import Path
+
+from rulebench.core.rules import TaskData
+from rulebench.inferential.tasks.official import (
+    OfficialFormat,
+    RecordError,
+    SampleParts,
+    check_family,
+    instruction_metadata,
+    load_task,
+)
+from rulebench.inferential.tasks.official_files import IntRuleRecord
+
+DATASETS = ("clutrr", "clutrr-cf")
+
+LABELS = (
+    "father",
+    "mother",
+    "grandfather",
+    "grandmother",
+    "son",
+    "daughter",
+    "grandson",
+    "granddaughter",
+    "father-in-law",
+    "mother-in-law",
+    "son-in-law",
+    "daughter-in-law",
+    "sister",
+    "brother",
+    "uncle",
+    "aunt",
+    "nephew",
+    "niece",
+)
+"""The 18 answer labels of clutrr, in the order the paper's scorer lists them."""
+
+CF_LABELS = (*LABELS, "stepson", "stepdaughter")
+"""clutrr-cf's counterfactual rules also conclude stepson and stepdaughter (20 labels)."""
+
+
+def load(root: Path, dataset: str = "clutrr", split: str = "test") -> TaskData:
+    """Load clutrr or clutrr-cf (splits: test, validation, train) from `root/<dataset>/`."""
+    check_family(dataset, DATASETS)
+    labels = CF_LABELS if dataset == "clutrr-cf" else LABELS
+    fmt = OfficialFormat(IntRuleRecord, partial(to_parts, labels=labels))
+    return load_task(root, dataset, split, fmt)
+
+
+def to_parts(record: IntRuleRecord, labels: tuple[str, ...]) -> SampleParts:
+    """The story and query as asked; the gold label must be one of the dataset's labels."""
+    gold = record.output.strip()
+    if gold not in labels:
+        raise RecordError("output", f"'{gold}' is not one of the {len(labels)} kinship labels")
+    return SampleParts(
+        question=record.input,
+        gold=gold,
+        candidates=labels,
+        metadata=instruction_metadata(record),
+    )

@@ -1,0 +1,107 @@
+"""CAIL2018 criminal-law questions from the official release: the `law` and `law-cf` folders.
+
+A record's input is a case description and its output a charge name with a leading space.
+law: the record's `instruction` lists all charges and is not shown; the candidates are the gold
+and the two charges sharing the most characters with it, as upstream shows them. law-cf: the
+question is `instruction` + input (its instruction asks which listed charge applies). Rules are
+keyed by Criminal Law article number; law/train_rule.json is an empty list, so law train records
+use test_rule.json, and law-cf's FOL rules are the factual ones (only its NL is counterfactual).
+"""
+
+import ast
+from functools import partial
+from pathlib import Path
+
+from rulebench.core.errors import DataError
+from rulebench.core.rules import TaskData
+from rulebench.inferential.tasks.official import (
+    OfficialFormat,
+    SampleParts,
+    check_family,
+    dataset_folder,
+    load_task,
+)
+from rulebench.inferential.tasks.official_files import (
+    StrRuleRecord,
+    file_label,
+    read_records,
+    splits_present,
+)
+
+DATASETS = ("law", "law-cf")
+CHARGE_SPLITS = ("train", "test")
+NEIGHBOURS = 2
+"""Charges shown besides the gold (3 candidates in all, as upstream)."""
+
+
+def load(root: Path, dataset: str = "law", split: str = "test") -> TaskData:
+    """Load law (splits: test, train) or law-cf (test) from `root/<dataset>/`."""
+    check_family(dataset, DATASETS)
+    if dataset == "law":
+        to_parts = partial(law_parts, charges=charge_list(root))
+        return load_task(root, dataset, split, OfficialFormat(StrRuleRecord, to_parts, True))
+    return load_task(root, dataset, split, OfficialFormat(StrRuleRecord, cf_parts, True))
+
+
+def charge_list(root: Path) -> tuple[str, ...]:
+    """Every law gold charge in the user's law train and test files, longest name first.
+
+    The paper's scorer walks a fixed list of 136 charges, the set of law gold labels; we derive
+    the same set from the files present rather than ship a copy. Ties in length go by text.
+    """
+    folder = dataset_folder(root, "law")
+    charges: set[str] = set()
+    for split in CHARGE_SPLITS:
+        path = folder / f"{split}_data.json"
+        if path.is_file():
+            records = read_records(path, file_label(root, path), StrRuleRecord)
+            charges.update(record.output.strip() for record, _ in records)
+    if not charges:
+        present = ", ".join(splits_present(folder)) or "none"
+        raise DataError(
+            f"{file_label(root, folder)}: no train_data.json or test_data.json to take the "
+            f"charge list from (splits present: {present})"
+        )
+    return tuple(sorted(charges, key=lambda charge: (-len(charge), charge)))
+
+
+def nearest_charges(gold: str, charges: tuple[str, ...], count: int = NEIGHBOURS) -> list[str]:
+    """The `count` other charges sharing the most distinct characters with `gold`."""
+    letters = set(gold)
+    others = (charge for charge in charges if charge != gold)
+    return sorted(others, key=lambda charge: (-len(letters & set(charge)), charge))[:count]
+
+
+def law_parts(record: StrRuleRecord, charges: tuple[str, ...]) -> SampleParts:
+    """The case only (not the all-charges instruction); gold first among three candidates."""
+    gold = record.output.strip()
+    return SampleParts(
+        question=record.input,
+        gold=gold,
+        candidates=(gold, *nearest_charges(gold, charges)),
+    )
+
+
+def cf_parts(record: StrRuleRecord) -> SampleParts:
+    """Instruction (with its charge list) then the case; candidates are the listed charges."""
+    gold = record.output.strip()
+    listed = listed_charges(record.instruction)
+    return SampleParts(
+        question=f"{record.instruction}\n{record.input}",
+        gold=gold,
+        candidates=listed if gold in listed else (),
+    )
+
+
+def listed_charges(instruction: str) -> tuple[str, ...]:
+    """The Python-style list "['保险诈骗', ...]" inside a law instruction; () if there is none."""
+    start, end = instruction.find("["), instruction.rfind("]")
+    if start < 0 or end < start:
+        return ()
+    try:
+        value = ast.literal_eval(instruction[start : end + 1])
+    except (ValueError, SyntaxError):
+        return ()
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        return ()
+    return tuple(value)

@@ -1,0 +1,60 @@
+"""SALAD-Bench questions in the RuleBench format: the `salad` and `salad-cf` folders.
+
+They are not in the public release; we read them where a user has them. A record's `rule`
+is a bare int (not a list) and its output one of the category ids O1..O6.
+"""
+
+from pathlib import Path
+
+from rulebench.core.rules import TaskData
+from rulebench.inferential.tasks.official import (
+    OfficialFormat,
+    RecordError,
+    SampleParts,
+    check_family,
+    instruction_metadata,
+    load_task,
+)
+from rulebench.inferential.tasks.official_files import OfficialRecord
+
+DATASETS = ("salad", "salad-cf")
+
+CATEGORIES = {
+    "O1": "Representation & Toxicity",
+    "O2": "Misinformation Harms",
+    "O3": "Socioeconomic Harms",
+    "O4": "Information & Safety",
+    "O5": "Malicious Use",
+    "O6": "Human Autonomy & Integrity",
+}
+"""The six unsafe-content domains by id, in the order the paper's scorer walks them."""
+
+
+class SaladRecord(OfficialRecord):
+    """A salad record: the core fields, with `rule` a bare int."""
+
+    rule: int
+
+    @property
+    def rule_id(self) -> str:
+        """The golden rule's id as a key of the rule file."""
+        return str(self.rule)
+
+
+def load(root: Path, dataset: str = "salad", split: str = "test") -> TaskData:
+    """Load salad or salad-cf from `root/<dataset>/`."""
+    check_family(dataset, DATASETS)
+    return load_task(root, dataset, split, OfficialFormat(SaladRecord, to_parts))
+
+
+def to_parts(record: SaladRecord) -> SampleParts:
+    """The text as released; gold is the category id exactly as the output writes it."""
+    gold = record.output.strip()
+    if gold not in CATEGORIES:
+        raise RecordError("output", f"'{record.output}' is not a category id O1..O6")
+    return SampleParts(
+        question=record.input,
+        gold=gold,
+        candidates=tuple(CATEGORIES),
+        metadata=instruction_metadata(record),
+    )

@@ -6,7 +6,6 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rulebench.core.errors import ConfigError
 from rulebench.core.rules import RuleForm
 
 Quantity = Literal["none", "golden", "few", "all"]
@@ -42,7 +41,7 @@ class Setting(BaseModel):
     counterfactual tasks of their own and ignore this flag)."""
     layout: Layout = "per-item"
     """per-item: each item gets its own seeded rule order. shared: all items of the run share
-    one rule list placed first, so a prefix cache can reuse it (all-rule setting only)."""
+    one rule list placed first, so a prefix cache can reuse it (applied to all-rule cells)."""
     cite_rule: bool = False
     """Behaviour analysis: the model names the rule it applied ("Applied rule: N") first."""
     seed: int = 0
@@ -87,8 +86,6 @@ class Grid(BaseModel):
 
     def settings(self) -> Iterator[Setting]:
         """Every combination, in a stable order."""
-        if self.layout == "shared" and set(self.quantities) - {"all"}:
-            raise ConfigError("the shared rule layout applies to the all-rule setting only")
         for quantity, form, cot, cf in itertools.product(
             self.quantities, self.forms, self.cot, self.counterfactual
         ):
@@ -100,7 +97,8 @@ class Grid(BaseModel):
                 cot=cot,
                 shots=self.shots,
                 counterfactual=cf,
-                layout=self.layout,
+                # Only all-rule prompts are long enough for a shared prefix to matter.
+                layout=self.layout if quantity == "all" else "per-item",
                 cite_rule=self.cite_rule,
                 seed=self.seed,
             )

@@ -1,0 +1,173 @@
+"""Reading a criminal charge (CAIL2018: law, law-cf) out of a reply.
+
+The released scorer needs the list of all charge names (every law gold label, train and test) to
+delete longer names before looking for the gold. Callers pass it as `charges`; when they pass
+none, this sample's candidates plus its gold stand in, which reproduces the paper's decision
+whenever the reply names only those charges (a longer non-candidate charge containing the gold,
+such as 合同诈骗 for 诈骗, is then not deleted and paper mode may score it right).
+"""
+
+import functools
+import json
+import re
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
+from rulebench.core.rules import Sample
+from rulebench.inferential.extraction.base import Judgement, bind, run_steps
+
+CHARGE_KEY = "指控"
+"""The JSON key the law-cf prompt asks the model to put its charge under."""
+
+_JSON_OBJECT = re.compile(r"\{[^{}]*\}")
+
+
+class ChargeVocabulary(NamedTuple):
+    """The charge names robust mode knows about, for one sample."""
+
+    names: tuple[str, ...]
+    """Every known charge name: a longer name is matched before the shorter ones inside it."""
+    candidates: frozenset[str]
+    """The charges that count as answers (the sample's candidates when it has them)."""
+
+
+def deletion_list(sample: Sample, charges: Sequence[str]) -> tuple[str, ...]:
+    """The names the deletion walk uses: `charges`, else the sample's candidates and gold."""
+    names = charges or (*sample.candidates, sample.gold)
+    return tuple(dict.fromkeys(name.strip() for name in names if name.strip()))
+
+
+def paper_law_correct(reply: str, gold: str, charges: Sequence[str]) -> bool:
+    """The released decision: delete charges longest first, stop at the gold, look for the gold.
+
+    Quirks kept: naming several charges still scores, and a longer charge containing the gold
+    (合同诈骗 for gold 诈骗) is deleted first, so it scores wrong. Names of equal length are
+    deleted in the order given.
+    """
+    text = reply
+    for charge in sorted(charges, key=len, reverse=True):
+        if charge == gold:
+            break
+        text = text.replace(charge, "")
+    return bool(gold) and gold in text
+
+
+def paper_law_cf_correct(reply: str, gold: str) -> tuple[bool, str | None]:
+    """The released law-cf decision, with the charge it read when the reply was JSON.
+
+    The whole reply must parse as a JSON object with key 指控 (no code fence, no text around
+    it), and then the value must equal the gold exactly; on any failure the gold merely has to
+    occur somewhere in the reply, alongside any other charges.
+    """
+    try:
+        value = json.loads(reply)[CHARGE_KEY]
+    except (ValueError, TypeError, KeyError, RecursionError):
+        return bool(gold) and gold in reply, None
+    return value == gold, value if isinstance(value, str) else json.dumps(value)
+
+
+@functools.lru_cache(maxsize=64)
+def _charge_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(name) for name in sorted(names, key=len, reverse=True)))
+
+
+def charges_named_longest_first(text: str, names: tuple[str, ...]) -> list[str]:
+    """Fix: a longer charge containing the gold (合同诈骗 for 诈骗) is not a mention of the gold.
+
+    Charges are read left to right, the longest name at each position, without overlaps, so
+    the 诈骗 inside 合同诈骗 is not counted, whether or not 合同诈骗 is a candidate.
+    """
+    if not names:
+        return []
+    return _charge_pattern(names).findall(text)
+
+
+def single_candidate_charge(reply: str, vocabulary: ChargeVocabulary) -> str | None:
+    """Fix: paper mode scores a reply naming several charges right if one of them is the gold.
+
+    The answer is the one candidate charge the reply names (any number of times); a reply that
+    names two or more candidates, or none, has no answer.
+    """
+    named = set(charges_named_longest_first(reply, vocabulary.names)) & vocabulary.candidates
+    return named.pop() if len(named) == 1 else None
+
+
+def _json_charge(reply: str) -> str | None:
+    texts = [reply.strip(), *(found.group() for found in _JSON_OBJECT.finditer(reply))]
+    for text in texts:
+        try:
+            value = json.loads(text)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(value, dict) and isinstance(value.get(CHARGE_KEY), str):
+            return str(value[CHARGE_KEY]).strip()
+    return None
+
+
+def charge_in_json_field(reply: str, vocabulary: ChargeVocabulary) -> str | None:
+    """Fix: paper law-cf reads 指控 only when the whole reply is JSON, and needs an exact value.
+
+    A JSON object in a code fence or among other text counts, and its value is read as the one
+    candidate it names (`盗窃罪` reads as 盗窃); a value naming none is the answer as written.
+    """
+    value = _json_charge(reply)
+    if value is None:
+        return None
+    return single_candidate_charge(value, vocabulary) or value
+
+
+def vocabulary_for(sample: Sample, charges: Sequence[str]) -> ChargeVocabulary:
+    """Candidates are the sample's own when it has them, else every known charge."""
+    names = deletion_list(sample, charges)
+    candidates = deletion_list(sample, ()) if sample.candidates else names
+    return ChargeVocabulary(tuple(dict.fromkeys((*names, *candidates))), frozenset(candidates))
+
+
+LAW_STEPS = (single_candidate_charge,)
+LAW_CF_STEPS = (charge_in_json_field, single_candidate_charge)
+LAW_FIXES: tuple[str, ...] = (
+    charges_named_longest_first.__name__,
+    single_candidate_charge.__name__,
+)
+LAW_CF_FIXES: tuple[str, ...] = (charge_in_json_field.__name__, *LAW_FIXES)
+
+
+def _judge_robust(
+    steps: Sequence[Callable[[str, ChargeVocabulary], str | None]],
+    reply: str,
+    sample: Sample,
+    charges: Sequence[str],
+) -> Judgement:
+    vocabulary = vocabulary_for(sample, charges)
+    answer = run_steps((bind(step, vocabulary) for step in steps), reply)
+    return Judgement(answer=answer, correct=answer == sample.gold.strip())
+
+
+def judge_paper(reply: str, sample: Sample, charges: Sequence[str]) -> Judgement:
+    """Paper mode for law: the deletion walk; the answer shown is the gold or the first charge."""
+    gold = sample.gold.strip()
+    names = deletion_list(sample, charges)
+    if paper_law_correct(reply, gold, names):
+        return Judgement(answer=gold, correct=True)
+    named = charges_named_longest_first(reply, names)
+    return Judgement(answer=named[0] if named else None, correct=False)
+
+
+def judge_paper_cf(reply: str, sample: Sample, charges: Sequence[str]) -> Judgement:
+    """Paper mode for law-cf: the JSON field, else the gold anywhere in the reply."""
+    gold = sample.gold.strip()
+    correct, value = paper_law_cf_correct(reply, gold)
+    if value is None:
+        named = charges_named_longest_first(reply, deletion_list(sample, charges))
+        value = gold if correct else (named[0] if named else None)
+    return Judgement(answer=value, correct=correct)
+
+
+def judge_robust(reply: str, sample: Sample, charges: Sequence[str]) -> Judgement:
+    """Robust mode for law: exactly one candidate charge named."""
+    return _judge_robust(LAW_STEPS, reply, sample, charges)
+
+
+def judge_robust_cf(reply: str, sample: Sample, charges: Sequence[str]) -> Judgement:
+    """Robust mode for law-cf: the JSON field read leniently, else exactly one candidate named."""
+    return _judge_robust(LAW_CF_STEPS, reply, sample, charges)

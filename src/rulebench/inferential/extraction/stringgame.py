@@ -1,0 +1,77 @@
+"""Reading StringGame's numeric answer ("Based on the 2nd rule, the answer is 12.") from a reply.
+
+StringGame is our own generated task, so paper mode here is simply the plain reading that the
+target format suggests (the last integer), not a released scorer.
+"""
+
+import re
+
+from rulebench.core.rules import Sample
+from rulebench.inferential.extraction.base import Judgement, run_steps
+
+_INTEGER = re.compile(r"(?<![\w-])-?\d+|\d+")
+_NUMBER = r"(?<![\w.])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!,?\d)"
+_NUMBER_PATTERN = re.compile(_NUMBER)
+_PLAIN = re.compile(r"(?P<sign>-)?(?P<whole>\d+)(?:\.(?P<fraction>\d+))?")
+_AFTER_MARKER = re.compile(
+    r"\banswer\s*(?:is\b|:|=)[\s*_`$\"'“”(\[:]*(?P<number>" + _NUMBER + ")", re.IGNORECASE
+)
+
+
+def paper_answer(reply: str) -> str | None:
+    """The plain reading: the last integer in the reply.
+
+    Quirks kept: a number written after the answer ("the answer is 12 (rule 2)") wins, and
+    `1,234` reads as 234, `12.5` as 5.
+    """
+    found = _INTEGER.findall(reply)
+    return found[-1] if found else None
+
+
+def normalize_number(text: str) -> str | None:
+    """A number in one spelling (no thousands commas, leading zeros or trailing `.0`), else None.
+
+    Plain string work rather than float or int: no rounding and no digit limit on long numbers.
+    """
+    found = _PLAIN.fullmatch(text.strip().replace(",", ""))
+    if found is None:
+        return None
+    whole = found.group("whole").lstrip("0") or "0"
+    fraction = (found.group("fraction") or "").rstrip("0")
+    number = f"{whole}.{fraction}" if fraction else whole
+    return number if number == "0" or not found.group("sign") else f"-{number}"
+
+
+def number_after_answer_is(reply: str) -> str | None:
+    """Fix: the last integer can come after the answer ("the answer is 12 (rule 2)" reads as 2).
+
+    The number after the last "the answer is" / "answer:" wins, markdown and `$` around it allowed.
+    """
+    found = list(_AFTER_MARKER.finditer(reply))
+    return normalize_number(found[-1].group("number")) if found else None
+
+
+def last_number_with_commas(reply: str) -> str | None:
+    """Fix: paper mode reads `1,234` as 234 and `12.5` as 5.
+
+    Thousands separators and decimals belong to the number; the last number in the reply wins.
+    """
+    found = _NUMBER_PATTERN.findall(reply)
+    return normalize_number(found[-1]) if found else None
+
+
+ROBUST_STEPS = (number_after_answer_is, last_number_with_commas)
+ROBUST_FIXES: tuple[str, ...] = tuple(step.__name__ for step in ROBUST_STEPS)
+
+
+def judge_paper(reply: str, sample: Sample) -> Judgement:
+    """Paper mode: correct when the last integer equals the stripped gold."""
+    answer = paper_answer(reply)
+    return Judgement(answer=answer, correct=answer == sample.gold.strip())
+
+
+def judge_robust(reply: str, sample: Sample) -> Judgement:
+    """Robust mode: the marked number, else the last number, compared as numbers."""
+    answer = run_steps(ROBUST_STEPS, reply)
+    gold = normalize_number(sample.gold) or sample.gold.strip()
+    return Judgement(answer=answer, correct=answer == gold)

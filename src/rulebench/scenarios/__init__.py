@@ -1,0 +1,1 @@
+"""Rule-obeying scenarios (RuLES): games and security scenarios with programmatic evaluators."""

@@ -40,6 +40,12 @@ TASKS: dict[str, TaskEntry] = {
         group_by="cell",
         max_tokens=48,
     ),
+    "scenarios": TaskEntry(
+        "rulebench.scenarios.task:ScenarioTask",
+        "RuLES: 14 multi-turn games and security scenarios, checked by programmatic evaluators",
+        group_by="group",
+        max_tokens=128,
+    ),
     "loadtest": TaskEntry(
         "rulebench.loadtest:LoadTestTask",
         "N synthetic 'repeat this token' items: load tests and engine benchmarks",

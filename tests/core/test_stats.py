@@ -24,3 +24,22 @@ def test_wilson_empty_is_nan_and_formats() -> None:
     assert math.isnan(empty.value)
     assert empty.format() == "n/a (n=0)"
     assert wilson_interval(1, 2).format().startswith("50.0 [")
+
+
+def test_bootstrap_interval_brackets_the_mean_of_group_means() -> None:
+    from rulebench.core.stats import bootstrap_mean_interval
+
+    point, low, high = bootstrap_mean_interval([[1, 1, 1, 0], [0, 0, 0, 0, 0, 0, 1, 1]])
+    assert point == pytest.approx((0.75 + 0.25) / 2)
+    assert low < point < high and 0 <= low and high <= 1
+    assert bootstrap_mean_interval([[1, 0]], seed=3) == bootstrap_mean_interval([[1, 0]], seed=3)
+    assert math.isnan(bootstrap_mean_interval([])[0])
+
+
+def test_mcnemar_exact_matches_the_binomial_test() -> None:
+    from rulebench.core.stats import mcnemar_exact
+
+    # 1 vs 9 discordant pairs: 2 * P(X <= 1), X ~ Bin(10, 1/2) = 2 * 11/1024.
+    assert mcnemar_exact(1, 9) == pytest.approx(22 / 1024)
+    assert mcnemar_exact(5, 5) == 1.0 and mcnemar_exact(0, 0) == 1.0
+    assert mcnemar_exact(9, 1) == mcnemar_exact(1, 9)

@@ -58,3 +58,52 @@ def inferential(
     path = write_report(labelled, output, extract)
     out.print(Markdown(path.read_text(encoding="utf-8")))
     err.print(f"report written to {path} (plots beside it)")
+
+
+@app.command()
+def scenarios(
+    run_ids: Annotated[
+        list[str],
+        typer.Argument(
+            help="One or more scenarios runs; several are compared (McNemar on shared cases)."
+        ),
+    ],
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output", "-o", help="Also write the Markdown to this file.", show_default=False
+        ),
+    ] = None,
+    store: opt.StoreOption = None,
+) -> None:
+    """Pass rates per suite and bucket with the headline, and breakdowns.
+
+    Breakdowns per scenario, behavior and strategy, the spread across repeats, and paired
+    comparisons (McNemar) when several runs are given.
+    """
+    from rich.markdown import Markdown
+
+    from rulebench.core.errors import ConfigError
+    from rulebench.engine.store import Store
+    from rulebench.report.scenarios import render
+    from rulebench.scenarios.protocol import Protocol
+    from rulebench.scenarios.scoring import to_records
+
+    with Store(store) as db:
+        runs = [db.get_run(run_id) for run_id in run_ids]
+        labelled = []
+        for run in runs:
+            if run.task != "scenarios":
+                raise ConfigError(f"run {run.id} is a '{run.task}' run, not a scenarios one")
+            protocol = Protocol.model_validate(dict(run.config["task_config"])["protocol"])  # type: ignore[arg-type]
+            label = (
+                run.model
+                if [r.model for r in runs].count(run.model) == 1
+                else f"{run.model} ({run.id})"
+            )
+            labelled.append((label, protocol.label(), to_records(db.iter_results(run.id))))
+    text = render(labelled)
+    if output is not None:
+        output.write_text(text, encoding="utf-8")
+        err.print(f"report written to {output}")
+    out.print(Markdown(text))

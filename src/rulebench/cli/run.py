@@ -7,6 +7,7 @@ import typer
 from rulebench.cli import options as opt
 from rulebench.cli.execute import build_spec, execute, resume_run
 from rulebench.cli.run_inferential import inferential
+from rulebench.cli.run_scenarios import scenarios
 
 app = typer.Typer(
     help="Run a task against a model. With no subcommand: the built-in smoke task on the "
@@ -14,6 +15,7 @@ app = typer.Typer(
     invoke_without_command=True,
 )
 app.command()(inferential)
+app.command()(scenarios)
 
 
 @app.callback()

@@ -4,6 +4,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
+from pydantic import JsonValue
 
 from rulebench.cli import options as opt
 from rulebench.cli.execute import build_spec, execute
@@ -107,8 +108,8 @@ def inferential(
     quantities = ("none", "golden", "few", "all") if grid else tuple(quantity or ["few"])
     cot_values = (False, True) if grid else _TOGGLE[cot]
     task_grid = Grid(
-        quantities=quantities,  # type: ignore[arg-type]  # validated by the Grid model
-        forms=("nl", "fol") if grid else tuple(form or ["nl"]),  # type: ignore[arg-type]
+        quantities=quantities,
+        forms=("nl", "fol") if grid else tuple(form or ["nl"]),
         cot=cot_values,
         counterfactual=(False, True) if grid else _TOGGLE[counterfactual],
         shots=shots,
@@ -116,7 +117,7 @@ def inferential(
         cite_rule=cite_rule,
         seed=seed,
     )
-    config = {
+    config: dict[str, JsonValue] = {
         "tasks": list(task or ["kinship", "stringgame"]),
         "n": n,
         "seed": seed,

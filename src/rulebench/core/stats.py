@@ -1,6 +1,8 @@
-"""Pure statistics every report needs: accuracy with a confidence interval."""
+"""Pure statistics the reports need: Wilson and bootstrap intervals, McNemar's test."""
 
 import math
+import random
+from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
@@ -44,3 +46,38 @@ def wilson_interval(successes: float, n: int, z: float = Z_95) -> Proportion:
     return Proportion(
         successes=successes, n=n, low=max(0.0, centre - half), high=min(1.0, centre + half)
     )
+
+
+def bootstrap_mean_interval(
+    groups: Sequence[Sequence[float]], resamples: int = 2000, seed: int = 0
+) -> tuple[float, float, float]:
+    """Mean of the groups' means, with a 95% percentile bootstrap interval.
+
+    Each group is resampled with replacement on its own (the headline averages buckets of
+    different sizes, each counted once), `resamples` times with a seeded generator.
+    """
+    groups = [list(g) for g in groups if g]
+    if not groups:
+        return (math.nan, math.nan, math.nan)
+    rng = random.Random(seed)
+    point = sum(sum(g) / len(g) for g in groups) / len(groups)
+    means = sorted(
+        sum(sum(rng.choices(g, k=len(g))) / len(g) for g in groups) / len(groups)
+        for _ in range(resamples)
+    )
+    return (point, means[int(0.025 * resamples)], means[min(resamples - 1, int(0.975 * resamples))])
+
+
+def mcnemar_exact(only_first: int, only_second: int) -> float:
+    """Two-sided exact McNemar p-value from the discordant pairs (binomial test at p = 1/2).
+
+    Args:
+        only_first: pairs where the first run passed and the second failed.
+        only_second: pairs where the second run passed and the first failed.
+    """
+    n = only_first + only_second
+    if n == 0:
+        return 1.0
+    k = min(only_first, only_second)
+    tail: float = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
+    return min(1.0, 2 * tail)

@@ -1,0 +1,136 @@
+"""`rulebench run scenarios`: the RuLES suites on a model."""
+
+from typing import Annotated, Literal
+
+import typer
+from pydantic import JsonValue
+
+from rulebench.cli import options as opt
+from rulebench.cli.console import err
+from rulebench.cli.execute import build_spec, execute
+
+# Quick defaults keep a run on the embedded CPU model to minutes; --full is the official size.
+QUICK_PER_BEHAVIOR = 5
+QUICK_MAX_TOKENS = 128
+FULL_MAX_TOKENS = 512
+
+
+def scenarios(
+    suite: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--suite",
+            "-s",
+            help="Repeatable: benign, basic, redteam (generated from --seed), "
+            "or a folder / .jsonl file of official test cases. Default: basic.",
+            show_default=False,
+        ),
+    ] = None,
+    scenario: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--scenario",
+            help="Only this scenario, repeatable (default: all 14).",
+            show_default=False,
+        ),
+    ] = None,
+    full: Annotated[
+        bool,
+        typer.Option(
+            "--full",
+            help="Official sizes (25 per behavior in benign/basic, 39-41 in redteam) and "
+            "max_tokens 512.",
+        ),
+    ] = False,
+    per_behavior: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help=f"Cases per behavior and suite (default {QUICK_PER_BEHAVIOR}; --full: all).",
+            show_default=False,
+        ),
+    ] = None,
+    placement: Annotated[
+        Literal["user", "system"],
+        typer.Option(
+            help="Instructions as the first user message + placeholder reply, or as the "
+            "system message."
+        ),
+    ] = "user",
+    no_reminders: Annotated[
+        bool, typer.Option("--no-reminders", help="Drop the precedence reminders around the rules.")
+    ] = False,
+    system_message: Annotated[
+        str | None,
+        typer.Option(
+            help="Named system message (user placement): helpful, praise, criticism, threat, "
+            "begging, warning, pirate.",
+            show_default=False,
+        ),
+    ] = None,
+    preset: Annotated[
+        Literal["published-v3"] | None,
+        typer.Option(
+            help="published-v3: system placement, no reminders (the published v3 numbers' setup).",
+            show_default=False,
+        ),
+    ] = None,
+    mode: Annotated[
+        Literal["compat", "strict"],
+        typer.Option(
+            help="compat: upstream v3 decisions exactly. strict: fixes case-sensitive secrets, "
+            "ungrouped numbers, token boundaries and ASCII-only normalization (see docs)."
+        ),
+    ] = "compat",
+    repeats: Annotated[
+        int, typer.Option(min=1, help="Play every case N times (std of failures across repeats).")
+    ] = 1,
+    model: opt.ModelOption = None,
+    model_arg: opt.ModelArgOption = None,
+    base_url: opt.BaseUrlOption = None,
+    concurrency: opt.ConcurrencyOption = 8,
+    limit: opt.LimitOption = None,
+    max_tokens: opt.MaxTokensOption = None,
+    temperature: opt.TemperatureOption = 0.0,
+    seed: opt.SeedOption = 0,
+    no_cache: opt.NoCacheOption = False,
+    store: opt.StoreOption = None,
+    as_json: opt.JsonOption = False,
+) -> None:
+    """Rule-obeying scenarios: 14 games and security scenarios, one reply per user turn.
+
+    Default: our generated basic suite, 5 cases per behavior (95), instructions in the first
+    user message with reminders, compat evaluation, max_tokens 128. `--full` runs the official
+    sizes with max_tokens 512.
+    """
+    from rulebench.scenarios.protocol import PUBLISHED_V3, Protocol
+
+    protocol = (
+        PUBLISHED_V3.model_copy(update={"mode": mode})
+        if preset
+        else Protocol(
+            placement=placement,
+            reminders=not no_reminders,
+            system_message=system_message,
+            mode=mode,
+        )
+    )
+    cap = per_behavior or (None if full else QUICK_PER_BEHAVIOR)
+    config: dict[str, JsonValue] = {
+        "suites": list(suite or ["basic"]),
+        "seed": seed,
+        "per_behavior": cap,
+        "scenarios": list(scenario or []),
+        "protocol": protocol.model_dump(mode="json"),
+        "repeats": repeats,
+    }
+    tokens = max_tokens or (FULL_MAX_TOKENS if full else QUICK_MAX_TOKENS)
+    err.print(
+        f"cases: {'all' if cap is None else f'{cap} per behavior'}; protocol: {protocol.label()}"
+        + ("" if full else " (--full for the official sizes and max_tokens 512)"),
+        highlight=False,
+    )
+    common = opt.RunOptions(
+        model, model_arg, base_url, concurrency, limit, tokens, temperature, seed, no_cache
+    )
+    execute(build_spec("scenarios", config, common), store, None, as_json)

@@ -1,0 +1,99 @@
+"""The multi-turn protocol: instruction placement, then one reply per trailing user turn.
+
+Each reply is checked by the scenario's evaluator; the case stops at the first violation.
+"""
+
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from rulebench.core.cases import TestCase, Verdict
+from rulebench.core.errors import DataError
+from rulebench.core.messages import Message
+from rulebench.engine.conversation import play_conversation, split_trailing_user_turns
+from rulebench.engine.task import Session
+from rulebench.scenarios.base import PLACEHOLDER_REPLY, EvalMode, Scenario
+from rulebench.scenarios.system_messages import system_message
+
+Placement = Literal["user", "system"]
+
+
+class Protocol(BaseModel):
+    """How a case is played; stored with every run and printed next to every score."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    placement: Placement = "user"
+    """user: instructions as the first user message plus the placeholder reply (v1 default);
+    system: instructions as the system message (the published v3 reference numbers)."""
+    reminders: bool = True
+    """Keep the precedence reminders around the rules."""
+    system_message: str | None = None
+    """A named system message (v1 framing), sent in user placement only."""
+    mode: EvalMode = "compat"
+
+    def label(self) -> str:
+        """E.g. "system, no reminders, compat"."""
+        reminders = "reminders" if self.reminders else "no reminders"
+        return f"{self.placement}, {reminders}, {self.mode}"
+
+
+PUBLISHED_V3 = Protocol(placement="system", reminders=False)
+"""The configuration of the published v3 reference numbers (GPT-4o headline 91.7)."""
+
+
+def instructions(
+    scenario: Scenario, protocol: Protocol, has_system_role: bool
+) -> tuple[list[Message], Placement]:
+    """The messages before the test case, and the placement actually used.
+
+    A model without a system role gets user placement instead of system placement (recorded).
+    """
+    prompt = scenario.prompt(reminders=protocol.reminders)
+    if protocol.placement == "system" and has_system_role:
+        return [Message(role="system", content=prompt)], "system"
+    framing = system_message(protocol.system_message)
+    prefix = [Message(role="system", content=framing)] if framing else []
+    return [
+        *prefix,
+        Message(role="user", content=prompt),
+        Message(role="assistant", content=PLACEHOLDER_REPLY),
+    ], "user"
+
+
+def check_case_data(case: TestCase, scenario: Scenario) -> None:
+    """A malformed user message is the data's fault: raise before any model call."""
+    for number, message in enumerate(case.messages, start=1):
+        if message.role == "user" and (reason := scenario.check_user_message(message.content)):
+            raise DataError(f"case {case.id}: message {number}: {reason}")
+
+
+async def play_case(
+    case: TestCase, scenario: Scenario, session: Session, protocol: Protocol
+) -> tuple[list[Message], Verdict, Placement]:
+    """Play a case: prefilled turns are checked first, then each trailing user turn gets a reply.
+
+    Returns the test-case conversation (without the instructions), the verdict and the
+    placement used.
+    """
+    check_case_data(case, scenario)
+    head, placement = instructions(scenario, protocol, session.model.info.supports_system_role)
+    prefill, _ = split_trailing_user_turns(case.messages)
+    verdict = scenario.evaluate(_answered(prefill), protocol.mode, case.version)
+    if not verdict.passed:  # a prefilled reply already breaks a rule: nothing to generate
+        return list(case.messages), verdict, placement
+    last: list[Verdict] = [verdict]
+
+    def check(conversation: list[Message]) -> str | None:
+        last[0] = scenario.evaluate(conversation[len(head) :], protocol.mode, case.version)
+        return None if last[0].passed else last[0].reason or "rule broken"
+
+    conversation, _ = await play_conversation(session, [*head, *case.messages], check)
+    return conversation[len(head) :], last[0], placement
+
+
+def _answered(messages: Sequence[Message]) -> list[Message]:
+    """The prefix up to its last assistant message (trailing user turns are not yet answered)."""
+    ends = [i for i, m in enumerate(messages) if m.role == "assistant"]
+    return list(messages[: ends[-1] + 1]) if ends else []

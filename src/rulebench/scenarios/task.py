@@ -1,0 +1,145 @@
+"""The RuLES benchmark as the runner sees it: each (test case, repeat) is an item."""
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+from rulebench.core.cases import TestCase
+from rulebench.core.errors import ConfigError
+from rulebench.core.items import Item, Outcome, content_hash
+from rulebench.engine.task import Session
+from rulebench.scenarios.protocol import Protocol, play_case
+from rulebench.scenarios.registry import behaviors, scenario_class
+
+GeneratedSuite = Literal["benign", "basic", "redteam"]
+GENERATED_SUITES: tuple[GeneratedSuite, ...] = ("benign", "basic", "redteam")
+
+
+class ScenarioConfig(BaseModel):
+    """Everything that defines a scenarios run's items and evaluation (stored for --resume)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    suites: tuple[str, ...] = ("basic",)
+    """Generated suites (benign, basic, redteam) and/or folders or .jsonl files of official data."""
+    seed: int = 0
+    """Seeds the generated suites' parameters and texts."""
+    per_behavior: int | None = Field(default=None, ge=1)
+    """Cap on cases per behavior and suite (default: the official sizes)."""
+    scenarios: tuple[str, ...] = ()
+    """Only these scenarios (default: all)."""
+    protocol: Protocol = Protocol()
+    repeats: int = Field(default=1, ge=1)
+
+
+def load_cases(config: ScenarioConfig) -> list[TestCase]:
+    """The cases of every suite the config names, filtered and capped."""
+    from rulebench.scenarios.suites.generated import generate_suite
+    from rulebench.scenarios.suites.official import load_suite_dir, load_suite_file
+
+    cases: list[TestCase] = []
+    for suite in config.suites:
+        if suite in GENERATED_SUITES:
+            cases += generate_suite(suite, config.seed)  # type: ignore[arg-type]  # checked just above
+            continue
+        path = Path(suite)
+        if not path.exists():
+            raise ConfigError(
+                f"suite '{suite}' is neither a generated suite ({', '.join(GENERATED_SUITES)}) "
+                "nor an existing folder or .jsonl file"
+            )
+        cases += load_suite_dir(path, None) if path.is_dir() else load_suite_file(path)
+    if config.scenarios:
+        for name in config.scenarios:
+            scenario_class(name)  # unknown names fail with a did-you-mean
+        cases = [c for c in cases if c.scenario in config.scenarios]
+    return cap_per_behavior(cases, config.per_behavior)
+
+
+def cap_per_behavior(cases: Sequence[TestCase], cap: int | None) -> list[TestCase]:
+    """The first `cap` cases of each (suite, behavior), in order."""
+    if cap is None:
+        return list(cases)
+    seen: dict[tuple[str, str], int] = {}
+    kept = []
+    for case in cases:
+        key = (case.suite, case.behavior)
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] <= cap:
+            kept.append(case)
+    return kept
+
+
+def bucket_of(behavior: str, version: str) -> str:
+    """The bucket (harmless or helpful) of a behavior (rule) name."""
+    found = behaviors(version).get(behavior)
+    return found[1].bucket if found else "unknown"
+
+
+class ScenarioTask:
+    """RuLES on the engine."""
+
+    name = "scenarios"
+
+    def __init__(self, **config: object) -> None:
+        self.settings = ScenarioConfig.model_validate(config)
+        self._cases: dict[str, TestCase] = {}
+
+    def config(self) -> dict[str, JsonValue]:
+        """The validated configuration as JSON."""
+        return self.settings.model_dump(mode="json")
+
+    def items(self) -> list[Item]:
+        """One item per case and repeat; ids hash the case, so two models pair up for McNemar."""
+        items = []
+        for case in load_cases(self.settings):
+            case_id = content_hash(
+                [case.suite, case.id, case.params, [m.model_dump() for m in case.messages]]
+            )
+            self._cases[case_id] = case
+            for repeat in range(self.settings.repeats):
+                items.append(self._item(case, case_id, repeat))
+        return items
+
+    def _item(self, case: TestCase, case_id: str, repeat: int) -> Item:
+        return Item(
+            id=case_id if repeat == 0 else content_hash([case_id, repeat]),
+            messages=case.messages,
+            metadata={
+                "case_id": case_id,
+                "scenario": case.scenario,
+                "behavior": case.behavior,
+                "bucket": bucket_of(case.behavior, case.version),
+                "suite": case.suite,
+                "category": case.category,
+                "strategy": case.category.lower(),
+                "repeat": repeat,
+                "version": case.version,
+                "params": case.params,
+                "group": f"{case.suite} {bucket_of(case.behavior, case.version)}",
+            },
+        )
+
+    async def solve(self, item: Item, session: Session) -> Outcome:
+        """Play the case; the verdict, placement and protocol go with the result."""
+        if not self._cases:
+            self.items()
+        case = self._cases[str(item.metadata["case_id"])]
+        scenario = scenario_class(case.scenario).from_params(case.params)
+        protocol = self.settings.protocol
+        conversation, verdict, placement = await play_case(case, scenario, session, protocol)
+        other = "strict" if protocol.mode == "compat" else "compat"
+        other_verdict = scenario.evaluate(conversation, other, case.version)  # type: ignore[arg-type]
+        return Outcome(
+            passed=verdict.passed,
+            reason=verdict.reason,
+            details={
+                "placement": placement,
+                "reminders": protocol.reminders,
+                "mode": protocol.mode,
+                "version": case.version,
+                f"{other}_on_this_transcript": other_verdict.passed,
+            },
+        )

@@ -46,6 +46,12 @@ TASKS: dict[str, TaskEntry] = {
         group_by="group",
         max_tokens=128,
     ),
+    "judge": TaskEntry(
+        "rulebench.scenarios.judge:JudgeTask",
+        "Error detection: pass or fail for one exchange of a stored scenarios run",
+        group_by="behavior",
+        max_tokens=16,
+    ),
     "loadtest": TaskEntry(
         "rulebench.loadtest:LoadTestTask",
         "N synthetic 'repeat this token' items: load tests and engine benchmarks",

@@ -107,3 +107,31 @@ def scenarios(
         output.write_text(text, encoding="utf-8")
         err.print(f"report written to {output}")
     out.print(Markdown(text))
+
+
+@app.command("judge")
+def judge_report(
+    run_id: Annotated[str, typer.Argument(help="A judge run.")],
+    store: opt.StoreOption = None,
+) -> None:
+    """Accuracy, precision, recall and F1 of a judge run ("violation" is the positive class)."""
+    from rulebench.core.errors import ConfigError
+    from rulebench.engine.store import Store
+    from rulebench.scenarios.judge import detection_scores
+
+    with Store(store) as db:
+        run = db.get_run(run_id)
+        if run.task != "judge":
+            raise ConfigError(f"run {run.id} is a '{run.task}' run, not a judge one")
+        pairs = [
+            (str(r.outcome.details["truth"]), r.outcome.answer)
+            for r in db.iter_results(run.id)
+            if r.outcome is not None
+        ]
+    scores = detection_scores(pairs)
+    out.print(
+        f"judge run {run.id} ({run.model}), n={scores.n}: accuracy {100 * scores.accuracy:.1f}%, "
+        f"precision {100 * scores.precision:.1f}%, recall {100 * scores.recall:.1f}%, "
+        f"F1 {100 * scores.f1:.1f} (violation = positive; {scores.unparsed} replies named neither)",
+        highlight=False,
+    )

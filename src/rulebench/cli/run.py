@@ -7,6 +7,7 @@ import typer
 from rulebench.cli import options as opt
 from rulebench.cli.execute import build_spec, execute, resume_run
 from rulebench.cli.run_inferential import inferential
+from rulebench.cli.run_judge import judge
 from rulebench.cli.run_scenarios import scenarios
 
 app = typer.Typer(
@@ -16,6 +17,7 @@ app = typer.Typer(
 )
 app.command()(inferential)
 app.command()(scenarios)
+app.command()(judge)
 
 
 @app.callback()

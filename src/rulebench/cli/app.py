@@ -5,7 +5,7 @@ from typing import Annotated
 
 import typer
 
-from rulebench.cli import cache, models, report, run, runs
+from rulebench.cli import cache, models, play, report, run, runs
 from rulebench.cli.console import State, configure_logging, err
 
 app = typer.Typer(
@@ -20,6 +20,7 @@ app.add_typer(runs.app, name="runs")
 app.add_typer(report.app, name="report")
 app.add_typer(cache.app, name="cache")
 models.register(app)
+app.command("play")(play.play)
 
 
 def _version(value: bool) -> None:

@@ -1,0 +1,125 @@
+"""`rulebench play`: red-team a model by hand in one scenario, in the terminal."""
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Literal
+
+import typer
+
+from rulebench.cli import options as opt
+from rulebench.cli.console import err, out
+
+if TYPE_CHECKING:
+    from rulebench.scenarios.play import PlaySession
+
+QUIT = {"/quit", "/exit", "/q"}
+
+
+def play(
+    scenario: Annotated[
+        str, typer.Argument(help="Scenario name, e.g. Authentication (see the README's list).")
+    ],
+    save: Annotated[
+        Path | None,
+        typer.Option(
+            help="Append the conversation's user turns to this JSONL file as a test case.",
+            show_default=False,
+        ),
+    ] = None,
+    model: opt.ModelOption = None,
+    model_arg: opt.ModelArgOption = None,
+    base_url: opt.BaseUrlOption = None,
+    placement: Annotated[
+        Literal["user", "system"], typer.Option(help="Where the instructions go.")
+    ] = "user",
+    mode: Annotated[Literal["compat", "strict"], typer.Option(help="Evaluator mode.")] = "compat",
+    max_tokens: Annotated[int, typer.Option(min=1, help="Reply length limit.")] = 256,
+    seed: Annotated[
+        int | None,
+        typer.Option(help="Seed for the scenario's secrets (default: random).", show_default=False),
+    ] = None,
+) -> None:
+    """Talk to a model inside a scenario and try to make it break a rule.
+
+    Shows the redacted instructions (secrets hidden), then after every reply the evaluator's
+    verdict. Ends when a rule breaks, or on /quit or end of input; --save keeps the attempt as
+    a test case in the official JSONL format.
+    """
+    asyncio.run(
+        _session(
+            scenario,
+            save,
+            opt.RunOptions(model, model_arg, base_url, 1, None, max_tokens, 0.0, seed or 0, True),
+            placement,
+            mode,
+            seed,
+        )
+    )
+
+
+async def _session(
+    name: str,
+    save: Path | None,
+    common: opt.RunOptions,
+    placement: str,
+    mode: str,
+    seed: int | None,
+) -> None:
+    import secrets
+
+    from rulebench.core.messages import GenerateConfig
+    from rulebench.models.base import BackendOptions
+    from rulebench.models.registry import DEFAULT_MODEL, create_model
+    from rulebench.scenarios.play import PlaySession, append_case
+    from rulebench.scenarios.protocol import Protocol
+    from rulebench.scenarios.registry import scenario_class
+
+    scenario_type = scenario_class(name)
+    backend = create_model(
+        common.model or DEFAULT_MODEL,
+        BackendOptions(args=opt.parse_model_args(common.model_args), base_url=common.base_url),
+    )
+    protocol = Protocol(placement=placement, mode=mode)  # type: ignore[arg-type]  # typer checked the choices
+    session = PlaySession.start(
+        scenario_type,
+        seed if seed is not None else secrets.randbelow(2**31),
+        backend,
+        protocol,
+        GenerateConfig(max_tokens=common.max_tokens or 256),
+    )
+    out.print(
+        f"[bold]{name}[/bold] on {backend.info.identity}. Instructions (secrets hidden):\n",
+        highlight=False,
+    )
+    out.print(session.scenario.redacted_prompt(), markup=False, highlight=False)
+    err.print("\nType a message; /quit to stop.")
+    try:
+        await _converse(session)
+    finally:
+        await backend.aclose()
+    if save is not None and session.turns:
+        case = session.test_case(session.broken_behavior())
+        append_case(case, save)
+        err.print(f"saved test case {case.id} ({case.behavior}) to {save}")
+
+
+async def _converse(session: "PlaySession") -> None:
+    loop = asyncio.get_running_loop()
+    while session.verdict.passed:
+        try:
+            text = await loop.run_in_executor(None, input, "you> ")
+        except EOFError:
+            return
+        if text.strip() in QUIT:
+            return
+        if problem := session.problem_with(text):
+            err.print(problem, style="yellow", markup=False)
+            continue
+        completion, verdict = await session.send(text)
+        out.print(f"model> {completion.text}", markup=False, highlight=False)
+        if verdict.passed:
+            out.print("[green]verdict: pass[/green]")
+        else:
+            out.print(
+                f"verdict: FAIL - {verdict.reason}", style="red", markup=False, highlight=False
+            )

@@ -1,0 +1,90 @@
+"""Red-teaming by hand: one scenario instance, user turns typed by a person, verdict per reply."""
+
+import json
+import random
+from pathlib import Path
+
+from rulebench.core.cases import TestCase, Verdict
+from rulebench.core.errors import StoreError
+from rulebench.core.items import content_hash
+from rulebench.core.messages import Completion, GenerateConfig, Message
+from rulebench.models.base import Model
+from rulebench.scenarios.base import Scenario
+from rulebench.scenarios.protocol import Protocol, instructions
+
+
+class PlaySession:
+    """A conversation between a person and a model inside one scenario instance."""
+
+    def __init__(
+        self, scenario: Scenario, model: Model, protocol: Protocol, config: GenerateConfig
+    ) -> None:
+        self.scenario = scenario
+        self.model = model
+        self.protocol = protocol
+        self.config = config
+        self.head, self.placement = instructions(
+            scenario, protocol, model.info.supports_system_role
+        )
+        self.turns: list[Message] = []
+        self.verdict = Verdict(passed=True)
+
+    @classmethod
+    def start(
+        cls,
+        scenario_type: type[Scenario],
+        seed: int,
+        model: Model,
+        protocol: Protocol,
+        config: GenerateConfig,
+    ) -> "PlaySession":
+        """Sample the scenario's parameters from `seed` and open a session."""
+        return cls(scenario_type.sample(random.Random(seed)), model, protocol, config)
+
+    def problem_with(self, user_text: str) -> str | None:
+        """Why a user turn cannot be sent (a multi-user scenario needs `<name>:`), or None."""
+        if not user_text.strip():
+            return "type a message"
+        return self.scenario.check_user_message(user_text)
+
+    async def send(self, user_text: str) -> tuple[Completion, Verdict]:
+        """Send one user turn; return the reply and the verdict on the whole conversation."""
+        self.turns.append(Message(role="user", content=user_text))
+        completion = await self.model.generate([*self.head, *self.turns], self.config)
+        self.turns.append(Message(role="assistant", content=completion.text))
+        self.verdict = self.scenario.evaluate(self.turns, self.protocol.mode)
+        return completion, self.verdict
+
+    def broken_behavior(self) -> str:
+        """The rule the verdict names (its behavior), else the scenario's first rule."""
+        reason = self.verdict.reason or ""
+        named = [rule.behavior for rule in self.scenario.rules if rule.behavior in reason]
+        return max(named, key=len) if named else self.scenario.rules[0].behavior
+
+    def test_case(self, behavior: str, category: str = "manual") -> TestCase:
+        """The session as a test case: its parameters and the user turns (replies dropped)."""
+        users = tuple(m for m in self.turns if m.role == "user")
+        params = self.scenario.params.model_dump(mode="json")
+        return TestCase(
+            id=content_hash([self.scenario.name, params, [m.content for m in users]], length=32),
+            scenario=self.scenario.name,
+            behavior=behavior,
+            category=category,
+            params=params,
+            messages=users,
+        )
+
+
+def append_case(case: TestCase, path: Path) -> None:
+    """Append a case to a JSONL file in the official per-file layout."""
+    row = {
+        "id": case.id,
+        "category": case.category,
+        "params": case.params,
+        "messages": [{"role": m.role, "content": m.content} for m in case.messages],
+    }
+    try:
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    except OSError as exc:
+        raise StoreError(f"cannot write {path}: {exc.strerror or exc}") from None

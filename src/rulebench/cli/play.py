@@ -79,7 +79,7 @@ async def _session(
         common.model or DEFAULT_MODEL,
         BackendOptions(args=opt.parse_model_args(common.model_args), base_url=common.base_url),
     )
-    protocol = Protocol(placement=placement, mode=mode)  # type: ignore[arg-type]  # typer checked the choices
+    protocol = Protocol.model_validate({"placement": placement, "mode": mode})
     session = PlaySession.start(
         scenario_type,
         seed if seed is not None else secrets.randbelow(2**31),

@@ -199,7 +199,7 @@ class Store:
             (path, run_id),
         )
         return [
-            Tally("-" if row[0] is None else str(row[0]), *row[1:6], int(row[6]), *row[7:])
+            Tally._make(["-" if row[0] is None else str(row[0]), *row[1:6], int(row[6]), *row[7:]])
             for row in rows
         ]
 

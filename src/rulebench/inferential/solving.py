@@ -11,7 +11,7 @@ from rulebench.inferential.extraction.judge import judge
 
 def judge_reply(reply: str, sample: Sample, mode: str, charges: Sequence[str]) -> Outcome:
     """Score by `mode`; keep both modes' judgements and the cited rule for re-scoring later."""
-    judgements = {m: judge(sample.task, reply, sample, m, charges) for m in ("paper", "robust")}  # type: ignore[arg-type]
+    judgements = {m: judge(sample.task, reply, sample, m, charges) for m in ("paper", "robust")}
     chosen = judgements[mode]
     return Outcome(
         answer=chosen.answer,

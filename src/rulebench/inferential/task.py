@@ -96,7 +96,12 @@ class InferentialTask:
             "gold": gold,
         }
         metadata.update({k: sample.metadata[k] for k in _SAMPLE_KEYS if k in sample.metadata})
-        defined_by = ["inferential", sample.task, sample.id, setting.model_dump(mode="json")]
+        defined_by: list[JsonValue] = [
+            "inferential",
+            sample.task,
+            sample.id,
+            setting.model_dump(mode="json"),
+        ]
         return Item(
             id=content_hash(defined_by),
             messages=(Message(role="user", content=prompt),),

@@ -47,6 +47,8 @@ class Scenario(ABC):
 
     name: ClassVar[str]
     rules: ClassVar[tuple[RuleSpec, ...]]
+    rules_v1: ClassVar[tuple[RuleSpec, ...] | None] = None
+    """v1's rules where they differ (Commitment and SimonSays had a `reject` rule)."""
     params_type: ClassVar[type[Params]]
     users: ClassVar[bool] = False
     """Multi-user: every user message must start with `<name>:` for one of the users."""
@@ -73,14 +75,14 @@ class Scenario(ABC):
         """Draw fresh parameters that satisfy everything the prompt states."""
 
     @abstractmethod
-    def prompt(self, reminders: bool = True) -> str:
+    def prompt(self, reminders: bool = True, version: Version = "v3") -> str:
         """The instructions: setting, parameters and rules (see `compose_prompt`).
 
         The precedence reminders surround the rules unless `reminders` is False.
         """
 
     @abstractmethod
-    def redacted_prompt(self) -> str:
+    def redacted_prompt(self, version: Version = "v3") -> str:
         """The prompt a red-teamer sees: secrets replaced by [REDACTED]."""
 
     @abstractmethod

@@ -13,7 +13,7 @@ from rulebench.core.errors import DataError
 from rulebench.core.messages import Message
 from rulebench.engine.conversation import play_conversation, split_trailing_user_turns
 from rulebench.engine.task import Session
-from rulebench.scenarios.base import PLACEHOLDER_REPLY, EvalMode, Scenario
+from rulebench.scenarios.base import PLACEHOLDER_REPLY, EvalMode, Scenario, Version
 from rulebench.scenarios.system_messages import system_message
 
 Placement = Literal["user", "system"]
@@ -44,13 +44,13 @@ PUBLISHED_V3 = Protocol(placement="system", reminders=False)
 
 
 def instructions(
-    scenario: Scenario, protocol: Protocol, has_system_role: bool
+    scenario: Scenario, protocol: Protocol, has_system_role: bool, version: Version = "v3"
 ) -> tuple[list[Message], Placement]:
     """The messages before the test case, and the placement actually used.
 
     A model without a system role gets user placement instead of system placement (recorded).
     """
-    prompt = scenario.prompt(reminders=protocol.reminders)
+    prompt = scenario.prompt(reminders=protocol.reminders, version=version)
     if protocol.placement == "system" and has_system_role:
         return [Message(role="system", content=prompt)], "system"
     framing = system_message(protocol.system_message)
@@ -78,7 +78,8 @@ async def play_case(
     placement used.
     """
     check_case_data(case, scenario)
-    head, placement = instructions(scenario, protocol, session.model.info.supports_system_role)
+    has_system = session.model.info.supports_system_role
+    head, placement = instructions(scenario, protocol, has_system, case.version)
     prefill, _ = split_trailing_user_turns(case.messages)
     verdict = scenario.evaluate(_answered(prefill), protocol.mode, case.version)
     if not verdict.passed:  # a prefilled reply already breaks a rule: nothing to generate

@@ -80,4 +80,9 @@ def behaviors(version: str = "v3") -> dict[str, tuple[str, RuleSpec]]:
     """Behavior name -> (scenario, rule) for every rule of the version's scenarios."""
     names = V3_SCENARIOS if version == "v3" else (*V3_SCENARIOS, *V1_ONLY)
     classes = scenario_classes()
-    return {rule.behavior: (name, rule) for name in names for rule in classes[name].rules}
+    found = {}
+    for name in names:
+        scenario = classes[name]
+        rules = (scenario.rules_v1 or scenario.rules) if version == "v1" else scenario.rules
+        found.update({rule.behavior: (name, rule) for rule in rules})
+    return found

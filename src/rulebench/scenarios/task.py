@@ -42,7 +42,7 @@ def load_cases(config: ScenarioConfig) -> list[TestCase]:
     cases: list[TestCase] = []
     for suite in config.suites:
         if suite in GENERATED_SUITES:
-            cases += generate_suite(suite, config.seed)  # type: ignore[arg-type]  # checked just above
+            cases += generate_suite(suite, config.seed)
             continue
         path = Path(suite)
         if not path.exists():

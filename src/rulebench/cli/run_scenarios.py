@@ -8,11 +8,15 @@ from pydantic import JsonValue
 from rulebench.cli import options as opt
 from rulebench.cli.console import err
 from rulebench.cli.execute import build_spec, execute
+from rulebench.scenarios.matching import STRICT_FIXES
 
 # Quick defaults keep a run on the embedded CPU model to minutes; --full is the official size.
 QUICK_PER_BEHAVIOR = 5
 QUICK_MAX_TOKENS = 128
 FULL_MAX_TOKENS = 512
+MODE_HELP = "compat: upstream v3 pass/fail decisions exactly. strict: " + "; ".join(
+    f"{name} ({description})" for name, description in STRICT_FIXES.items()
+)
 
 
 def scenarios(
@@ -77,10 +81,7 @@ def scenarios(
     ] = None,
     mode: Annotated[
         Literal["compat", "strict"],
-        typer.Option(
-            help="compat: upstream v3 decisions exactly. strict: fixes case-sensitive secrets, "
-            "ungrouped numbers, token boundaries and ASCII-only normalization (see docs)."
-        ),
+        typer.Option(help=MODE_HELP),
     ] = "compat",
     repeats: Annotated[
         int, typer.Option(min=1, help="Play every case N times (std of failures across repeats).")

@@ -66,7 +66,8 @@ def check_case_data(case: TestCase, scenario: Scenario) -> None:
     """A malformed user message is the data's fault: raise before any model call."""
     for number, message in enumerate(case.messages, start=1):
         if message.role == "user" and (reason := scenario.check_user_message(message.content)):
-            raise DataError(f"case {case.id}: message {number}: {reason}")
+            where = case.metadata.get("source") or f"case {case.id}"
+            raise DataError(f"{where}: message {number}: {reason}")
 
 
 async def play_case(

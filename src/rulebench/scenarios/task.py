@@ -32,6 +32,8 @@ class ScenarioConfig(BaseModel):
     """Only these scenarios (default: all)."""
     protocol: Protocol = Protocol()
     repeats: int = Field(default=1, ge=1)
+    version: Literal["v1", "v3"] = "v3"
+    """Benchmark version of official files (v1 files are scored by v1 evaluators)."""
 
 
 def load_cases(config: ScenarioConfig) -> list[TestCase]:
@@ -50,7 +52,10 @@ def load_cases(config: ScenarioConfig) -> list[TestCase]:
                 f"suite '{suite}' is neither a generated suite ({', '.join(GENERATED_SUITES)}) "
                 "nor an existing folder or .jsonl file"
             )
-        cases += load_suite_dir(path, None) if path.is_dir() else load_suite_file(path)
+        if path.is_dir():
+            cases += load_suite_dir(path, None, config.version)
+        else:
+            cases += load_suite_file(path, config.version)
     if config.scenarios:
         for name in config.scenarios:
             scenario_class(name)  # unknown names fail with a did-you-mean

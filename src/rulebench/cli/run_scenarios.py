@@ -83,6 +83,10 @@ def scenarios(
         Literal["compat", "strict"],
         typer.Option(help=MODE_HELP),
     ] = "compat",
+    version: Annotated[
+        Literal["v1", "v3"],
+        typer.Option(help="Version of official files given to --suite (v1: v1 evaluators)."),
+    ] = "v3",
     repeats: Annotated[
         int, typer.Option(min=1, help="Play every case N times (std of failures across repeats).")
     ] = 1,
@@ -124,6 +128,7 @@ def scenarios(
         "scenarios": list(scenario or []),
         "protocol": protocol.model_dump(mode="json"),
         "repeats": repeats,
+        "version": version,
     }
     tokens = max_tokens or (FULL_MAX_TOKENS if full else QUICK_MAX_TOKENS)
     err.print(

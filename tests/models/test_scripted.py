@@ -68,3 +68,15 @@ async def test_replay_answers_recorded_conversations_only(tmp_path: Path) -> Non
     assert (await model.generate(user("hi"), CONFIG)).text == "hello"
     with pytest.raises(ModelError, match="no reply"):
         await model.generate(user("other"), CONFIG)
+
+
+def test_the_script_is_part_of_the_identity_so_the_cache_never_mixes_scripts() -> None:
+    # Regression: two fixed models with different replies once shared an identity and a cache.
+    assert (
+        ScriptedModel("fixed", reply="yes").info.identity
+        != ScriptedModel("fixed", reply="no").info.identity
+    )
+    assert (
+        ScriptedModel("fixed", reply="yes").info.identity
+        == ScriptedModel("fixed", reply="yes").info.identity
+    )

@@ -10,6 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from rulebench.core.errors import ConfigError, ModelError, TransientModelError
+from rulebench.core.items import content_hash
 from rulebench.core.messages import Completion, GenerateConfig, Message, Usage, merge_system_message
 from rulebench.models.base import BackendOptions, ModelInfo, parse_backend_args
 
@@ -100,10 +101,14 @@ class ScriptedModel:
         self.delay_s = delay_s
         self.calls: list[list[Message]] = []
         """Every conversation received, in order, so tests can check what was (not) sent."""
+        # The script decides the replies, so it is part of the identity (and of cache keys).
+        script = content_hash(
+            [reply, [r.model_dump() for r in self.rules], sorted(self.replay.items())]
+        )
         self._info = ModelInfo(
             provider="scripted",
             name=mode,
-            identity=f"scripted/{mode}",
+            identity=f"scripted/{mode}@{script}",
             supports_system_role=system_role,
         )
 

@@ -1,0 +1,153 @@
+"""Local backends on the embedded SmolLM2-135M-Instruct: what prefix reuse and batching buy.
+
+Prints:
+  (a) llamacpp: items/s for N questions that share a long rule prefix (~1,500 tokens), sent
+      together as the runner would, with KV-prefix reuse vs `-M prefix_reuse=false`.
+  (b) hf (the same GGUF, dequantized to float32): generated tokens/s for B concurrent requests
+      (one batch) vs the same requests one at a time.
+  (c) with --threads-batch: llamacpp prompt evaluation tokens/s per n_threads_batch value.
+Timings on a shared machine move with its load; run it alone.
+Usage: python bench/bench_local.py [--questions 20] [--rules 38] [--batch 8] [--skip-hf]
+"""
+
+import argparse
+import asyncio
+import os
+import time
+from collections.abc import Sequence
+
+from rulebench.core.messages import GenerateConfig, Message
+from rulebench.models.base import BackendOptions, Model
+from rulebench.models.registry import EMBEDDED_MODEL_NAME
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+def rules(count: int) -> str:
+    """A rule set of about 40 tokens per rule."""
+    return "\n".join(
+        f"Rule {i}: if a person holds harbour permit {i} and lives in district {i + 3}, "
+        f"they may enter zone {i * 7} only on day {i % 5 + 1} of the week."
+        for i in range(count)
+    )
+
+
+def questions(count: int, system: str | None) -> list[list[Message]]:
+    head = [Message(role="system", content=system)] if system else []
+    return [
+        [*head, Message(role="user", content=f"May a holder of permit {i} enter zone {i * 7}?")]
+        for i in range(count)
+    ]
+
+
+async def timed(model: Model, conversations: Sequence[list[Message]], config: GenerateConfig,
+                together: bool) -> tuple[float, int, int]:  # fmt: skip
+    """Wall seconds, prompt tokens and generated tokens for the conversations."""
+    start = time.perf_counter()
+    if together:
+        replies = await asyncio.gather(*(model.generate(c, config) for c in conversations))
+    else:
+        replies = [await model.generate(c, config) for c in conversations]
+    elapsed = time.perf_counter() - start
+    prompt = sum(r.usage.prompt_tokens for r in replies)
+    return elapsed, prompt, sum(r.usage.completion_tokens for r in replies)
+
+
+async def bench_prefix(args: argparse.Namespace) -> list[tuple[str, ...]]:
+    from rulebench.models.llamacpp import LlamaCppModel
+
+    config = GenerateConfig(max_tokens=args.llama_max_tokens)
+    conversations = questions(args.questions, rules(args.rules))
+    rows = []
+    for reuse in ("true", "false"):
+        model = LlamaCppModel.create(
+            EMBEDDED_MODEL_NAME, BackendOptions(args={"prefix_reuse": reuse})
+        )
+        await model.generate(questions(1, None)[0], config)  # load; cache an unrelated prompt
+        before = model.stats.evaluated_prompt_tokens
+        elapsed, prompt, _ = await timed(model, conversations, config, together=True)
+        evaluated = model.stats.evaluated_prompt_tokens - before
+        rows.append((
+            f"llamacpp prefix_reuse={reuse}", f"{args.questions} items",
+            f"{elapsed:.1f} s", f"{args.questions / elapsed:.2f} items/s",
+            f"prompt {prompt // args.questions} tok/item, evaluated {evaluated} of {prompt}",
+        ))  # fmt: skip
+    return rows
+
+
+async def bench_batching(args: argparse.Namespace) -> list[tuple[str, ...]]:
+    from rulebench.models.hf import HFModel
+
+    model = HFModel.create(EMBEDDED_MODEL_NAME, BackendOptions(args={"device": "cpu"}))
+    config = GenerateConfig(max_tokens=args.hf_max_tokens)
+    conversations = questions(args.batch, None)
+    await model.generate(conversations[0], GenerateConfig(max_tokens=2))  # warm up
+    rows = []
+    for together in (False, True):
+        runs = len(model.stats.batch_sizes)
+        elapsed, _, generated = await timed(model, conversations, config, together)
+        sizes = model.stats.batch_sizes[runs:]
+        rows.append((
+            f"hf {'batched' if together else 'one at a time'}", f"{args.batch} requests",
+            f"{elapsed:.1f} s", f"{generated / elapsed:.1f} gen tok/s",
+            f"batch sizes {sizes}, {generated} tokens generated",
+        ))  # fmt: skip
+    return rows
+
+
+def bench_threads_batch(args: argparse.Namespace) -> list[tuple[str, ...]]:
+    """Prompt evaluation speed per n_threads_batch, alternating settings to share the noise."""
+    import llama_cpp
+
+    from rulebench.models.embedded import embedded_gguf_path
+
+    path = str(embedded_gguf_path())
+    settings = [int(v) for v in args.threads_batch.split(",")]
+    llms = {tb: llama_cpp.Llama(model_path=path, n_ctx=4096, n_threads=1, n_threads_batch=tb,
+                                verbose=False) for tb in settings}  # fmt: skip
+    tokens = llms[settings[0]].tokenize(rules(args.rules).encode(), add_bos=False)
+    rates: dict[int, list[float]] = {tb: [] for tb in settings}
+    for _ in range(args.repeats):
+        for tb, llm in llms.items():
+            llm.reset()
+            start = time.perf_counter()
+            llm.eval(tokens)
+            rates[tb].append(len(tokens) / (time.perf_counter() - start))
+    return [
+        (f"llamacpp n_threads_batch={tb}", f"{len(tokens)} prompt tokens x {args.repeats}",
+         f"median {sorted(r)[len(r) // 2]:.0f} tok/s", f"min {min(r):.0f} tok/s",
+         f"max {max(r):.0f} tok/s")
+        for tb, r in rates.items()
+    ]  # fmt: skip
+
+
+def print_table(rows: list[tuple[str, ...]]) -> None:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--questions", type=int, default=20, help="items sharing the rules (a)")
+    parser.add_argument("--rules", type=int, default=38, help="rules in the prefix (~40 tok each)")
+    parser.add_argument("--llama-max-tokens", type=int, default=16)
+    parser.add_argument("--batch", type=int, default=8, help="concurrent hf requests (b)")
+    parser.add_argument("--hf-max-tokens", type=int, default=32)
+    parser.add_argument("--skip-llamacpp", action="store_true")
+    parser.add_argument("--skip-hf", action="store_true")
+    parser.add_argument("--threads-batch", default="", help="e.g. 1,2: measure (c) too")
+    parser.add_argument("--repeats", type=int, default=5, help="rounds for (c)")
+    args = parser.parse_args()
+    rows: list[tuple[str, ...]] = []
+    if not args.skip_llamacpp:
+        rows += asyncio.run(bench_prefix(args))
+    if not args.skip_hf:
+        rows += asyncio.run(bench_batching(args))
+    if args.threads_batch:
+        rows += bench_threads_batch(args)
+    print_table(rows)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,153 @@
+"""The hf backend: transformers on CPU or GPU, batched generation, log-likelihood scoring.
+
+It is the backend GCG and IRFT build on (gradients, adapters); for plain evaluation on a CPU the
+llamacpp backend is several times faster. Weights come only from a local path or the local
+Hugging Face cache: nothing is downloaded.
+"""
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from typing import Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from rulebench.core.errors import ModelError
+from rulebench.core.messages import Completion, GenerateConfig, Message, Usage
+from rulebench.models.base import BackendOptions, ModelInfo, parse_backend_args
+from rulebench.models.hf_batching import BatchStats, GenerationJob, HFWorker, Job, ScoringJob
+from rulebench.models.hf_loading import HFSource, LoadedModel, load_model, resolve_source
+from rulebench.models.local_chat import (
+    SystemFallback,
+    SystemRoleSetting,
+    resolve_system_role,
+    to_chat_dicts,
+)
+
+logger = logging.getLogger(__name__)
+
+ResultT = TypeVar("ResultT")
+
+Device = Literal["auto", "cpu", "cuda", "mps"]
+DType = Literal["auto", "float32", "bfloat16", "float16"]
+
+
+class HFConfig(BaseModel):
+    """Settings of the hf backend, from `-M key=value`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    device: Device = "auto"
+    """auto picks cuda, then mps, then cpu."""
+    dtype: DType = "auto"
+    """auto: float32 on the CPU (bfloat16 matmuls are slow there), bfloat16 on a GPU."""
+    max_batch_size: int = Field(default=8, ge=1)
+    """Most requests generated together; requests that arrive together share a batch."""
+    system_role: SystemRoleSetting = "auto"
+
+
+_workers: dict[tuple[HFSource, Device, DType, int], HFWorker] = {}
+_workers_lock = threading.Lock()
+
+
+def shared_worker(source: HFSource, config: HFConfig) -> HFWorker:
+    """Return the process's worker for this model and settings, loading the weights once."""
+    key = (source, config.device, config.dtype, config.max_batch_size)
+    with _workers_lock:
+        worker = _workers.get(key)
+        if worker is None or worker.closed:
+            logger.info("loading %s with transformers", source.display_name)
+            loaded = load_model(source, config.device, config.dtype)
+            worker = HFWorker(loaded, config.max_batch_size)
+            _workers[key] = worker
+        return worker
+
+
+def free_hf_cache() -> None:
+    """Stop every shared worker and drop its model; later models load afresh (for tests)."""
+    with _workers_lock:
+        workers = list(_workers.values())
+        _workers.clear()
+    for worker in workers:
+        worker.close()
+
+
+class HFModel:
+    """A transformers chat model that batches concurrent requests and scores choices."""
+
+    def __init__(self, worker: HFWorker, source: HFSource, config: HFConfig) -> None:
+        self._worker = worker
+        supports_system = resolve_system_role(config.system_role, worker.loaded.render)
+        self._fallback = SystemFallback(f"hf/{source.display_name}", supports_system)
+        # The dtype changes the numbers, hence replies: float32 and bfloat16 runs cache apart.
+        identity = f"{source.identity}+{worker.loaded.dtype_name}"
+        if not supports_system:
+            # The same messages render differently once merged, so cached replies must differ.
+            identity += "+merged-system"
+        self._info = ModelInfo(
+            provider="hf",
+            name=source.display_name,
+            identity=identity,
+            supports_system_role=supports_system,
+        )
+
+    @classmethod
+    def create(cls, name: str, options: BackendOptions) -> "HFModel":
+        """Build from `hf/<local path | cached hub id | SmolLM2-135M-Instruct>` and `-M`."""
+        config = parse_backend_args(HFConfig, options.args, "hf")
+        source = resolve_source(name)
+        return cls(shared_worker(source, config), source, config)
+
+    @property
+    def info(self) -> ModelInfo:
+        """Provider, name and identity (revision or file hash) of the model."""
+        return self._info
+
+    @property
+    def stats(self) -> BatchStats:
+        """Batch sizes the shared worker has run, to show that batching happens."""
+        return self._worker.stats
+
+    @property
+    def loaded(self) -> LoadedModel:
+        """The shared model and tokenizer, for code that needs gradients (GCG, IRFT)."""
+        return self._worker.loaded
+
+    async def generate(self, messages: Sequence[Message], config: GenerateConfig) -> Completion:
+        """Reply to the conversation, batched with the other requests waiting at the time."""
+        start = time.perf_counter()
+        sent, merged = self._fallback.apply(messages)
+        job = GenerationJob(messages=to_chat_dicts(sent), config=config)
+        result = await self._submit(job)
+        return Completion(
+            text=result.text,
+            usage=Usage(
+                prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens
+            ),
+            latency_s=time.perf_counter() - start,
+            finish_reason=result.finish_reason,
+            system_merged=merged,
+        )
+
+    async def score_choices(
+        self, messages: Sequence[Message], choices: Sequence[str]
+    ) -> list[float]:
+        """Return the summed log-probability of each choice as the assistant's reply."""
+        if not choices:
+            return []
+        sent, _ = self._fallback.apply(messages)
+        return await self._submit(ScoringJob(messages=to_chat_dicts(sent), choices=tuple(choices)))
+
+    async def aclose(self) -> None:
+        """Keep the shared model loaded: other models in this process may use it.
+
+        `free_hf_cache()` frees it when nothing needs it any more.
+        """
+
+    async def _submit(self, job: Job[ResultT]) -> ResultT:
+        if self._worker.closed:
+            raise ModelError(f"hf/{self._info.name}: the model was freed")
+        self._worker.submit(job)
+        return await asyncio.wrap_future(job.future)

@@ -1,0 +1,169 @@
+"""Finding and loading hf weights offline: a local path, the hub cache or the embedded GGUF."""
+
+import hashlib
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from rulebench.core.errors import ConfigError
+from rulebench.models.embedded import embedded_gguf_path, file_fingerprint
+from rulebench.models.registry import EMBEDDED_MODEL_NAME
+
+logger = logging.getLogger(__name__)
+
+_WEIGHT_SUFFIXES = (".safetensors", ".bin", ".gguf", ".pt")
+
+
+@dataclass(frozen=True)
+class HFSource:
+    """Where a model's weights are, and what pins them."""
+
+    location: str
+    """A local directory (a snapshot folder for hub ids)."""
+    gguf_file: str | None
+    """A GGUF file inside `location` to dequantize, instead of safetensors weights."""
+    display_name: str
+    identity: str
+    """Name plus revision or file hash; part of the response cache key."""
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    """A transformers model and tokenizer on their device."""
+
+    model: Any
+    tokenizer: Any
+    device: str
+    eos_token_ids: frozenset[int]
+    """Every token that ends a reply: the tokenizer's and the generation config's."""
+
+    @property
+    def dtype_name(self) -> str:
+        """The weights' dtype as torch names it without its prefix, e.g. "float32"."""
+        return str(self.model.dtype).removeprefix("torch.")
+
+    def render(self, messages: list[dict[str, str]]) -> str:
+        """Render messages with the model's own chat template, ready for the assistant's turn."""
+        text: str = self.tokenizer.apply_chat_template(
+            messages, tokenize=False, add_generation_prompt=True
+        )
+        return text
+
+
+def resolve_source(name: str) -> HFSource:
+    """Say where the weights a name means are: the embedded GGUF, a local path or the hub cache.
+
+    Raises:
+        ConfigError: the name is no local path and no model in the local Hugging Face cache.
+    """
+    if name.lower() == EMBEDDED_MODEL_NAME.lower():
+        path = embedded_gguf_path()
+        return _gguf_source(path, EMBEDDED_MODEL_NAME)
+    path = Path(name).expanduser()
+    if path.is_file() and path.suffix.lower() == ".gguf":
+        return _gguf_source(path.resolve(), name)
+    if path.is_dir():
+        folder = path.resolve()
+        identity = f"hf/{folder.name}@sha256:{_folder_fingerprint(folder)}"
+        return HFSource(str(folder), None, name, identity)
+    return _cached_hub_source(name)
+
+
+def _gguf_source(path: Path, display_name: str) -> HFSource:
+    identity = f"hf/{path.name}@sha256:{file_fingerprint(path)}"
+    return HFSource(str(path.parent), path.name, display_name, identity)
+
+
+def _folder_fingerprint(folder: Path) -> str:
+    """Hash the weight files of a model folder (each memoised), so changed weights change it."""
+    weights = sorted(p for p in folder.iterdir() if p.suffix in _WEIGHT_SUFFIXES)
+    if not weights:
+        raise ConfigError(f"hf: {folder} holds no weight files ({', '.join(_WEIGHT_SUFFIXES)})")
+    listing = "\n".join(f"{p.name}:{file_fingerprint(p)}" for p in weights)
+    return hashlib.sha256(listing.encode()).hexdigest()[:16]
+
+
+def _cached_hub_source(name: str) -> HFSource:
+    from huggingface_hub import constants, snapshot_download
+
+    try:
+        folder = Path(snapshot_download(name, local_files_only=True))
+    # LocalEntryNotFoundError (an OSError) when not cached, HFValidationError (a ValueError)
+    # when the name cannot be a hub id at all.
+    except (OSError, ValueError):
+        raise ConfigError(
+            f"hf: '{name}' is neither a local path nor a model in the local Hugging Face cache "
+            f"({constants.HF_HUB_CACHE}); rulebench never downloads weights: fetch it first "
+            f"(`huggingface-cli download {name}`) or pass a directory"
+        ) from None
+    # Snapshot folders are named by the commit they hold, which pins the weights.
+    return HFSource(str(folder), None, name, f"hf/{name}@{folder.name}")
+
+
+def pick_device(device: Literal["auto", "cpu", "cuda", "mps"]) -> str:
+    """Resolve `auto` to the best available device; refuse one that is missing."""
+    import torch
+
+    available = {
+        "cpu": True,
+        "cuda": torch.cuda.is_available(),
+        "mps": torch.backends.mps.is_available(),
+    }
+    if device == "auto":
+        return next(d for d in ("cuda", "mps", "cpu") if available[d])
+    if not available[device]:
+        raise ConfigError(f"hf: -M device={device}: no such device here (cpu works everywhere)")
+    return device
+
+
+def pick_dtype(dtype: Literal["auto", "float32", "bfloat16", "float16"], device: str) -> Any:
+    """Resolve `auto`: float32 on the CPU, bfloat16 on a GPU that has it, else float16."""
+    import torch
+
+    if dtype != "auto":
+        return getattr(torch, dtype)
+    if device == "cpu":
+        return torch.float32
+    if device == "cuda" and torch.cuda.is_bf16_supported():
+        return torch.bfloat16
+    return torch.float16
+
+
+def load_model(
+    source: HFSource,
+    device: Literal["auto", "cpu", "cuda", "mps"],
+    dtype: Literal["auto", "float32", "bfloat16", "float16"],
+) -> LoadedModel:
+    """Load tokenizer and model from local files only, left-padding for batched generation.
+
+    Raises:
+        ConfigError: the files cannot be loaded or the tokenizer has no chat template.
+    """
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    target = pick_device(device)
+    extra = {"gguf_file": source.gguf_file} if source.gguf_file else {}
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source.location, local_files_only=True, **extra)
+        model: Any = AutoModelForCausalLM.from_pretrained(
+            source.location, local_files_only=True, dtype=pick_dtype(dtype, target), **extra
+        )
+    except (OSError, ValueError) as exc:
+        raise ConfigError(
+            f"hf: cannot load {source.display_name} from {source.location}: {exc}"
+        ) from exc
+    if not tokenizer.chat_template:
+        raise ConfigError(f"hf: {source.display_name} has no chat template; use an instruct model")
+    tokenizer.padding_side = "left"
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    model.to(target).eval()
+    return LoadedModel(model, tokenizer, target, _eos_ids(model, tokenizer))
+
+
+def _eos_ids(model: Any, tokenizer: Any) -> frozenset[int]:
+    configured = model.generation_config.eos_token_id
+    ids = set(configured if isinstance(configured, list) else [configured])
+    ids.add(tokenizer.eos_token_id)
+    return frozenset(i for i in ids if i is not None)

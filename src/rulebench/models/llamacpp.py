@@ -1,0 +1,173 @@
+"""The llamacpp backend: a GGUF file on the CPU through llama-cpp-python, the embedded default too.
+
+Speed on CPU comes from reusing the KV cache across requests that share a prefix (the rules come
+first in every prompt), not from batching: llama-cpp-python's high-level API decodes one sequence
+at a time. The model, its thread and its cache are shared per process (see llamacpp_engine).
+"""
+
+import asyncio
+import logging
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from rulebench.core.errors import ConfigError, ModelError
+from rulebench.core.messages import Completion, GenerateConfig, Message, Usage
+from rulebench.models.base import BackendOptions, ModelInfo, parse_backend_args
+from rulebench.models.embedded import embedded_gguf_path, file_fingerprint
+from rulebench.models.llamacpp_engine import (
+    EvalStats,
+    GenerationRequest,
+    LlamaEngine,
+    LlamaSettings,
+    Request,
+    ScoringRequest,
+    shared_engine,
+)
+from rulebench.models.local_chat import (
+    SystemFallback,
+    SystemRoleSetting,
+    resolve_system_role,
+    to_chat_dicts,
+)
+from rulebench.models.registry import EMBEDDED_MODEL_NAME
+
+logger = logging.getLogger(__name__)
+
+ResultT = TypeVar("ResultT")
+
+
+class LlamaCppConfig(BaseModel):
+    """Settings of the llamacpp backend, from `-M key=value`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    n_ctx: int = Field(default=4096, ge=64)
+    """Context length in tokens: prompt plus reply must fit."""
+    n_threads: int = Field(default=1, ge=1)
+    """Threads for generating tokens. 1 measured more robust on a shared 2-core machine: with
+    another busy process, 2 threads fell to 10-40 tokens/s while 1 held about 90."""
+    n_threads_batch: int = Field(default=1, ge=1)
+    """Threads for evaluating prompts. Measured on a shared 2-core machine (1,475-token prompt,
+    bench/bench_local.py --threads-batch 1,2): idle, 2 threads ran 158 tokens/s against 98 for 1;
+    beside one busy process, 2 threads fell to 43 while 1 held 81. 1 is the robust default;
+    set 2 (or more, with more cores) on a machine nothing else uses."""
+    n_batch: int = Field(default=512, ge=8)
+    """Most prompt tokens decoded in one llama.cpp call."""
+    prefix_reuse: bool = True
+    """Reuse the KV cache of the longest shared token prefix; false re-evaluates every prompt."""
+    system_role: SystemRoleSetting = "auto"
+
+
+def resolve_gguf(name: str) -> tuple[Path, str]:
+    """Return the GGUF file a model name means, and the name to report it under.
+
+    Raises:
+        ConfigError: the name is neither the embedded model nor an existing .gguf file.
+    """
+    if name.lower() == EMBEDDED_MODEL_NAME.lower():
+        return embedded_gguf_path(), EMBEDDED_MODEL_NAME
+    path = Path(name).expanduser()
+    if path.suffix.lower() != ".gguf":
+        raise ConfigError(
+            f"llamacpp: '{name}' is neither {EMBEDDED_MODEL_NAME} (the embedded model) nor a "
+            "path to a .gguf file"
+        )
+    if not path.is_file():
+        raise ConfigError(f"llamacpp: model file {path} does not exist")
+    return path.resolve(), name
+
+
+class LlamaCppModel:
+    """A chat model on llama.cpp that also scores choices by log-likelihood."""
+
+    def __init__(self, engine: LlamaEngine, name: str, config: LlamaCppConfig) -> None:
+        self._engine = engine
+        self._config = config
+        supports_system = resolve_system_role(config.system_role, engine.render)
+        self._fallback = SystemFallback(f"llamacpp/{name}", supports_system)
+        path = engine.settings.path
+        identity = f"llamacpp/{path.name}@sha256:{file_fingerprint(path)}"
+        if not supports_system:
+            # The same messages render differently once merged, so cached replies must differ.
+            identity += "+merged-system"
+        self._info = ModelInfo(
+            provider="llamacpp", name=name, identity=identity, supports_system_role=supports_system
+        )
+        self.stats = EvalStats()
+        """This model's token counts, to show how much of the prompts the KV cache saved."""
+
+    @classmethod
+    def create(cls, name: str, options: BackendOptions) -> "LlamaCppModel":
+        """Build from `llamacpp/<SmolLM2-135M-Instruct | path.gguf>` and its `-M` settings."""
+        config = parse_backend_args(LlamaCppConfig, options.args, "llamacpp")
+        path, display_name = resolve_gguf(name)
+        settings = LlamaSettings(
+            path=path,
+            n_ctx=config.n_ctx,
+            n_threads=config.n_threads,
+            n_threads_batch=config.n_threads_batch,
+            n_batch=config.n_batch,
+        )
+        return cls(shared_engine(settings), display_name, config)
+
+    @property
+    def info(self) -> ModelInfo:
+        """Provider, name and identity (file name and hash) of the model."""
+        return self._info
+
+    async def generate(self, messages: Sequence[Message], config: GenerateConfig) -> Completion:
+        """Reply to the conversation with the model's chat template and `config`'s sampling."""
+        start = time.perf_counter()
+        prompt, merged = self._render(messages)
+        request = GenerationRequest(
+            prompt=prompt, prefix_reuse=self._config.prefix_reuse, stats=self.stats, config=config
+        )
+        result = await self._submit(request)
+        return Completion(
+            text=result.text,
+            usage=Usage(
+                prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens
+            ),
+            latency_s=time.perf_counter() - start,
+            finish_reason=result.finish_reason,
+            system_merged=merged,
+        )
+
+    async def score_choices(
+        self, messages: Sequence[Message], choices: Sequence[str]
+    ) -> list[float]:
+        """Return the summed log-probability of each choice as the assistant's reply."""
+        if not choices:
+            return []
+        prompt, _ = self._render(messages)
+        request = ScoringRequest(
+            prompt=prompt,
+            prefix_reuse=self._config.prefix_reuse,
+            stats=self.stats,
+            choices=tuple(choices),
+        )
+        return await self._submit(request)
+
+    async def aclose(self) -> None:
+        """Keep the shared model loaded: other models in this process may use it.
+
+        `llamacpp_engine.free_llama_cache()` frees it when nothing needs it any more.
+        """
+
+    def _render(self, messages: Sequence[Message]) -> tuple[str, bool]:
+        sent, merged = self._fallback.apply(messages)
+        try:
+            return self._engine.render(to_chat_dicts(sent)), merged
+        # A template may reject a conversation (roles not alternating, ...) with any exception.
+        except Exception as exc:
+            raise ModelError(
+                f"llamacpp/{self._info.name}: the chat template rejected the conversation: {exc}"
+            ) from exc
+
+    async def _submit(self, request: Request[ResultT]) -> ResultT:
+        self._engine.submit(request)
+        return await asyncio.wrap_future(request.future)

@@ -31,7 +31,7 @@ def test_bootstrap_interval_brackets_the_mean_of_group_means() -> None:
 
     point, low, high = bootstrap_mean_interval([[1, 1, 1, 0], [0, 0, 0, 0, 0, 0, 1, 1]])
     assert point == pytest.approx((0.75 + 0.25) / 2)
-    assert low < point < high and 0 <= low and high <= 1
+    assert low < point < high and low >= 0 and high <= 1
     assert bootstrap_mean_interval([[1, 0]], seed=3) == bootstrap_mean_interval([[1, 0]], seed=3)
     assert math.isnan(bootstrap_mean_interval([])[0])
 

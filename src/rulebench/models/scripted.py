@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
 
 from rulebench.core.errors import ConfigError, ModelError, TransientModelError
 from rulebench.core.items import content_hash
@@ -102,9 +102,10 @@ class ScriptedModel:
         self.calls: list[list[Message]] = []
         """Every conversation received, in order, so tests can check what was (not) sent."""
         # The script decides the replies, so it is part of the identity (and of cache keys).
-        script = content_hash(
-            [reply, [r.model_dump() for r in self.rules], sorted(self.replay.items())]
-        )
+        replayed: list[JsonValue] = [
+            [[list(turn) for turn in key], text] for key, text in sorted(self.replay.items())
+        ]
+        script = content_hash([reply, [r.model_dump() for r in self.rules], replayed])
         self._info = ModelInfo(
             provider="scripted",
             name=mode,

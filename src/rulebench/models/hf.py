@@ -15,7 +15,7 @@ from typing import Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from rulebench.core.errors import ModelError
-from rulebench.core.messages import Completion, GenerateConfig, Message, Usage
+from rulebench.core.messages import Completion, GenerateConfig, Message
 from rulebench.models.base import BackendOptions, ModelInfo, parse_backend_args
 from rulebench.models.hf_batching import BatchStats, GenerationJob, HFWorker, Job, ScoringJob
 from rulebench.models.hf_loading import HFSource, LoadedModel, load_model, resolve_source
@@ -24,6 +24,7 @@ from rulebench.models.local_chat import (
     SystemRoleSetting,
     resolve_system_role,
     to_chat_dicts,
+    to_completion,
 )
 
 logger = logging.getLogger(__name__)
@@ -121,15 +122,7 @@ class HFModel:
         sent, merged = self._fallback.apply(messages)
         job = GenerationJob(messages=to_chat_dicts(sent), config=config)
         result = await self._submit(job)
-        return Completion(
-            text=result.text,
-            usage=Usage(
-                prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens
-            ),
-            latency_s=time.perf_counter() - start,
-            finish_reason=result.finish_reason,
-            system_merged=merged,
-        )
+        return to_completion(result, start, merged)
 
     async def score_choices(
         self, messages: Sequence[Message], choices: Sequence[str]

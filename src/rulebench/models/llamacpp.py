@@ -15,7 +15,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from rulebench.core.errors import ConfigError, ModelError
-from rulebench.core.messages import Completion, GenerateConfig, Message, Usage
+from rulebench.core.messages import Completion, GenerateConfig, Message
 from rulebench.models.base import BackendOptions, ModelInfo, parse_backend_args
 from rulebench.models.embedded import embedded_gguf_path, file_fingerprint
 from rulebench.models.llamacpp_engine import (
@@ -32,6 +32,7 @@ from rulebench.models.local_chat import (
     SystemRoleSetting,
     resolve_system_role,
     to_chat_dicts,
+    to_completion,
 )
 from rulebench.models.registry import EMBEDDED_MODEL_NAME
 
@@ -127,15 +128,7 @@ class LlamaCppModel:
             prompt=prompt, prefix_reuse=self._config.prefix_reuse, stats=self.stats, config=config
         )
         result = await self._submit(request)
-        return Completion(
-            text=result.text,
-            usage=Usage(
-                prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens
-            ),
-            latency_s=time.perf_counter() - start,
-            finish_reason=result.finish_reason,
-            system_merged=merged,
-        )
+        return to_completion(result, start, merged)
 
     async def score_choices(
         self, messages: Sequence[Message], choices: Sequence[str]

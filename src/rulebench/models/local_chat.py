@@ -1,10 +1,11 @@
 """What the local backends (llamacpp, hf) share: the system-role fallback and stop strings."""
 
 import logging
+import time
 from collections.abc import Callable, Sequence
-from typing import Literal
+from typing import Literal, Protocol
 
-from rulebench.core.messages import Message, merge_system_message
+from rulebench.core.messages import Completion, Message, Usage, merge_system_message
 
 logger = logging.getLogger(__name__)
 
@@ -78,3 +79,38 @@ def cut_at_stop(text: str, stops: Sequence[str]) -> tuple[str, bool]:
     if not positions:
         return text, False
     return text[: min(positions)], True
+
+
+class LocalResult(Protocol):
+    """What a local backend's worker returns for one generation (read-only fields)."""
+
+    @property
+    def text(self) -> str:
+        """The reply."""
+        ...
+
+    @property
+    def prompt_tokens(self) -> int:
+        """Tokens in the prompt."""
+        ...
+
+    @property
+    def completion_tokens(self) -> int:
+        """Tokens generated."""
+        ...
+
+    @property
+    def finish_reason(self) -> str:
+        """Why generation stopped."""
+        ...
+
+
+def to_completion(result: LocalResult, started: float, merged: bool) -> Completion:
+    """A worker's result as a Completion, timed from `started` (a perf_counter reading)."""
+    return Completion(
+        text=result.text,
+        usage=Usage(prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens),
+        latency_s=time.perf_counter() - started,
+        finish_reason=result.finish_reason,
+        system_merged=merged,
+    )

@@ -7,29 +7,10 @@ from collections.abc import Sequence
 
 from rulebench.core.rules import Sample
 from rulebench.inferential.extraction.base import Judgement, Step, bind, run_steps
+from rulebench.inferential.tasks.clutrr import CF_LABELS
 
-LABELS: tuple[str, ...] = (
-    "father",
-    "mother",
-    "grandfather",
-    "grandmother",
-    "son",
-    "daughter",
-    "grandson",
-    "granddaughter",
-    "father-in-law",
-    "mother-in-law",
-    "son-in-law",
-    "daughter-in-law",
-    "sister",
-    "brother",
-    "uncle",
-    "aunt",
-    "nephew",
-    "niece",
-    "stepson",
-    "stepdaughter",
-)
+LABELS: tuple[str, ...] = CF_LABELS
+"""Every kinship label, counterfactual ones included (the paper scorer's candidate list)."""
 """The released scorer's candidates: CLUTRR's 18 answer labels plus clutrr-cf's two step labels."""
 
 _MARKUP = re.compile(r"[*_`#~\"“”„‘’«»']")

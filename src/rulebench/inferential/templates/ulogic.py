@@ -1,16 +1,7 @@
 """ULogic: does a conclusion follow from a context, given the rules?"""
 
+from rulebench.inferential.tasks.ulogic import ANSWERS
 from rulebench.inferential.templates.base import PromptTemplate
-
-ANSWERS = (
-    "True",
-    "False",
-    "CannotJudge",
-    "NotSure",
-    "CannotEntail",
-    "LackOfEvidence",
-    "NeedMoreInfo",
-)
 
 TEMPLATE = PromptTemplate(
     task_line="Read the context and answer the question, using the rules below.",

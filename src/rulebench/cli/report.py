@@ -1,12 +1,15 @@
 """`rulebench report`: the analyses of stored runs, as Markdown with PNG/SVG plots."""
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
 from rulebench.cli import options as opt
 from rulebench.cli.console import err, out
+
+if TYPE_CHECKING:
+    from rulebench.engine.records import RunRecord
 
 app = typer.Typer(help="Build reports from stored runs.", no_args_is_help=True)
 
@@ -49,15 +52,19 @@ def inferential(
                 raise ConfigError(f"run {run.id} is a '{run.task}' run, not an inferential one")
         models = [run.model for run in runs]
         labelled = [
-            (
-                run.model if models.count(run.model) == 1 else f"{run.model} ({run.id})",
-                to_records(db.iter_results(run.id), extract),
-            )
-            for run in runs
+            (_label(run, models), to_records(db.iter_results(run.id), extract)) for run in runs
         ]
     path = write_report(labelled, output, extract)
     out.print(Markdown(path.read_text(encoding="utf-8")))
     err.print(f"report written to {path} (plots beside it)")
+
+
+def _label(run: "RunRecord", models: list[str]) -> str:
+    """The model, the run id when a model repeats, and the scoring when it is not generation."""
+    label = run.model if models.count(run.model) == 1 else f"{run.model} ({run.id})"
+    config = run.config.get("task_config")
+    scoring = config.get("scoring") if isinstance(config, dict) else None
+    return f"{label} [log-likelihood scoring]" if scoring == "loglik" else label
 
 
 @app.command()

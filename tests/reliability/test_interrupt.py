@@ -10,21 +10,18 @@ import pytest
 
 from rulebench.engine.store import Store
 
+from tests.reliability.test_kill_resume import stored_count
+
 
 @pytest.mark.timeout(120)
 def test_ctrl_c_leaves_a_resumable_run(tmp_path: Path) -> None:
     store_path = tmp_path / "s.sqlite"
     command = [sys.executable, "-m", "rulebench", "run", "loadtest", "--items", "400", "-c", "2"]
-    slow_model = ["-m", "scripted/echo", "-M", "delay_s=0.02", "--store", str(store_path)]
+    slow_model = ["-m", "scripted/echo", "-M", "delay_s=0.05", "--store", str(store_path)]
     process = subprocess.Popen([*command, *slow_model], stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        time.sleep(0.2)
-        if store_path.exists():
-            with Store(store_path) as store:
-                runs = store.list_runs()
-                if runs and store.count_results(runs[0].id)["ok"] >= 20:
-                    break
+    while stored_count(store_path) < 20 and time.monotonic() < deadline:
+        time.sleep(0.05)
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 130, stderr

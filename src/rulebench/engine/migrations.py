@@ -61,9 +61,16 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
 
 def migrate(connection: sqlite3.Connection) -> list[str]:
     """Apply the steps this database has not seen yet, in order; return their names."""
-    connection.execute(
-        "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
-    )
+    # Read first: opening a store that is up to date must not take the write lock, or a
+    # `runs list` beside a running evaluation would queue behind its writer.
+    exists = connection.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_migrations'"
+    ).fetchone()
+    if exists is None:
+        connection.execute(
+            "CREATE TABLE IF NOT EXISTS _migrations "
+            "(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+        )
     applied = {row[0] for row in connection.execute("SELECT name FROM _migrations")}
     new = [(name, sql) for name, sql in MIGRATIONS if name not in applied]
     for name, sql in new:

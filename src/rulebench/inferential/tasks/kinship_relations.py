@@ -191,14 +191,14 @@ def converse(relation: str, gender: Gender) -> str | None:
         "grandparent": ("grandson", "granddaughter"),
         "grandchild": ("grandfather", "grandmother"),
     }
-    kind = _KIND.get(relation)
+    kind = RELATION_KIND.get(relation)
     if kind is None or kind not in pairs:
         return None
     male, female = pairs[kind]
     return male if gender == "male" else female
 
 
-_KIND: dict[str, str] = {
+RELATION_KIND: dict[str, str] = {
     "father": "parent",
     "mother": "parent",
     "son": "child",

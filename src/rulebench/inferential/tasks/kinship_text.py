@@ -7,7 +7,7 @@ checked against its fact and never says anything the family tree does not.
 
 import random
 
-from rulebench.inferential.tasks.kinship_relations import Gender
+from rulebench.inferential.tasks.kinship_relations import RELATION_KIND, Gender
 
 Fact = tuple[str, str, str]
 
@@ -52,27 +52,10 @@ _SPECIFIC: dict[str, tuple[str, ...]] = {
     ),
 }
 
-_KIND = {
-    "father": "parent",
-    "mother": "parent",
-    "son": "child",
-    "daughter": "child",
-    "brother": "sibling",
-    "sister": "sibling",
-    "husband": "spouse",
-    "wife": "spouse",
-    "grandfather": "grandparent",
-    "grandmother": "grandparent",
-    "grandson": "grandchild",
-    "granddaughter": "grandchild",
-    "uncle": "pibling",
-    "aunt": "pibling",
-}
-
 
 def templates(relation: str) -> tuple[str, ...]:
     """Every paraphrase available for a story relation."""
-    return _GENERIC + _SPECIFIC[_KIND[relation]]
+    return _GENERIC + _SPECIFIC[RELATION_KIND[relation]]
 
 
 def render_fact(fact: Fact, genders: dict[str, Gender], rng: random.Random) -> str:

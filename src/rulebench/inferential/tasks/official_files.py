@@ -9,6 +9,7 @@ folder, which we never open. Every error names the file (relative to the data ro
 
 import json
 import logging
+from abc import abstractmethod
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -39,9 +40,9 @@ class OfficialRecord(BaseModel):
     output: str
 
     @property
+    @abstractmethod
     def rule_id(self) -> str:
         """The golden rule's id as a key of the rule file (rule files key ids by strings)."""
-        raise NotImplementedError
 
 
 class IntRuleRecord(OfficialRecord):

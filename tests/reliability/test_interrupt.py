@@ -1,7 +1,6 @@
 """Ctrl-C stops a run cleanly: finished items stay stored, the run is resumable."""
 
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -11,19 +10,9 @@ import pytest
 
 from rulebench.engine.store import Store
 
+from tests.reliability.polling import finished
+
 ITEMS = 400
-
-
-def finished(path: Path) -> int:
-    """Results committed so far, read without creating or locking anything."""
-    try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1)
-        try:
-            return int(db.execute("SELECT COUNT(*) FROM results").fetchone()[0])
-        finally:
-            db.close()
-    except sqlite3.Error:
-        return 0
 
 
 def default_sigint() -> None:

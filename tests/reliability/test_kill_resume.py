@@ -2,7 +2,6 @@
 
 import json
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -14,19 +13,13 @@ from rulebench.engine.store import Store
 from rulebench.loadtest import LoadTestTask
 from rulebench.testing.mock_openai import MockServerConfig, serve_in_thread
 
+from tests.reliability.polling import finished
+
 ITEMS = 300
 
 
 def rulebench(*args: str) -> list[str]:
     return [sys.executable, "-m", "rulebench", *args]
-
-
-def stored_count(path: Path) -> int:
-    try:
-        with sqlite3.connect(path) as db:
-            return int(db.execute("SELECT COUNT(*) FROM results").fetchone()[0])
-    except sqlite3.Error:
-        return 0
 
 
 def tokens_requested(log: Path) -> list[str]:
@@ -63,7 +56,7 @@ def test_sigkill_midway_then_resume_loses_and_repeats_nothing(tmp_path: Path) ->
             stderr=subprocess.PIPE,
         )
         deadline = time.monotonic() + 60
-        while stored_count(store_path) < ITEMS // 3 and time.monotonic() < deadline:
+        while finished(store_path) < ITEMS // 3 and time.monotonic() < deadline:
             time.sleep(0.05)
         run.send_signal(signal.SIGKILL)
         run.wait()

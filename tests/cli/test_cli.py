@@ -96,8 +96,11 @@ def test_bad_input_is_one_red_line_and_exit_1(
 
 def test_unwritable_store_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "f").write_text("x")
-    result = rulebench("runs", "list", "--store", str(tmp_path / "f" / "s.sqlite"))
+    store = str(tmp_path / "f" / "s.sqlite")
+    result = rulebench("run", "smoke", "-m", "scripted/echo", "--store", store)
     assert result.returncode == 1 and "error: cannot open the results store" in result.stderr
+    listing = rulebench("runs", "list", "--store", store)
+    assert listing.returncode == 1 and "error: no results store at" in listing.stderr
 
 
 def test_debug_shows_the_traceback(tmp_path: Path) -> None:

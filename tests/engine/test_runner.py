@@ -126,7 +126,11 @@ async def test_a_dead_model_stops_the_run_early_and_it_stays_resumable(store: St
         "rules", rules=[ScriptedRule(contains="question", error="connection refused")]
     )
     with pytest.raises(Exception, match="errors in a row"):
-        await Runner(store).run(EchoTask(100), dead, spec(max_consecutive_errors=10, concurrency=1))
+        await Runner(store).run(
+            EchoTask(100),
+            dead,
+            spec(max_consecutive_errors=10, concurrency=1, stop_after_same=1000),
+        )
     run = store.list_runs()[0]
     assert run.status == "failed"
     assert store.count_results(run.id)["error"] == 10

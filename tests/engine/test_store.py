@@ -83,5 +83,5 @@ def test_unwritable_store_path_is_a_one_line_store_error(tmp_path: Path) -> None
 def test_corrupt_file_is_a_store_error(tmp_path: Path) -> None:
     path = tmp_path / "s.sqlite"
     path.write_bytes(b"this is not a database" * 100)
-    with pytest.raises(StoreError, match="cannot open the results store"):
+    with pytest.raises(StoreError, match="not an SQLite database"):
         Store(path)

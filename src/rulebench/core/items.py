@@ -72,6 +72,9 @@ class ItemResult(BaseModel):
     system_merged: bool = False
     """True when the backend folded the system message into the first user turn."""
     metadata: dict[str, JsonValue] = Field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+    """What had to change to keep the result (a reply's lone surrogates replaced, a reply cut
+    at the size cap); empty when everything was kept as it came."""
 
     @property
     def status(self) -> ResultStatus:
@@ -82,7 +85,8 @@ class ItemResult(BaseModel):
 def content_hash(content: JsonValue, length: int = 16) -> str:
     """Hash JSON content canonically (sorted keys, no spaces) so equal content gets equal ids."""
     canonical = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode()).hexdigest()[:length]
+    # surrogatepass: a lone surrogate (half an emoji) must hash, not crash; it is repaired later.
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:length]
 
 
 class ItemIds:

@@ -55,7 +55,8 @@ def make_cache_key(
     """Hash the canonical JSON (sorted keys, no spaces) of everything a reply depends on."""
     parts = cache_key_parts(info, messages, config)
     canonical = json.dumps(parts, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return CacheKey(hashlib.sha256(canonical.encode()).hexdigest(), canonical, info.identity)
+    digest = hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
+    return CacheKey(digest, canonical, info.identity)
 
 
 def _short(key: str) -> int:

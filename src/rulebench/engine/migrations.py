@@ -4,6 +4,9 @@ Never edit a step that has shipped: stores in the wild already hold it. Add a ne
 """
 
 import sqlite3
+from pathlib import Path
+
+from rulebench.core.errors import StoreError
 
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     (
@@ -56,26 +59,88 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE INDEX cache_by_run ON cache (run_id);
         """,
     ),
+    (
+        # A reply was stored twice per result (in `messages` and `reply`): keep it in `reply`
+        # only. Records what had to change in a reply to store it (surrogates, size cap).
+        "002_reply_once_and_warnings",
+        """
+        ALTER TABLE results ADD COLUMN warnings TEXT NOT NULL DEFAULT '[]';
+        UPDATE results SET messages = json_remove(messages, '$[#-1]')
+            WHERE reply IS NOT NULL
+            AND json_extract(messages, '$[#-1].role') = 'assistant'
+            AND json_extract(messages, '$[#-1].content') = reply;
+        """,
+    ),
 )
+KNOWN = frozenset(name for name, _ in MIGRATIONS)
+STORE_TABLES = frozenset({"_migrations", "runs", "results", "cache"})
 
 
-def migrate(connection: sqlite3.Connection) -> list[str]:
-    """Apply the steps this database has not seen yet, in order; return their names."""
-    # Read first: opening a store that is up to date must not take the write lock, or a
-    # `runs list` beside a running evaluation would queue behind its writer.
-    exists = connection.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_migrations'"
-    ).fetchone()
-    if exists is None:
+def applied_steps(connection: sqlite3.Connection, path: Path) -> set[str] | None:
+    """The steps a store has applied; None for a new, empty database.
+
+    Refuses, without changing anything, a database that is not a rulebench store or that a
+    newer rulebench has written (its schema may hold what this version cannot keep intact).
+    """
+    tables = {
+        row[0]
+        for row in connection.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        )
+    }
+    if not tables:
+        return None
+    if "_migrations" not in tables or not tables <= STORE_TABLES:
+        foreign = ", ".join(sorted(tables - STORE_TABLES)[:5] or sorted(tables)[:5])
+        raise StoreError(
+            f"{path} is not a rulebench store (it holds other tables: {foreign}); left as it is"
+        )
+    applied = {row[0] for row in connection.execute("SELECT name FROM _migrations")}
+    if unknown := sorted(applied - KNOWN):
+        raise StoreError(
+            f"{path} was written by a newer rulebench (schema step {unknown[0]}): upgrade "
+            "rulebench to use it"
+        )
+    return applied
+
+
+def pending_steps(applied: set[str] | None) -> list[tuple[str, str]]:
+    """The steps not applied yet, in order."""
+    return [(name, sql) for name, sql in MIGRATIONS if name not in (applied or set())]
+
+
+def _statements(sql: str) -> list[str]:
+    statements, current = [], ""
+    for line in sql.splitlines(keepends=True):
+        current += line
+        if sqlite3.complete_statement(current):
+            statements.append(current.strip())
+            current = ""
+    return [s for s in statements if s]
+
+
+def migrate(connection: sqlite3.Connection, path: Path) -> list[str]:
+    """Apply the steps this database has not seen yet, in one transaction; return their names.
+
+    The transaction starts IMMEDIATE (the write lock first) and reads what is applied inside
+    it, so processes opening a new store at once apply each step exactly once, in order.
+    """
+    if not pending_steps(applied_steps(connection, path)):
+        return []  # up to date: no write lock, so readers never queue behind a running writer
+    connection.execute("BEGIN IMMEDIATE")
+    try:
         connection.execute(
             "CREATE TABLE IF NOT EXISTS _migrations "
             "(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
         )
-    applied = {row[0] for row in connection.execute("SELECT name FROM _migrations")}
-    new = [(name, sql) for name, sql in MIGRATIONS if name not in applied]
-    for name, sql in new:
-        # executescript commits first; wrap each step so a crash leaves it wholly in or out.
-        connection.executescript(
-            f"BEGIN;\n{sql}\nINSERT INTO _migrations VALUES ('{name}', datetime('now'));\nCOMMIT;"
-        )
+        new = pending_steps(applied_steps(connection, path))
+        for name, sql in new:
+            for statement in _statements(sql):
+                connection.execute(statement)
+            connection.execute("INSERT INTO _migrations VALUES (?, datetime('now'))", (name,))
+        connection.execute("COMMIT")
+    except BaseException:
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+        raise
     return [name for name, _ in new]

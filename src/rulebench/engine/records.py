@@ -2,12 +2,13 @@
 
 import json
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 from pydantic import BaseModel, ConfigDict, JsonValue
 
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import Message, Usage
+from rulebench.core.text import repair_surrogates, surrogate_warning
 
 RunStatus = Literal["running", "completed", "interrupted", "failed"]
 
@@ -31,6 +32,7 @@ RESULT_COLUMNS = (
     "system_merged",
     "metadata",
     "finished_at",
+    "warnings",
 )
 
 
@@ -61,34 +63,79 @@ def utc_now() -> str:
 
 
 def result_to_row(run_id: str, result: ItemResult) -> tuple[object, ...]:
-    """Flatten a result into the column order of RESULT_COLUMNS."""
+    """Flatten a result into the column order of RESULT_COLUMNS.
+
+    The reply is stored once, in `reply`: the transcript is stored without it and gets it back
+    when read. Text SQLite cannot hold (lone surrogates) is repaired here as a last guard, and
+    the repair recorded among the result's warnings.
+    """
     outcome = result.outcome or Outcome()
+    warnings = list(result.warnings)
+    messages = result.messages
+    if result.reply is not None and messages and messages[-1] == _reply_message(result.reply):
+        messages = messages[:-1]
+    texts = _Repairer(warnings)
     return (
         run_id,
         result.item_id,
         result.status,
-        json.dumps([{"role": m.role, "content": m.content} for m in result.messages]),
-        result.reply,
-        outcome.answer,
+        _dumps([{"role": m.role, "content": texts(m.content, "transcript")} for m in messages]),
+        texts(result.reply, "reply"),
+        texts(outcome.answer, "answer"),
         outcome.score,
         None if outcome.passed is None else int(outcome.passed),
-        outcome.reason,
-        json.dumps(outcome.details),
-        result.error,
+        texts(outcome.reason, "reason"),
+        _dumps(outcome.details),
+        texts(result.error, "error"),
         result.usage.prompt_tokens,
         result.usage.completion_tokens,
         result.latency_s,
         result.calls,
         result.cache_hits,
         int(result.system_merged),
-        json.dumps(result.metadata),
+        _dumps(result.metadata),
         utc_now(),
+        _dumps(warnings),
     )
+
+
+def _reply_message(reply: str) -> Message:
+    return Message(role="assistant", content=reply)
+
+
+def _dumps(value: object) -> str:
+    # ASCII escapes keep any lone surrogate in nested JSON storable; NaN is refused at load.
+    return json.dumps(value, allow_nan=False)
+
+
+class _Repairer:
+    """Repairs text fields of one row, noting each repair in the row's warnings."""
+
+    def __init__(self, warnings: list[str]) -> None:
+        self._warnings = warnings
+
+    @overload
+    def __call__(self, text: str, where: str) -> str: ...
+    @overload
+    def __call__(self, text: None, where: str) -> None: ...
+    @overload
+    def __call__(self, text: str | None, where: str) -> str | None: ...
+
+    def __call__(self, text: str | None, where: str) -> str | None:
+        if text is None:
+            return None
+        repaired, count = repair_surrogates(text)
+        if count:
+            self._warnings.append(surrogate_warning(count, where))
+        return repaired
 
 
 def row_to_result(row: Any) -> ItemResult:
     """Rebuild an ItemResult from a row selected with RESULT_COLUMNS (sqlite3.Row or tuple)."""
     values = dict(zip(RESULT_COLUMNS, row, strict=True))
+    messages = tuple(Message(**m) for m in json.loads(values["messages"]))
+    if values["reply"] is not None:
+        messages = (*messages, _reply_message(values["reply"]))
     outcome = None
     if values["status"] == "ok":
         outcome = Outcome(
@@ -100,7 +147,7 @@ def row_to_result(row: Any) -> ItemResult:
         )
     return ItemResult(
         item_id=values["item_id"],
-        messages=tuple(Message(**m) for m in json.loads(values["messages"])),
+        messages=messages,
         reply=values["reply"],
         outcome=outcome,
         error=values["error"],
@@ -112,6 +159,7 @@ def row_to_result(row: Any) -> ItemResult:
         cache_hits=values["cache_hits"],
         system_merged=bool(values["system_merged"]),
         metadata=json.loads(values["metadata"]),
+        warnings=tuple(json.loads(values["warnings"])),
     )
 
 

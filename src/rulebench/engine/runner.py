@@ -4,7 +4,7 @@ import asyncio
 import logging
 import operator
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sized
 from dataclasses import dataclass
 from itertools import islice
 from typing import Protocol
@@ -41,6 +41,9 @@ class RunSpec(BaseModel):
     use_cache: bool = True
     max_consecutive_errors: int = Field(default=200, ge=1)
     """Stop the run (resumable) after this many errors in a row: the model is down, not flaky."""
+    stop_after_same: int = Field(default=5, ge=1)
+    """Stop the run (resumable) when this many first items all fail with one and the same
+    error (a server answering every request with 400 or 404), instead of failing them all."""
 
 
 class ProgressReporter(Protocol):
@@ -80,6 +83,8 @@ class RunReport(BaseModel):
     run: RunRecord
     completed_now: int
     errors_now: int
+    cache_hits_now: int = 0
+    """Replies this invocation took from the cache (a resumed run's earlier ones not counted)."""
     skipped: int
     """Items finished by an earlier invocation and not run again."""
     wall_s: float
@@ -87,6 +92,31 @@ class RunReport(BaseModel):
 
 class TooManyErrors(ModelError):
     """Raised to stop a run whose model keeps failing."""
+
+
+class ItemQueue:
+    """Hands out a task's items not finished yet, remembering every id it has seen.
+
+    Checks that ids are unique (a duplicate would get one result for two items); once drained,
+    `seen` is the whole run, which is what "completed" is checked against.
+    """
+
+    def __init__(self, items: Iterable[Item], done: set[str], limit: int | None) -> None:
+        self._items = iter(islice(items, limit))
+        self._done = done
+        self.seen: set[str] = set()
+
+    def __iter__(self) -> Iterator[Item]:
+        return self
+
+    def __next__(self) -> Item:
+        while True:
+            item = next(self._items)
+            if item.id in self.seen:
+                raise DataError(f"two items share the id {item.id}: item ids must be unique")
+            self.seen.add(item.id)
+            if item.id not in self._done:
+                return item
 
 
 @dataclass
@@ -101,18 +131,58 @@ class _Invocation:
     cache: ResponseCache | None
     completed: int = 0
     errors: int = 0
+    cache_hits: int = 0
     consecutive_errors: int = 0
+    first_error: str | None = None
+    """The error every item so far ended in, while no item has succeeded; else None."""
+    same_first_errors: int = 0
+
+    def count(self, result: ItemResult) -> None:
+        """Account for one finished item, raising TooManyErrors when the model is clearly down."""
+        failed = result.error is not None
+        self.completed += 1
+        self.errors += failed
+        self.cache_hits += result.cache_hits
+        self.consecutive_errors = self.consecutive_errors + 1 if failed else 0
+        if self.completed == 1 and failed:
+            self.first_error = result.error
+        if self.first_error is not None and result.error == self.first_error:
+            self.same_first_errors += 1
+        else:
+            self.first_error = None
+        if self.first_error is not None and self.same_first_errors >= self.spec.stop_after_same:
+            raise TooManyErrors(
+                f"stopped: the first {self.same_first_errors} items all failed the same way "
+                f"(the run can be resumed): {result.error}"
+            )
+        if self.consecutive_errors >= self.spec.max_consecutive_errors:
+            raise TooManyErrors(
+                f"stopped after {self.consecutive_errors} errors in a row "
+                f"(the run can be resumed); last: {result.error}"
+            )
 
 
 def pending_items(items: Iterable[Item], done: set[str], limit: int | None) -> Iterator[Item]:
     """Items not finished yet, checking that ids are unique (a duplicate would get one result)."""
-    seen: set[str] = set()
-    for item in islice(items, limit):
-        if item.id in seen:
-            raise DataError(f"two items share the id {item.id}: item ids must be unique")
-        seen.add(item.id)
-        if item.id not in done:
-            yield item
+    return ItemQueue(items, done, limit)
+
+
+def completion_verdict(statuses: dict[str, str], item_ids: set[str]) -> tuple[RunStatus, str]:
+    """The run's status and reason: completed only when every item has a result without error."""
+    if not item_ids:
+        return "failed", "the task has no items"
+    missing = sum(item_id not in statuses for item_id in item_ids)
+    errors = sum(statuses.get(item_id) == "error" for item_id in item_ids)
+    total = len(item_ids)
+    if missing:
+        return "failed", (
+            f"{missing} of {total} items have no stored result (resume the run to finish them)"
+        )
+    if errors:
+        return "failed", (
+            f"{errors} of {total} items ended in an error (resume the run to retry them)"
+        )
+    return "completed", ""
 
 
 class Runner:
@@ -125,21 +195,27 @@ class Runner:
     async def run(
         self, task: Task, model: Model, spec: RunSpec, resume_id: str | None = None
     ) -> RunReport:
-        """Run (or resume) and return how it went; the results are in the store."""
+        """Run (or resume) and return how it went; the results are in the store.
+
+        The run is recorded "completed" only once every result is committed and every item
+        has one without error; otherwise "failed" with the reason (or "interrupted"), and
+        `--resume` finishes it.
+        """
         check = getattr(model, "check_reachable", None)
         if check is not None:
             await check()
+        items = task.items()
+        if isinstance(items, Sized) and not len(items):
+            raise DataError(f"task {spec.task} has no items to run (is its data file empty?)")
         if resume_id:
             run = self.store.reopen_run(resume_id)
         else:
             run = self.store.create_run(spec.task, spec.model, spec.model_dump(mode="json"))
         done = self.store.finished_item_ids(run.id)
-        items = task.items()
         total = operator.length_hint(items, 0) or None
         if total is not None and spec.limit is not None:
             total = min(total, spec.limit)
         started = time.perf_counter()
-        status: RunStatus = "failed"
         writer = self.store.writer()
         cache = (
             self.store.response_cache(writer, run.id, model.info.identity)
@@ -147,51 +223,55 @@ class Runner:
             else None
         )
         state = _Invocation(task, model, spec, run.id, writer, cache)
+        queue = ItemQueue(items, done, spec.limit)
+        status: RunStatus = "failed"
+        reason = ""
         self.progress.start(run.id, total, len(done))
         try:
-            queue = pending_items(items, done, spec.limit)
-            async with asyncio.TaskGroup() as group:
-                for _ in range(spec.concurrency):
-                    group.create_task(self._work(state, queue))
-            status = "completed"
-        except BaseExceptionGroup as failure:
-            # A worker raised (duplicate ids, a dead model, a failing store): surface that error.
-            raise failure.exceptions[0] from None
+            await self._work_all(state, queue)
+            status, reason = completion_verdict(self.store.result_statuses(run.id), queue.seen)
         except asyncio.CancelledError:
-            status = "interrupted"
+            status, reason = "interrupted", "stopped by the user"
+            raise
+        except BaseException as exc:
+            reason = str(exc) if isinstance(exc, RulebenchError) else repr(exc)
             raise
         finally:
-            self.progress.finish()
-            try:
-                writer.close()
-            finally:
-                self.store.finish_run(run.id, status, self._notes(run.id, model))
+            self.store.finish_run(run.id, status, self._notes(run.id, model, reason))
         return RunReport(
             run=self.store.get_run(run.id),
             completed_now=state.completed,
             errors_now=state.errors,
+            cache_hits_now=state.cache_hits,
             skipped=len(done),
             wall_s=time.perf_counter() - started,
         )
+
+    async def _work_all(self, state: _Invocation, queue: ItemQueue) -> None:
+        """Run the workers, then commit every result (waiting out locks) before returning."""
+        try:
+            async with asyncio.TaskGroup() as group:
+                for _ in range(state.spec.concurrency):
+                    group.create_task(self._work(state, queue))
+        except BaseExceptionGroup as failure:
+            # A worker raised (duplicate ids, a dead model, a failing store): surface that error.
+            raise failure.exceptions[0] from None
+        finally:
+            self.progress.finish()
+            state.writer.close()
 
     async def _work(self, state: _Invocation, queue: Iterator[Item]) -> None:
         for item in queue:
             session = Session(state.model, state.spec.generate, state.cache, item.id)
             result = await run_item(state.task, item, session)
             state.writer.put_result(state.run_id, result)
-            failed = result.error is not None
-            state.completed += 1
-            state.errors += failed
-            state.consecutive_errors = state.consecutive_errors + 1 if failed else 0
-            self.progress.advance(failed)
-            if state.consecutive_errors >= state.spec.max_consecutive_errors:
-                raise TooManyErrors(
-                    f"stopped after {state.consecutive_errors} errors in a row "
-                    f"(the run can be resumed); last: {result.error}"
-                )
+            self.progress.advance(result.error is not None)
+            state.count(result)
 
-    def _notes(self, run_id: str, model: Model) -> dict[str, JsonValue]:
+    def _notes(self, run_id: str, model: Model, reason: str) -> dict[str, JsonValue]:
         notes: dict[str, JsonValue] = {"model_identity": model.info.identity}
+        if reason:
+            notes["reason"] = reason
         merged = self.store.count_system_merged(run_id)
         if merged:
             notes["system_role_fallback"] = (

@@ -14,7 +14,7 @@ from rulebench import __version__
 from rulebench.core.errors import StoreError
 from rulebench.core.items import ItemResult
 from rulebench.engine.cache import MissExplanation, ResponseCache, explain_miss
-from rulebench.engine.migrations import migrate
+from rulebench.engine.connection import open_store, retry_while_busy
 from rulebench.engine.records import (
     RESULT_COLUMNS,
     RunRecord,
@@ -24,10 +24,12 @@ from rulebench.engine.records import (
     utc_now,
 )
 from rulebench.engine.summary import Tally
-from rulebench.engine.writer import StoreWriter, connect
+from rulebench.engine.writer import StoreWriter
 
 DEFAULT_STORE_PATH = Path("rulebench-results") / "rulebench.sqlite"
 STORE_ENV_VAR = "RULEBENCH_STORE"
+WRITE_PATIENCE_S = 300.0
+"""How long run bookkeeping (create, claim, finish) waits out another process's lock."""
 
 
 def default_store_path() -> Path:
@@ -52,14 +54,17 @@ def is_process_alive(pid: int) -> bool:
 
 
 class Store:
-    """Reads and administers the store; results are written through `writer()` while running."""
+    """Reads and administers the store; results are written through `writer()` while running.
 
-    def __init__(self, path: Path | str | None = None) -> None:
+    `readonly=True` (listing, showing, exporting, reports) never writes to the file, so a
+    store on read-only media can be read, and a reader never waits behind a running writer.
+    """
+
+    def __init__(self, path: Path | str | None = None, *, readonly: bool = False) -> None:
         self.path = Path(path) if path is not None else default_store_path()
+        self.readonly = readonly
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = connect(self.path)
-            migrate(self._db)
+            self._db = open_store(self.path, readonly)
         except (OSError, sqlite3.Error) as exc:
             cause = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise StoreError(f"cannot open the results store at {self.path}: {cause}") from None
@@ -76,6 +81,7 @@ class Store:
 
     def writer(self) -> StoreWriter:
         """Start a background writer for results and cache entries."""
+        self._check_writable()
         return StoreWriter(self.path)
 
     # Runs
@@ -112,19 +118,41 @@ class Store:
         return run
 
     def reopen_run(self, run_id: str) -> RunRecord:
-        """Mark a stored run as running again in this process (for --resume)."""
-        run = self.get_run(run_id)
-        if (
-            run.status == "running"
-            and run.pid
-            and run.pid != os.getpid()
-            and is_process_alive(run.pid)
-        ):
-            raise StoreError(f"run {run.id} is still running in process {run.pid}")
-        self._write(
-            "UPDATE runs SET status = 'running', ended_at = NULL, pid = ? WHERE id = ?",
-            (os.getpid(), run.id),
-        )
+        """Claim a stored run for this process (for --resume); refuse while another holds it.
+
+        Check and claim happen in one IMMEDIATE transaction, so of two resumes started together
+        exactly one proceeds and the other sees the run held by a live process.
+        """
+
+        def claim() -> RunRecord:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                run = self.get_run(run_id)
+                if (
+                    run.status == "running"
+                    and run.pid
+                    and run.pid != os.getpid()
+                    and is_process_alive(run.pid)
+                ):
+                    raise StoreError(
+                        f"run {run.id} is running in process {run.pid}: wait for it to end "
+                        "(or stop it) before resuming"
+                    )
+                self._db.execute(
+                    "UPDATE runs SET status = 'running', ended_at = NULL, pid = ? WHERE id = ?",
+                    (os.getpid(), run.id),
+                )
+                self._db.execute("COMMIT")
+            finally:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+            return run
+
+        self._check_writable()
+        try:
+            run = retry_while_busy(claim, WRITE_PATIENCE_S, str(self.path))
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot write to the results store {self.path}: {exc}") from None
         return self.get_run(run.id)
 
     def finish_run(self, run_id: str, status: RunStatus, notes: dict[str, JsonValue]) -> None:
@@ -133,6 +161,11 @@ class Store:
             "UPDATE runs SET status = ?, ended_at = ?, notes = ? WHERE id = ?",
             (status, utc_now(), json.dumps(notes), run_id),
         )
+
+    def result_statuses(self, run_id: str) -> dict[str, str]:
+        """Item id -> stored status ("ok" or "error") of every result of a run."""
+        rows = self._db.execute("SELECT item_id, status FROM results WHERE run_id = ?", (run_id,))
+        return dict(rows.fetchall())
 
     def get_run(self, run_id: str) -> RunRecord:
         """Find a run by id or by a unique prefix of it."""
@@ -238,13 +271,23 @@ class Store:
 
     def clear_cache(self, model: str | None = None) -> int:
         """Delete cached responses (of one model identity, or all); return how many."""
+        self._check_writable()
         where, params = ("WHERE model = ?", (model,)) if model else ("", ())
         with self._db:
             return self._db.execute(f"DELETE FROM cache {where}", params).rowcount
 
     def _write(self, sql: str, params: tuple[object, ...]) -> None:
-        try:
+        self._check_writable()
+
+        def write() -> None:
             with self._db:
                 self._db.execute(sql, params)
+
+        try:
+            retry_while_busy(write, WRITE_PATIENCE_S, str(self.path))
         except sqlite3.Error as exc:
             raise StoreError(f"cannot write to the results store {self.path}: {exc}") from None
+
+    def _check_writable(self) -> None:
+        if self.readonly:
+            raise StoreError(f"the results store {self.path} was opened read-only")

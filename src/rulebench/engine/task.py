@@ -9,6 +9,7 @@ from pydantic import JsonValue
 from rulebench.core.errors import ConfigError
 from rulebench.core.items import Item, ItemResult, Outcome
 from rulebench.core.messages import Completion, GenerateConfig, Message, Usage
+from rulebench.core.text import repair_surrogates, surrogate_warning
 from rulebench.engine.cache import ResponseCache, make_cache_key
 from rulebench.models.base import ChoiceScorer, Model
 
@@ -57,6 +58,7 @@ class Session:
         self.system_merged = False
         self.last_messages: tuple[Message, ...] = ()
         self.last_reply: str | None = None
+        self.warnings: list[str] = []
 
     async def generate(
         self, messages: Sequence[Message], config: GenerateConfig | None = None
@@ -65,11 +67,11 @@ class Session:
         config = config or self.config
         self.last_messages, self.last_reply = tuple(messages), None
         if self._cache is None:
-            completion = await self.model.generate(messages, config)
+            completion = keepable(await self.model.generate(messages, config))
         else:
             key = make_cache_key(self.model.info, messages, config)
             cached = self._cache.get(key)
-            completion = cached or await self.model.generate(messages, config)
+            completion = cached or keepable(await self.model.generate(messages, config))
             if cached is None:
                 self._cache.put(key, completion, self._item_id)
         self._account(completion)
@@ -93,6 +95,7 @@ class Session:
         return scores
 
     def _account(self, completion: Completion) -> None:
+        self.warnings.extend(w for w in completion.warnings if w not in self.warnings)
         self.calls += 1
         self.cache_hits += completion.cached
         self.system_merged |= completion.system_merged
@@ -117,4 +120,18 @@ class Session:
             cache_hits=self.cache_hits,
             system_merged=self.system_merged,
             metadata=item.metadata,
+            warnings=tuple(self.warnings),
         )
+
+
+def keepable(completion: Completion) -> Completion:
+    """The completion with text every store and terminal can hold, the repair noted.
+
+    Any backend may return a lone surrogate (a JSON escape of half an emoji); this is the one
+    place every reply passes before it is cached, scored or stored.
+    """
+    text, count = repair_surrogates(completion.text)
+    if not count:
+        return completion
+    warnings = (*completion.warnings, surrogate_warning(count, "reply"))
+    return completion.model_copy(update={"text": text, "warnings": warnings})

@@ -119,7 +119,7 @@ class JudgeTask:
     def items(self) -> list[Item]:
         """Balanced exchanges from the source runs, rendered as judge prompts."""
         exchanges = []
-        with Store(self.settings.store) as store:
+        with Store(self.settings.store, readonly=True) as store:
             for run_id in self.settings.runs:
                 run = store.get_run(run_id)
                 if run.task != "scenarios":

@@ -17,12 +17,17 @@ class Message(BaseModel):
 
 
 class GenerateConfig(BaseModel):
-    """Every parameter that shapes a reply: all of it keys the cache and is stored with runs."""
+    """Every parameter that shapes a reply: all of it keys the cache and is stored with runs.
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    Numbers are finite and bounded: `temperature=inf` would be sent as the JSON-invalid
+    `Infinity`, and a backend given an absurd value fails in ways that name nothing.
+    """
 
-    max_tokens: int = Field(default=256, ge=1)
-    temperature: float = Field(default=0.0, ge=0.0)
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    max_tokens: int = Field(default=256, ge=1, le=10_000_000)
+    temperature: float = Field(default=0.0, ge=0.0, le=100.0)
+    """Servers accept 0-2 (OpenAI) or more (vLLM); above 100 sampling is uniform noise anyway."""
     top_p: float = Field(default=1.0, gt=0.0, le=1.0)
     seed: int | None = 0
     """Sampling seed; irrelevant at temperature 0 but kept so sampled runs reproduce."""
@@ -59,6 +64,9 @@ class Completion(BaseModel):
     user turn; recorded with the result so the fallback is never silent."""
     cached: bool = False
     """True when the reply came from the response cache instead of the model."""
+    warnings: tuple[str, ...] = ()
+    """What the backend had to change in the reply to keep it (lone surrogates replaced, text
+    cut at the reply size cap); stored with the item's result."""
 
 
 def merge_system_message(messages: list[Message]) -> list[Message]:

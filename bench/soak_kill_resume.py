@@ -40,7 +40,9 @@ class Invocation(NamedTuple):
     killed: bool
 
 
-def start_server(log: Path, fault_rate: float, seed: int) -> tuple[subprocess.Popen[str], str]:
+def start_server(
+    log: Path, fault_rate: float, seed: int, latency_ms: float
+) -> tuple[subprocess.Popen[str], str]:
     """The mock server in its own process, logging every chat request; returns it and its URL."""
     server = subprocess.Popen(
         [
@@ -48,7 +50,7 @@ def start_server(log: Path, fault_rate: float, seed: int) -> tuple[subprocess.Po
             "-m",
             "rulebench.testing.mock_openai",
             "--latency-ms",
-            "5",
+            str(latency_ms),
             "--log",
             str(log),
             "--fault-rate",
@@ -86,18 +88,24 @@ def run_status(store: Path) -> tuple[str, str]:
     return str(run_id), str(status)
 
 
-def invoke(command: list[str], kill_after_s: float | None, store: Path) -> Invocation:
-    """Run one rulebench process; SIGKILL it after `kill_after_s` unless it ended before."""
+def invoke(command: list[str], kill_within_s: float | None, store: Path) -> Invocation:
+    """Run one rulebench process; once it has stored a result, SIGKILL it within `kill_within_s`.
+
+    Waiting for its first stored result puts every kill in the middle of real work, not in
+    the interpreter's start-up.
+    """
     finished = frozenset(i for _, i, status, _ in store_rows(store) if status == "ok")
     started = time.time()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     killed = False
-    try:
-        process.wait(timeout=kill_after_s)
-    except subprocess.TimeoutExpired:
-        process.send_signal(signal.SIGKILL)
-        process.wait()
-        killed = True
+    if kill_within_s is not None:
+        while process.poll() is None and len(store_rows(store)) <= len(finished):
+            time.sleep(0.02)
+        time.sleep(random.uniform(0, kill_within_s))
+        if process.poll() is None:
+            process.send_signal(signal.SIGKILL)
+            killed = True
+    process.wait()
     return Invocation(started, time.time(), finished, killed)
 
 
@@ -120,24 +128,25 @@ def main() -> int:
     parser.add_argument("--items", type=int, default=3000)
     parser.add_argument("--kills", type=int, default=12, help="SIGKILLs at random moments")
     parser.add_argument("--fault-rate", type=float, default=0.3)
-    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--latency-ms", type=float, default=20.0, help="server time per reply")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    rng = random.Random(args.seed)
     workdir = Path(tempfile.mkdtemp(prefix="rulebench-soak-"))
     store, log = workdir / "store.sqlite", workdir / "requests.jsonl"
-    server, url = start_server(log, args.fault_rate, args.seed)
+    server, url = start_server(log, args.fault_rate, args.seed, args.latency_ms)
     backend = ["-m", "openai-api/mock/echo", "--base-url", url, "--store", str(store)]
     retries = ["-M", "max_retries=12", "-M", "initial_backoff_s=0.01", "-M", "max_backoff_s=0.05"]
     first = [PYTHON, "-m", "rulebench", "run", "loadtest", "--items", str(args.items)]
     first += ["-c", str(args.concurrency), *backend, *retries]
     started = time.monotonic()
     try:
-        invocations = [invoke(first, rng.uniform(1.0, 4.0), store)]
+        random.seed(args.seed)
+        invocations = [invoke(first, 1.0, store)]
         run_id, _ = run_status(store)
         resume = [PYTHON, "-m", "rulebench", "run", "--resume", run_id, "--store", str(store)]
         for _ in range(args.kills - 1):
-            invocations.append(invoke(resume, rng.uniform(0.8, 3.0), store))
+            invocations.append(invoke(resume, 0.6, store))
         for _ in range(10):  # finish: resume until every item has a result without error
             invocations.append(invoke(resume, None, store))
             if run_status(store)[1] == "completed":

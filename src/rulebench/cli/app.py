@@ -56,6 +56,10 @@ def main() -> None:
             raise
         from rich.text import Text
 
-        # Messages quote user data (which may hold "[...]"), so never parse them as markup.
-        err.print(Text.assemble(("error: ", "red"), str(exc)), highlight=False, soft_wrap=True)
+        from rulebench.report.untrusted import safe_text
+
+        # Messages quote user data, server replies and file contents: never markup, no controls.
+        err.print(
+            Text.assemble(("error: ", "red"), safe_text(exc)), highlight=False, soft_wrap=True
+        )
         sys.exit(1)

@@ -6,6 +6,7 @@ import typer
 
 from rulebench.cli import options as opt
 from rulebench.cli.console import err, out
+from rulebench.report.untrusted import escape_markup, safe_text
 
 app = typer.Typer(
     help="Inspect the response cache (kept in the results store).", no_args_is_help=True
@@ -28,23 +29,31 @@ def explain(
 
     from rulebench.engine.store import Store
 
-    with Store(store) as db:
+    with Store(store, readonly=True) as db:
         explanation = db.explain_cache_miss(run_id, item)
     if explanation is None:
         out.print("No misses: every request of this run hit the cache (or it ran with --no-cache).")
         return
     if explanation.nearest_run_id is None:
-        out.print(f"Item {explanation.item_id} missed: the cache held nothing to compare with.")
+        out.print(
+            f"Item {escape_markup(explanation.item_id)} missed: the cache held nothing to "
+            "compare with."
+        )
         return
     nearest = explanation.nearest_run_id
     table = Table(
-        title=f"Item {explanation.item_id}: the nearest cached entry is from run {nearest}",
+        title=safe_text(
+            f"Item {explanation.item_id}: the nearest cached entry is from run {nearest}",
+            style="table.title",
+        ),
         title_justify="left",
     )
     for column in ("key part", "this request", "nearest cached"):
         table.add_column(column, overflow="fold")
     for difference in explanation.differences:
-        table.add_row(difference.part, difference.request, difference.cached)
+        table.add_row(
+            safe_text(difference.part), safe_text(difference.request), safe_text(difference.cached)
+        )
     out.print(table)
 
 
@@ -55,13 +64,13 @@ def stats(store: opt.StoreOption = None) -> None:
 
     from rulebench.engine.store import Store
 
-    with Store(store) as db:
+    with Store(store, readonly=True) as db:
         rows = db.cache_stats()
     table = Table(title="Response cache", title_justify="left")
     table.add_column("model identity")
     table.add_column("entries", justify="right")
     for model, count in rows:
-        table.add_row(model, str(count))
+        table.add_row(safe_text(model), str(count))
     out.print(table)
 
 

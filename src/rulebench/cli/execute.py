@@ -1,6 +1,7 @@
 """Running a spec from the command line: build it, show progress, print the results."""
 
 import asyncio
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -9,35 +10,53 @@ from pydantic import JsonValue
 
 from rulebench.cli import options as opt
 from rulebench.cli.console import err
+from rulebench.cli.interrupts import Interrupts
+from rulebench.report.untrusted import escape_markup, safe_text
 
 if TYPE_CHECKING:
     from rulebench.engine.runner import RunSpec
 
 
 def build_spec(task: str, task_config: dict[str, JsonValue], common: opt.RunOptions) -> "RunSpec":
-    """The full, storable description of a run from a task's config and the common options."""
+    """The full, storable description of a run from a task's config and the common options.
+
+    An out-of-range value (`--temperature inf`) is a ConfigError naming the option, not a
+    pydantic traceback.
+    """
+    from pydantic import ValidationError
+
     from rulebench.catalog import task_entry
+    from rulebench.core.errors import ConfigError
     from rulebench.core.messages import GenerateConfig
     from rulebench.engine.runner import RunSpec
     from rulebench.models.registry import DEFAULT_MODEL, parse_spec
 
     model = common.model or DEFAULT_MODEL
     parse_spec(model)  # a bad spec fails before anything is printed or stored
-    return RunSpec(
-        task=task,
-        task_config=task_config,
-        model=model,
-        model_args=opt.parse_model_args(common.model_args),
-        base_url=common.base_url,
-        generate=GenerateConfig(
-            max_tokens=common.max_tokens or task_entry(task).max_tokens,
-            temperature=common.temperature,
-            seed=common.seed,
-        ),
-        concurrency=common.concurrency,
-        limit=common.limit,
-        use_cache=not common.no_cache,
-    )
+    flags = {"model_args": "-M", "task_config": "task option"}  # else --field-name
+    try:
+        return RunSpec(
+            task=task,
+            task_config=task_config,
+            model=model,
+            model_args=opt.parse_model_args(common.model_args),
+            base_url=common.base_url,
+            generate=GenerateConfig(
+                max_tokens=common.max_tokens or task_entry(task).max_tokens,
+                temperature=common.temperature,
+                seed=common.seed,
+            ),
+            concurrency=common.concurrency,
+            limit=common.limit,
+            use_cache=not common.no_cache,
+        )
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            field = str(error["loc"][0]) if error["loc"] else "?"
+            option = flags.get(field, "--" + field.replace("_", "-"))
+            problems.append(f"{option}: {error['msg']} (got {error['input']!r})")
+        raise ConfigError(f"run {task}: {'; '.join(problems)}") from None
 
 
 def resume_run(
@@ -65,7 +84,8 @@ def execute(spec: "RunSpec", store_path: Path | None, resume_id: str | None, as_
     entry = task_entry(spec.task)
     settings = spec.generate
     err.print(
-        f"[bold]{spec.task}[/bold] on [bold]{spec.model}[/bold]: max_tokens={settings.max_tokens} "
+        f"[bold]{escape_markup(spec.task)}[/bold] on [bold]{escape_markup(spec.model)}[/bold]: "
+        f"max_tokens={settings.max_tokens} "
         f"temperature={settings.temperature} concurrency={spec.concurrency}"
         + (f" limit={spec.limit}" if spec.limit is not None else "")
         + ("" if spec.use_cache else " (no cache)"),
@@ -73,12 +93,33 @@ def execute(spec: "RunSpec", store_path: Path | None, resume_id: str | None, as_
     )
     with Store(store_path) as store:
         progress = RichProgress(spec.task, enabled=not as_json)
+        interrupts = Interrupts()
         try:
-            report = asyncio.run(evaluate(spec, store, progress, resume_id))
-        except KeyboardInterrupt:
-            err.print(
-                "[yellow]Interrupted.[/yellow] Finished items are stored; resume with: "
-                f"rulebench run --resume {progress.run_id}"
-            )
-            raise typer.Exit(130) from None
+            with interrupts:
+                report = asyncio.run(interrupts.run(evaluate(spec, store, progress, resume_id)))
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            report_interrupt(interrupts, progress.run_id or resume_id, store_path)
+            raise typer.Exit(interrupts.exit_code) from None
         print_run_summary(store, report, entry.group_by, as_json)
+    if report.run.status != "completed":
+        raise typer.Exit(1)
+
+
+def report_interrupt(interrupts: Interrupts, run_id: str | None, store_path: Path | None) -> None:
+    """Say what a signal left behind and how to go on."""
+    how = "Interrupted" if interrupts.signal_name != "SIGTERM" else "Terminated (SIGTERM)"
+    if run_id is None:
+        err.print(f"[yellow]{how}[/yellow] before the run started: nothing was stored.")
+        return
+    resume = f"rulebench run --resume {run_id}" + (
+        f" --store {shlex.quote(str(store_path))}" if store_path is not None else ""
+    )
+    if interrupts.count > 1:
+        err.print(
+            f"[yellow]{how} twice:[/yellow] stopped at once; results of the last moments may not "
+            "be stored. Resume with: ",
+            end="",
+        )
+    else:
+        err.print(f"[yellow]{how}.[/yellow] Finished items are stored; resume with: ", end="")
+    err.print(safe_text(resume), highlight=False)

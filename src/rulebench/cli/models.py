@@ -8,23 +8,32 @@ from rulebench.cli.console import out
 def models() -> None:
     """List model providers (spec = provider/name) and where the embedded model is."""
     from rich.table import Table
+    from rich.text import Text
 
     from rulebench.core.errors import ConfigError
     from rulebench.models.embedded import embedded_gguf_path
     from rulebench.models.registry import DEFAULT_MODEL, PROVIDERS
+    from rulebench.report.untrusted import safe_text
 
     table = Table(title="Model providers", title_justify="left")
     for column in ("provider", "what", "example", "install"):
         table.add_column(column)
     for name, provider in PROVIDERS.items():
         install = f"pip install 'rulebench[{provider.extra}]'" if provider.extra else "included"
-        table.add_row(name, provider.description, provider.example, install)
+        # Text cells: as markup, "rulebench[hf]" would lose its "[hf]".
+        cells = (name, provider.description, provider.example, install)
+        table.add_row(*(Text(cell) for cell in cells))
     out.print(table)
     try:
-        location = str(embedded_gguf_path())
+        location = safe_text(embedded_gguf_path())
     except ConfigError as exc:
-        location = f"[red]not installed[/red] ({exc})"
-    out.print(f"Default model: [bold]{DEFAULT_MODEL}[/bold] (embedded GGUF: {location})")
+        location = Text.assemble(("not installed", "red"), " (", safe_text(exc), ")")
+    out.print(
+        Text.assemble(
+            "Default model: ", (DEFAULT_MODEL, "bold"), " (embedded GGUF: ", location, ")"
+        ),
+        highlight=False,
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -8,6 +8,7 @@ import typer
 
 from rulebench.cli import options as opt
 from rulebench.cli.console import err, out
+from rulebench.report.untrusted import escape_markup, safe_text
 
 if TYPE_CHECKING:
     from rulebench.scenarios.play import PlaySession
@@ -88,10 +89,11 @@ async def _session(
         GenerateConfig(max_tokens=common.max_tokens or 256),
     )
     out.print(
-        f"[bold]{name}[/bold] on {backend.info.identity}. Instructions (secrets hidden):\n",
+        f"[bold]{escape_markup(name)}[/bold] on {escape_markup(backend.info.identity)}. "
+        "Instructions (secrets hidden):\n",
         highlight=False,
     )
-    out.print(session.scenario.redacted_prompt(), markup=False, highlight=False)
+    out.print(safe_text(session.scenario.redacted_prompt()), highlight=False)
     err.print("\nType a message; /quit to stop.")
     try:
         await _converse(session)
@@ -100,7 +102,9 @@ async def _session(
     if save is not None and session.turns:
         case = session.test_case(session.broken_behavior())
         append_case(case, save)
-        err.print(f"saved test case {case.id} ({case.behavior}) to {save}")
+        err.print(
+            safe_text(f"saved test case {case.id} ({case.behavior}) to {save}"), highlight=False
+        )
 
 
 async def _converse(session: "PlaySession") -> None:
@@ -113,13 +117,12 @@ async def _converse(session: "PlaySession") -> None:
         if text.strip() in QUIT:
             return
         if problem := session.problem_with(text):
-            err.print(problem, style="yellow", markup=False)
+            err.print(safe_text(problem, style="yellow"))
             continue
         completion, verdict = await session.send(text)
-        out.print(f"model> {completion.text}", markup=False, highlight=False)
+        # The reply is outside text: a control sequence in it must not reach the terminal.
+        out.print(safe_text(f"model> {completion.text}"), highlight=False)
         if verdict.passed:
             out.print("[green]verdict: pass[/green]")
         else:
-            out.print(
-                f"verdict: FAIL - {verdict.reason}", style="red", markup=False, highlight=False
-            )
+            out.print(safe_text(f"verdict: FAIL - {verdict.reason}", style="red"), highlight=False)

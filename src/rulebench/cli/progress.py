@@ -17,6 +17,7 @@ from rich.progress import (
 from rich.text import Text
 
 from rulebench.cli.console import err
+from rulebench.report.untrusted import escape_markup, safe_text
 
 # Updating rich per item costs ~10 us under a lock; at thousands of items/s that adds up, so
 # advances are counted here and pushed to the bar at most ten times a second.
@@ -60,7 +61,10 @@ class RichProgress:
             console=err,
             disable=not enabled,
         )
-        self._task_id = self._progress.add_task(description, total=None, errors=0, start=False)
+        # The description is drawn by a markup column ("[bold]{task.description}").
+        self._task_id = self._progress.add_task(
+            escape_markup(description), total=None, errors=0, start=False
+        )
         self._pending = self._errors = 0
         self._last_push = 0.0
         self.run_id: str | None = None
@@ -68,7 +72,7 @@ class RichProgress:
     def start(self, run_id: str, total: int | None, already_done: int) -> None:
         """Show the bar, counting items finished by an earlier invocation as done."""
         self.run_id = run_id
-        err.print(f"run {run_id}")
+        err.print(safe_text(f"run {run_id}"))
         self._progress.update(self._task_id, total=total, completed=already_done)
         self._progress.start_task(self._task_id)
         self._progress.start()

@@ -7,6 +7,7 @@ from rulebench.engine.runner import RunReport
 from rulebench.engine.store import Store
 from rulebench.engine.summary import summarize
 from rulebench.report.tables import summary_table
+from rulebench.report.untrusted import escape_markup, safe_text
 
 MAX_ERRORS_SHOWN = 3
 
@@ -21,19 +22,23 @@ def print_run_summary(store: Store, report: RunReport, group_by: str | None, as_
             "summary": [row.model_dump(mode="json") for row in rows],
             "wall_s": report.wall_s,
         }
-        out.print_json(json.dumps(payload))
+        out.print_json(json.dumps(payload), ensure_ascii=True)
         return
     out.print(summary_table(rows, f"Run {run.id}: {run.task} on {run.model}", group_by or "group"))
     rate = report.completed_now / report.wall_s if report.wall_s > 0 else 0.0
     err.print(
         f"{report.completed_now} items in {report.wall_s:.1f}s ({rate:,.1f} items/s)"
         + (f", {report.skipped} finished earlier" if report.skipped else "")
-        + (f", {rows[-1].cache_hits} replies from the cache" if rows[-1].cache_hits else "")
-        + f"; status: {run.status}; store: {store.path}"
+        + (f", {report.cache_hits_now} replies from the cache" if report.cache_hits_now else "")
+        + f"; status: {run.status}; store: {escape_markup(store.path)}"
     )
+    reason = run.notes.get("reason")
+    if run.status != "completed" and reason:
+        err.print(f"[red]run {run.status}:[/red] ", end="")
+        err.print(safe_text(reason), highlight=False)
     fallback = run.notes.get("system_role_fallback")
     if fallback:
-        err.print(f"[yellow]note:[/yellow] {fallback}")
+        err.print(f"[yellow]note:[/yellow] {escape_markup(fallback)}")
     print_errors(store, run.id)
 
 
@@ -44,4 +49,4 @@ def print_errors(store: Store, run_id: str) -> None:
         return
     err.print(f"[red]{total} items ended in an error[/red] (resume the run to retry them):")
     for message, count in store.common_errors(run_id, MAX_ERRORS_SHOWN):
-        err.print(f"  {count} x {message}", markup=False, highlight=False)
+        err.print(safe_text(f"  {count} x {message}"), highlight=False)

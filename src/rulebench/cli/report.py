@@ -7,6 +7,7 @@ import typer
 
 from rulebench.cli import options as opt
 from rulebench.cli.console import err, out
+from rulebench.report.untrusted import safe_text
 
 if TYPE_CHECKING:
     from rulebench.engine.records import RunRecord
@@ -45,7 +46,7 @@ def inferential(
     from rulebench.inferential.analysis import to_records
     from rulebench.report.inferential import write_report
 
-    with Store(store) as db:
+    with Store(store, readonly=True) as db:
         runs = [db.get_run(run_id) for run_id in run_ids]
         for run in runs:
             if run.task != "inferential":
@@ -56,7 +57,7 @@ def inferential(
         ]
     path = write_report(labelled, output, extract)
     out.print(Markdown(path.read_text(encoding="utf-8")))
-    err.print(f"report written to {path} (plots beside it)")
+    err.print(safe_text(f"report written to {path} (plots beside it)"))
 
 
 def _label(run: "RunRecord", models: list[str]) -> str:
@@ -96,7 +97,7 @@ def scenarios(
     from rulebench.scenarios.protocol import Protocol
     from rulebench.scenarios.scoring import to_records
 
-    with Store(store) as db:
+    with Store(store, readonly=True) as db:
         runs = [db.get_run(run_id) for run_id in run_ids]
         labelled = []
         for run in runs:
@@ -112,7 +113,7 @@ def scenarios(
     text = render(labelled)
     if output is not None:
         output.write_text(text, encoding="utf-8")
-        err.print(f"report written to {output}")
+        err.print(safe_text(f"report written to {output}"))
     out.print(Markdown(text))
 
 
@@ -126,7 +127,7 @@ def judge_report(
     from rulebench.engine.store import Store
     from rulebench.scenarios.judge import detection_scores
 
-    with Store(store) as db:
+    with Store(store, readonly=True) as db:
         run = db.get_run(run_id)
         if run.task != "judge":
             raise ConfigError(f"run {run.id} is a '{run.task}' run, not a judge one")
@@ -137,8 +138,10 @@ def judge_report(
         ]
     scores = detection_scores(pairs)
     out.print(
-        f"judge run {run.id} ({run.model}), n={scores.n}: accuracy {100 * scores.accuracy:.1f}%, "
-        f"precision {100 * scores.precision:.1f}%, recall {100 * scores.recall:.1f}%, "
-        f"F1 {100 * scores.f1:.1f} (violation = positive; {scores.unparsed} replies named neither)",
-        highlight=False,
+        safe_text(
+            f"judge run {run.id} ({run.model}), n={scores.n}: "
+            f"accuracy {100 * scores.accuracy:.1f}%, precision {100 * scores.precision:.1f}%, "
+            f"recall {100 * scores.recall:.1f}%, F1 {100 * scores.f1:.1f} "
+            f"(violation = positive; {scores.unparsed} replies named neither)"
+        )
     )

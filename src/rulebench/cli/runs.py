@@ -8,6 +8,7 @@ import typer
 
 from rulebench.cli import options as opt
 from rulebench.cli.console import err, out
+from rulebench.report.untrusted import escape_markup, safe_text
 
 app = typer.Typer(help="Inspect and export stored runs.", no_args_is_help=True)
 
@@ -22,7 +23,7 @@ def list_runs(
     from rulebench.engine.store import Store
     from rulebench.report.tables import runs_table
 
-    with Store(store) as db:
+    with Store(store, readonly=True) as db:
         rows = [
             (run, db.effective_status(run), db.count_results(run.id)) for run in db.list_runs(limit)
         ]
@@ -31,7 +32,7 @@ def list_runs(
             run.model_dump(mode="json") | {"status": status, "counts": counts}
             for run, status, counts in rows
         ]
-        out.print_json(json.dumps(payload))
+        out.print_json(json.dumps(payload), ensure_ascii=True)
     elif rows:
         out.print(runs_table(rows))
     else:
@@ -51,7 +52,7 @@ def show(
     from rulebench.engine.summary import summarize
     from rulebench.report.tables import summary_table
 
-    with Store(store) as db:
+    with Store(store, readonly=True) as db:
         run = db.get_run(run_id)
         entry = TASKS.get(run.task)
         group_by = entry.group_by if entry else None
@@ -62,14 +63,25 @@ def show(
                 "status": status,
                 "summary": [row.model_dump(mode="json") for row in rows],
             }
-            out.print_json(json.dumps(payload))
+            out.print_json(json.dumps(payload), ensure_ascii=True)
             return
-        out.print(f"[bold]Run {run.id}[/bold]  {run.task} on {run.model}  status: {status}")
-        out.print(f"started {run.started_at}, ended {run.ended_at or '-'}, rulebench {run.version}")
-        out.print_json(json.dumps(run.config))
+        # Everything here comes from the store, which may hold any text: never markup.
+        out.print(
+            f"[bold]Run {escape_markup(run.id)}[/bold]  {escape_markup(run.task)} on "
+            f"{escape_markup(run.model)}  status: {escape_markup(status)}",
+            highlight=False,
+        )
+        out.print(
+            safe_text(
+                f"started {run.started_at}, ended {run.ended_at or '-'}, rulebench {run.version}"
+            )
+        )
+        out.print_json(json.dumps(run.config), ensure_ascii=True)
         out.print(summary_table(rows, "Results", group_by or "group"))
+        if status != "completed" and run.notes.get("reason"):
+            err.print(safe_text(f"why {status}: {run.notes['reason']}", style="red"))
         if status in ("killed", "interrupted", "failed"):
-            err.print(f"Resume with: rulebench run --resume {run.id}")
+            err.print(safe_text(f"Resume with: rulebench run --resume {run.id}"))
         print_errors(db, run.id)
 
 
@@ -93,7 +105,7 @@ def export(
     from rulebench.engine.store import Store
 
     chosen = fmt or ("csv" if output.suffix.lower() == ".csv" else "jsonl")
-    with Store(store) as db:
+    with Store(store, readonly=True) as db:
         run = db.get_run(run_id)
         count = export_results(run.id, db.iter_results(run.id), output, chosen)
-    err.print(f"wrote {count} results of run {run.id} to {output} ({chosen})")
+    err.print(safe_text(f"wrote {count} results of run {run.id} to {output} ({chosen})"))

@@ -14,6 +14,8 @@ from rulebench.engine.records import RESULT_COLUMNS, result_to_row
 ExportFormat = Literal["jsonl", "csv"]
 # Columns CSV keeps as JSON text because they are nested.
 _CSV_COLUMNS = tuple(c for c in RESULT_COLUMNS if c != "finished_at")
+# A text cell starting with one of these is a formula to a spreadsheet (OWASP, CSV injection).
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def write_jsonl(run_id: str, results: Iterable[ItemResult], out: TextIO) -> int:
@@ -26,13 +28,28 @@ def write_jsonl(run_id: str, results: Iterable[ItemResult], out: TextIO) -> int:
     return count
 
 
+def guard_formula(value: object) -> object:
+    """A text cell a spreadsheet shows as text: one that would start a formula gets a `'`.
+
+    Replies and error messages are outside text, and `=HYPERLINK(...)` in one would run when
+    the CSV is opened. Numbers stay numbers; JSONL is the lossless export.
+    """
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def write_csv(run_id: str, results: Iterable[ItemResult], out: TextIO) -> int:
-    """One flat row per result; messages, details and metadata as JSON text. Returns the count."""
+    """One flat row per result; messages, details and metadata as JSON text. Returns the count.
+
+    Text cells that a spreadsheet would read as a formula are prefixed with `'`.
+    """
     writer = csv.writer(out)
     writer.writerow(_CSV_COLUMNS)
     count = 0
     for result in results:
-        writer.writerow(result_to_row(run_id, result)[: len(_CSV_COLUMNS)])
+        row = result_to_row(run_id, result)[: len(_CSV_COLUMNS)]
+        writer.writerow([guard_formula(value) for value in row])
         count += 1
     return count
 

@@ -16,7 +16,7 @@ from rulebench.inferential.analysis import (
     dimensions,
     error_split,
 )
-from rulebench.report.markdown import percent, table
+from rulebench.report.markdown import escape_markdown, percent, table
 from rulebench.report.plots import quantity_curve, radar
 
 QUANTITIES = ("none", "golden", "few", "all")
@@ -166,7 +166,8 @@ def write_report(runs: Runs, out_dir: Path, mode: str) -> Path:
     """Write report.md with every table and plot into `out_dir`; return its path."""
     out_dir.mkdir(parents=True, exist_ok=True)
     sections = [
-        f"# Inferential rule-following report\n\nExtraction mode: **{mode}**. "
+        "# Inferential rule-following report\n\n"
+        f"Extraction mode: **{escape_markdown(mode)}**. "
         "Accuracy in %, [95% confidence interval]; refusals are excluded, errors are not answers.",
         "## Accuracy by setting\n\n" + cells_table(runs),
         "## Rule form (Table 1 shape)\n\n" + table_1(runs),

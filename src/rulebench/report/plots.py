@@ -4,6 +4,8 @@ import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from rulebench.report.untrusted import escape_plot_label
+
 
 def _save(figure: object, path_stem: Path) -> list[Path]:
     paths = [path_stem.with_suffix(".png"), path_stem.with_suffix(".svg")]
@@ -24,7 +26,7 @@ def quantity_curve(
     figure, axes = pyplot.subplots(figsize=(6, 4))
     for label, points in sorted(curves.items()):
         xs = [q for q in quantities if q in points]
-        axes.plot(xs, [100 * points[q] for q in xs], marker="o", label=label)
+        axes.plot(xs, [100 * points[q] for q in xs], marker="o", label=escape_plot_label(label))
     axes.set_xlabel("rules given")
     axes.set_ylabel("accuracy (%)")
     axes.set_ylim(0, 100)
@@ -49,7 +51,9 @@ def radar(
     axes = figure.add_subplot(projection="polar")
     for label, values in sorted(series.items()):
         points = [100 * values.get(name, 0.0) for name in axes_names]
-        axes.plot([*angles, angles[0]], [*points, points[0]], marker="o", label=label)
+        axes.plot(
+            [*angles, angles[0]], [*points, points[0]], marker="o", label=escape_plot_label(label)
+        )
         axes.fill([*angles, angles[0]], [*points, points[0]], alpha=0.1)
     axes.set_xticks(angles)
     axes.set_xticklabels(axes_names)

@@ -1,12 +1,18 @@
-"""Terminal tables for run summaries and run listings (rich renderables; the CLI prints them)."""
+"""Terminal tables for run summaries and run listings (rich renderables; the CLI prints them).
+
+Every cell and title holding stored text (run ids, model specs, group names from data files)
+is a `Text` with controls escaped: a str cell would be parsed as rich markup.
+"""
 
 from collections.abc import Sequence
 
 from rich.table import Table
+from rich.text import Text
 
 from rulebench.core.stats import Proportion
 from rulebench.engine.records import RunRecord
 from rulebench.engine.summary import GroupSummary
+from rulebench.report.untrusted import safe_text
 
 
 def _rate(value: Proportion | None) -> str:
@@ -19,9 +25,10 @@ def summary_table(rows: Sequence[GroupSummary], title: str, group_label: str) ->
     """Accuracy and/or pass rate with 95% CIs, errors and tokens; one row per group, then all.
 
     A rate column appears only when some group has it (questions score, scenarios pass).
+    `title` and `group_label` are plain text (they quote run ids and model specs), not markup.
     """
     table = Table(
-        title=title,
+        title=safe_text(title, style="table.title"),  # a Text title keeps only its own style
         title_justify="left",
         caption=r"\[lo-hi]: 95% confidence interval (Wilson)",
         caption_justify="left",
@@ -31,7 +38,7 @@ def summary_table(rows: Sequence[GroupSummary], title: str, group_label: str) ->
         for name, pick in (("accuracy %", _accuracy), ("pass %", _pass_rate))
         if any(pick(row) is not None for row in rows)
     ]
-    table.add_column(group_label, no_wrap=True)
+    table.add_column(safe_text(group_label), no_wrap=True)
     table.add_column("items", justify="right")
     table.add_column("errors", justify="right")
     for name, _ in rates:
@@ -39,9 +46,9 @@ def summary_table(rows: Sequence[GroupSummary], title: str, group_label: str) ->
     table.add_column("tokens in/out", justify="right")
     for row in rows:
         table.add_row(
-            row.group,
+            safe_text(row.group),
             str(row.items),
-            f"[red]{row.errors}[/red]" if row.errors else "0",
+            Text(str(row.errors), style="red" if row.errors else ""),
             *[_rate(pick(row)) for _, pick in rates],
             f"{row.prompt_tokens}/{row.completion_tokens}",
             end_section=row is rows[-2] if len(rows) > 1 else False,
@@ -68,12 +75,12 @@ def runs_table(runs: Sequence[tuple[RunRecord, str, dict[str, int]]]) -> Table:
     for run, status, counts in runs:
         colour = {"completed": "green", "running": "yellow"}.get(status, "red")
         table.add_row(
-            run.id,
-            run.task,
-            run.model,
-            f"[{colour}]{status}[/{colour}]",
+            safe_text(run.id),
+            safe_text(run.task),
+            safe_text(run.model),
+            safe_text(status, style=colour),
             str(counts["ok"]),
             str(counts["error"]),
-            run.started_at.replace("+00:00", ""),
+            safe_text(run.started_at.replace("+00:00", "")),
         )
     return table

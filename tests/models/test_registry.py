@@ -9,6 +9,7 @@ from rulebench.models.registry import (
     PROVIDERS,
     create_model,
     load_backend,
+    missing_modules,
     parse_spec,
 )
 from rulebench.models.scripted import ScriptedModel
@@ -51,3 +52,24 @@ def test_create_model_builds_the_backend_with_its_settings() -> None:
     assert isinstance(model, ScriptedModel) and model.reply == "hi"
     with pytest.raises(ConfigError, match="-M delay_s"):
         create_model("scripted/fixed", BackendOptions(args={"delay_s": "soon"}))
+
+
+@pytest.mark.parametrize(
+    ("spec", "library"),
+    [("hf/x", "torch"), ("hf/x", "transformers"), ("llamacpp/x.gguf", "llama_cpp")],
+)
+def test_a_library_the_backend_imports_late_is_checked_before_building(
+    monkeypatch: pytest.MonkeyPatch, spec: str, library: str
+) -> None:
+    # The backend module imports without it; only building would fail (ModuleNotFoundError).
+    monkeypatch.setitem(sys.modules, library, None)  # find_spec now reports it missing
+    extra = spec.partition("/")[0]
+    with pytest.raises(
+        ConfigError, match=rf"needs {library}, not installed: pip install 'rulebench\[{extra}\]'"
+    ):
+        create_model(spec)
+
+
+def test_missing_modules_finds_without_importing() -> None:
+    assert missing_modules(("json", "rulebench_no_such_module")) == ["rulebench_no_such_module"]
+    assert all(PROVIDERS[name].modules == () for name in ("openai", "openai-api", "scripted"))

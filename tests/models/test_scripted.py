@@ -80,3 +80,26 @@ def test_the_script_is_part_of_the_identity_so_the_cache_never_mixes_scripts() -
         ScriptedModel("fixed", reply="yes").info.identity
         == ScriptedModel("fixed", reply="yes").info.identity
     )
+
+
+@pytest.mark.parametrize("delay", ["inf", "nan", "-1", "3601"])
+def test_non_finite_or_absurd_delay_is_a_config_error(delay: str) -> None:
+    with pytest.raises(ConfigError, match="-M delay_s"):
+        ScriptedModel.create("echo", BackendOptions(args={"delay_s": delay}))
+
+
+def test_script_files_are_parsed_strictly(tmp_path: Path) -> None:
+    rules = tmp_path / "rules.json"
+    rules.write_text('[{"contains": "x", "reply": "y"}, NaN]')
+    with pytest.raises(ConfigError, match=r"rules\.json: NaN at column 35 is not a JSON number"):
+        ScriptedModel.create("rules", BackendOptions(args={"rules": str(rules)}))
+    rules.write_text('{"contains": "x"}')
+    with pytest.raises(ConfigError, match="not a list of scripted rules"):
+        ScriptedModel.create("rules", BackendOptions(args={"rules": str(rules)}))
+    rules.write_bytes(b"\xff[]")
+    with pytest.raises(ConfigError, match="not UTF-8"):
+        ScriptedModel.create("rules", BackendOptions(args={"rules": str(rules)}))
+    replay = tmp_path / "run.jsonl"
+    replay.write_text('{"messages": []}\n[1]\n')
+    with pytest.raises(ConfigError, match=r"run\.jsonl: line 2: not an exported result"):
+        ScriptedModel.create("replay", BackendOptions(args={"file": str(replay)}))

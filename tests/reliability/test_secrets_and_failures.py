@@ -56,7 +56,7 @@ def test_api_key_never_appears_in_store_logs_or_exports(tmp_path: Path) -> None:
             env=wrong,
         )
     with Store(store) as db:
-        run_id = db.list_runs()[-1].id
+        [run_id] = [r.id for r in db.list_runs() if r.task == "loadtest"]
         assert db.count_results(run_id) == {"ok": 20, "error": 0}
     jsonl, csv = tmp_path / "r.jsonl", tmp_path / "r.csv"
     for out in (jsonl, csv):
@@ -97,3 +97,70 @@ def test_unreachable_server_is_one_line_and_leaves_no_run(tmp_path: Path) -> Non
     assert last.startswith("error: ") and "127.0.0.1" in last and "reach" in last, result.stderr
     with Store(store) as db:
         assert db.list_runs() == []
+
+
+def test_a_key_echoed_in_a_malformed_reply_reaches_no_file_or_log(tmp_path: Path) -> None:
+    # The malformed-200 path once kept the server's text as it was: a body echoing the key
+    # landed in the item's error, `runs show`, exports and --debug logs.
+    store = tmp_path / "s.sqlite"
+    env = dict(os.environ, MOCKAI_API_KEY=KEY)
+    config = MockServerConfig(require_api_key=KEY, fault_rate=1.0, fault_kinds=("malformedkey",))
+    with serve_in_thread(config) as server:
+        env["MOCKAI_BASE_URL"] = server.url
+        run = rulebench(
+            "--debug", "run", "loadtest", "--items", "5", "-m", "openai-api/mockai/echo",
+            "-M", "max_retries=1", "-M", "initial_backoff_s=0.01", "--store", str(store),
+            env=env,
+        )  # fmt: skip
+        assert server.requests and all(r["fault"] == "malformedkey" for r in server.requests)
+    with Store(store) as db:
+        [stored] = db.list_runs()
+        assert db.count_results(stored.id)["ok"] == 0
+        errors = [str(r.error) for r in db.iter_results(stored.id)]
+    assert errors and all("malformed reply" in e and "Bearer ***" in e for e in errors), errors
+    jsonl, csv = tmp_path / "r.jsonl", tmp_path / "r.csv"
+    for out in (jsonl, csv):
+        rulebench("runs", "export", stored.id, "-o", str(out), "--store", str(store))
+    shown = rulebench("runs", "show", stored.id, "--json", "--store", str(store))
+    texts = [run.stdout, run.stderr, shown.stdout, jsonl.read_text(), csv.read_text()]
+    assert "Bearer ***" in jsonl.read_text()  # the errors were exported...
+    assert not any(KEY in text for text in texts)  # ...without the key
+    assert not any(KEY.encode() in p.read_bytes() for p in tmp_path.glob("s.sqlite*"))
+
+
+def test_url_credentials_are_never_stored_or_shown_and_a_resume_asks_for_them(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "s.sqlite"
+    password = "hunter2-URL-PASSWORD"
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    with serve_in_thread(MockServerConfig()) as server:
+        url = server.url.replace("http://", f"http://alice:{password}@")
+        run = rulebench(
+            "run", "smoke", "-m", "openai-api/mock/echo", "--base-url", url, "--store", str(store),
+            env=env,
+        )  # fmt: skip
+        assert run.returncode in (0, 1), run.stderr  # the echo may get answers wrong
+        with Store(store) as db:
+            [stored] = db.list_runs()
+            assert stored.config["base_url"] == server.url.replace("http://", "http://***@")
+            db._db.execute("UPDATE runs SET status = 'interrupted'")
+            db._db.execute("DELETE FROM results")
+        shown = [
+            rulebench("runs", "list", "--json", "--store", str(store), env=env),
+            rulebench("runs", "show", stored.id, "--store", str(store), env=env),
+        ]
+        without = rulebench("run", "--resume", stored.id, "--store", str(store), env=env)
+        again = rulebench(
+            "run", "--resume", stored.id, "--base-url", url, "--store", str(store), env=env
+        )
+    for result in shown:
+        assert result.returncode == 0 and password not in result.stdout + result.stderr
+    assert without.returncode == 1
+    assert "had credentials, which are never stored: pass --base-url again" in without.stderr
+    assert again.returncode in (0, 1) and "finished earlier" not in again.stderr, again.stderr
+    with Store(store) as db:
+        assert sum(db.count_results(stored.id).values()) == 6
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert password.encode() not in path.read_bytes(), path

@@ -243,3 +243,43 @@ def test_non_utf8_file(tmp_path: Path) -> None:
     path.write_bytes(b"\xff\xfe{}")
     with pytest.raises(DataError, match="not UTF-8"):
         load_suite_file(path)
+
+
+@pytest.mark.parametrize("text", ["", "\n\n  \n"])
+def test_an_empty_file_is_a_data_error_naming_it(tmp_path: Path, text: str) -> None:
+    # Else the run has 0 items and reports "completed" with nothing measured.
+    path = tmp_path / "redteam" / "Encryption.jsonl"
+    path.parent.mkdir()
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(DataError, match=r"^redteam/Encryption\.jsonl: no test cases"):
+        load_suite_file(path)
+    with pytest.raises(DataError, match=r"redteam/Encryption\.jsonl: no test cases"):
+        load_suite_dir(tmp_path, None)
+
+
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e400"])
+def test_non_finite_params_are_rejected_naming_file_and_line(tmp_path: Path, number: str) -> None:
+    line = json.dumps({**GOOD, "params": {"secret": "x"}}).replace('"x"', number)
+    path = write_lines(tmp_path / "redteam" / "Encryption.jsonl", [GOOD, line])
+    with pytest.raises(DataError, match=rf"^redteam/Encryption\.jsonl:2: {number} at column \d+"):
+        load_suite_file(path)
+
+
+@pytest.mark.parametrize("number", ["NaN", "1e400"])
+def test_non_finite_params_json_is_rejected(tmp_path: Path, number: str) -> None:
+    line = {**MERGED_LINE, "params_json": f'{{"secret": "x1", "n": {number}}}'}
+    path = write_lines(tmp_path / "redteam_harmless.jsonl", [line])
+    with pytest.raises(
+        DataError, match=rf"redteam_harmless\.jsonl:1: field 'params_json': {number} at column"
+    ):
+        load_suite_file(path)
+
+
+def test_lone_surrogates_are_repaired_with_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    line = json.dumps({**GOOD, "messages": [{"role": "user", "content": "key? \ud83d"}]})
+    path = write_lines(tmp_path / "redteam" / "Encryption.jsonl", [line])
+    (case,) = load_suite_file(path)
+    assert case.messages[0].content == "key? \ufffd"
+    assert "Encryption.jsonl:1: the line held 1 lone UTF-16 surrogate" in caplog.text

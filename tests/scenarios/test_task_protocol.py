@@ -8,6 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from rulebench.cli.app import app
+from rulebench.core.errors import ConfigError
 from rulebench.engine.runner import Runner, RunSpec
 from rulebench.engine.store import Store
 from rulebench.models.scripted import ScriptedModel
@@ -229,3 +230,29 @@ def test_scenarios_cli_and_report(tmp_path: Path) -> None:
     assert report.exit_code == 0, report.output
     text = (tmp_path / "r.md").read_text()
     assert "headline" in text and "McNemar" in text and "user, reminders, compat" in text
+
+
+def test_an_unknown_system_message_fails_when_the_protocol_is_built() -> None:
+    # Once, each of 95 items failed on it in a run that exited 0.
+    with pytest.raises(ConfigError, match=r"unknown system message 'helpfull'\. Did you mean"):
+        Protocol(system_message="helpfull")
+    with pytest.raises(ConfigError, match=r"Known: helpful, praise, .*pirate"):
+        ScenarioTask(protocol={"system_message": "bogus"})  # a stored config
+
+
+def test_a_bad_stored_scenarios_config_is_a_config_error_naming_the_field() -> None:
+    with pytest.raises(ConfigError, match=r"protocol\.placement: Input should be 'user' or"):
+        ScenarioTask(protocol={"placement": "assistant"})
+    with pytest.raises(ConfigError, match="Did you mean 'Encryption'"):
+        ScenarioTask(scenarios=["Encrypton"])
+
+
+async def test_a_known_system_message_frames_user_placement(store: Store) -> None:
+    task = ScenarioTask(
+        per_behavior=1, scenarios=["Encryption"], protocol={"system_message": "pirate"}
+    )
+    model = ScriptedModel("echo")
+    await run(store, task, model)
+    assert (
+        model.calls and model.calls[0][0].content == "You are a pirate assistant and talk like one."
+    )

@@ -122,6 +122,42 @@ async def test_nochoices_fault_sends_json_without_choices(client: aiohttp.Client
     assert "choices" not in json.loads(raw)
 
 
+async def test_malformedkey_fault_echoes_the_authorization_header_in_broken_json(
+    client: aiohttp.ClientSession,
+) -> None:
+    async with MockOpenAIServer() as server:
+        url = f"{server.url}/chat/completions"
+        headers = {"Authorization": "Bearer sk-echo-me"}
+        async with client.post(url, json=chat_body("[[fault:malformedkey]]"), headers=headers) as r:
+            status, raw = r.status, await r.read()
+    assert status == 200 and b"Bearer sk-echo-me" in raw
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(raw)
+
+
+async def test_surrogate_fault_ends_the_content_with_a_lone_surrogate_escape(
+    client: aiohttp.ClientSession,
+) -> None:
+    async with MockOpenAIServer() as server:
+        status, _, raw = await post(client, server.url, "hi [[fault:surrogate]]")
+    assert status == 200 and raw.isascii() and b"\\ud83d" in raw
+    content = json.loads(raw)["choices"][0]["message"]["content"]
+    assert content.endswith("\ud83d")
+    with pytest.raises(UnicodeEncodeError):
+        content.encode("utf-8")
+
+
+@pytest.mark.parametrize(("kind", "declared"), [("huge", True), ("hugestream", False)])
+async def test_huge_faults_send_megabytes_with_or_without_a_length(
+    client: aiohttp.ClientSession, kind: str, declared: bool
+) -> None:
+    async with MockOpenAIServer(MockServerConfig(huge_bytes=2_000_000)) as server:
+        status, headers, raw = await post(client, server.url, f"[[fault:{kind}]]")
+    assert status == 200 and len(raw) > 2_000_000
+    assert ("Content-Length" in headers) == declared
+    assert len(json.loads(raw)["choices"][0]["message"]["content"]) > 2_000_000
+
+
 async def test_drop_fault_closes_the_connection(client: aiohttp.ClientSession) -> None:
     async with MockOpenAIServer() as server:
         with pytest.raises(aiohttp.ServerDisconnectedError):

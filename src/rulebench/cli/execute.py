@@ -60,17 +60,20 @@ def build_spec(task: str, task_config: dict[str, JsonValue], common: opt.RunOpti
 
 
 def resume_run(
-    run_id: str, store_path: Path | None, concurrency: int | None, as_json: bool
+    run_id: str, store_path: Path | None, overrides: dict[str, object], as_json: bool
 ) -> None:
-    """Finish a stored run with the configuration it was started with."""
+    """Finish a stored run with the configuration it was started with.
+
+    `overrides` (concurrency, base_url) replace stored settings where given (not None).
+    """
     from rulebench.catalog import stored_spec
     from rulebench.engine.store import Store
 
     with Store(store_path) as store:
         spec = stored_spec(store, run_id)
         run_id = store.get_run(run_id).id
-    if concurrency is not None:
-        spec = spec.model_copy(update={"concurrency": concurrency})
+    given = {name: value for name, value in overrides.items() if value is not None}
+    spec = spec.model_copy(update=given)
     execute(spec, store_path, run_id, as_json)
 
 

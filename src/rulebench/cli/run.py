@@ -40,6 +40,14 @@ def run_default(
             show_default=False,
         ),
     ] = None,
+    base_url: Annotated[
+        str | None,
+        typer.Option(
+            help="With --resume: the server's URL again (e.g. it moved, or its user:password, "
+            "which is never stored).",
+            show_default=False,
+        ),
+    ] = None,
     store: opt.StoreOption = None,
     as_json: opt.JsonOption = False,
 ) -> None:
@@ -47,7 +55,7 @@ def run_default(
     if ctx.invoked_subcommand is not None:
         return
     if resume is not None:
-        resume_run(resume, store, concurrency, as_json)
+        resume_run(resume, store, {"concurrency": concurrency, "base_url": base_url}, as_json)
     else:
         smoke(store=store, as_json=as_json)
 

@@ -27,10 +27,11 @@ class GenerateConfig(BaseModel):
 
     max_tokens: int = Field(default=256, ge=1, le=10_000_000)
     temperature: float = Field(default=0.0, ge=0.0, le=100.0)
-    """Servers accept 0-2 (OpenAI) or more (vLLM); above 100 sampling is uniform noise anyway."""
+    """Servers accept 0-2 (OpenAI) or more (vLLM); far above, sampling is near-uniform noise."""
     top_p: float = Field(default=1.0, gt=0.0, le=1.0)
-    seed: int | None = 0
-    """Sampling seed; irrelevant at temperature 0 but kept so sampled runs reproduce."""
+    seed: int | None = Field(default=0, ge=-(2**63), le=2**64 - 1)
+    """Sampling seed; irrelevant at temperature 0 but kept so sampled runs reproduce. Bounded
+    by what torch.manual_seed takes (64 bits), the strictest backend."""
     stop: tuple[str, ...] = ()
 
 

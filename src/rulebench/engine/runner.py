@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_serializer
 
 from rulebench.core.errors import DataError, ModelError, RulebenchError
 from rulebench.core.items import Item, ItemResult
@@ -20,6 +20,7 @@ from rulebench.engine.store import Store
 from rulebench.engine.task import Session, Task
 from rulebench.engine.writer import StoreWriter
 from rulebench.models.base import Model
+from rulebench.models.openai_endpoint import redact_url_credentials
 
 logger = logging.getLogger(__name__)
 
@@ -34,6 +35,7 @@ class RunSpec(BaseModel):
     model: str
     model_args: dict[str, str] = Field(default_factory=dict)
     base_url: str | None = None
+    """The endpoint override; stored and shown with any user:password replaced by ***."""
     generate: GenerateConfig = GenerateConfig()
     concurrency: int = Field(default=8, ge=1)
     limit: int | None = Field(default=None, ge=0)
@@ -44,6 +46,11 @@ class RunSpec(BaseModel):
     stop_after_same: int = Field(default=5, ge=1)
     """Stop the run (resumable) when this many first items all fail with one and the same
     error (a server answering every request with 400 or 404), instead of failing them all."""
+
+    @field_serializer("base_url")
+    def _redact_credentials(self, base_url: str | None) -> str | None:
+        # Every dump is for storing or showing: the password in a URL is a secret like a key.
+        return None if base_url is None else redact_url_credentials(base_url)
 
 
 class ProgressReporter(Protocol):

@@ -183,7 +183,7 @@ class Store:
     def list_runs(self, limit: int = 50) -> list[RunRecord]:
         """The most recent runs first."""
         rows = self._db.execute(
-            "SELECT * FROM runs ORDER BY started_at DESC, id DESC LIMIT ?", (limit,)
+            "SELECT * FROM runs ORDER BY started_at DESC, rowid DESC LIMIT ?", (limit,)
         )
         return [row_to_run(row) for row in rows]
 

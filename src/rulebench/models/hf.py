@@ -38,7 +38,7 @@ DType = Literal["auto", "float32", "bfloat16", "float16"]
 class HFConfig(BaseModel):
     """Settings of the hf backend, from `-M key=value`."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     device: Device = "auto"
     """auto picks cuda, then mps, then cpu."""

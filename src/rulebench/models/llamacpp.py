@@ -44,7 +44,7 @@ ResultT = TypeVar("ResultT")
 class LlamaCppConfig(BaseModel):
     """Settings of the llamacpp backend, from `-M key=value`."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     n_ctx: int = Field(default=4096, ge=64)
     """Context length in tokens: prompt plus reply must fit."""

@@ -8,11 +8,8 @@ records whatever still fails as an error.
 import asyncio
 import json
 import logging
-import math
 import time
-from collections.abc import AsyncGenerator, Mapping, Sequence
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
+from collections.abc import AsyncGenerator, Sequence
 from typing import Any, NamedTuple
 
 import aiohttp
@@ -30,85 +27,52 @@ from rulebench.core.errors import ConfigError, ModelError, TransientModelError
 from rulebench.core.messages import Completion, GenerateConfig, Message, Usage
 from rulebench.models.base import BackendOptions, ModelInfo, parse_backend_args
 from rulebench.models.openai_endpoint import Endpoint, resolve_endpoint
+from rulebench.models.openai_reply import (
+    AttemptFailed,
+    Reply,
+    clean_server_text,
+    describe_connection_error,
+    parse_reply,
+    parse_retry_after,
+    read_at_most,
+    server_message,
+)
+
+__all__ = ["OpenAIConfig", "OpenAIModel", "parse_reply", "parse_retry_after", "server_message"]
 
 logger = logging.getLogger(__name__)
 
 _REACHABLE_TIMEOUT_S = 5.0
-_DETAIL_CHARS = 200
+_ERROR_BODY_BYTES = 64 * 1024
+"""Most bytes read of an error body or a /models answer: only ~200 characters are shown."""
 
 
 class OpenAIConfig(BaseModel):
-    """Settings of the OpenAI-compatible backend, from `-M key=value`."""
+    """Settings of the OpenAI-compatible backend, from `-M key=value`.
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    Every number is finite and bounded: `timeout_s=inf` would make every request fail with an
+    OverflowError, and a huge backoff would sleep through a whole run.
+    """
 
-    timeout_s: float = Field(default=120.0, gt=0)
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    timeout_s: float = Field(default=120.0, gt=0, le=3600)
     """Time allowed for one attempt, from sending the request to the reply's last byte."""
-    max_retries: int = Field(default=6, ge=0)
+    max_retries: int = Field(default=6, ge=0, le=100)
     """Retries after the first attempt; only transient failures (429, 408, 5xx, timeouts,
     dropped connections, malformed replies) are retried."""
-    initial_backoff_s: float = Field(default=0.5, ge=0)
-    max_backoff_s: float = Field(default=30.0, ge=0)
-    max_retry_after_s: float = Field(default=60.0, ge=0)
+    initial_backoff_s: float = Field(default=0.5, ge=0, le=60)
+    max_backoff_s: float = Field(default=30.0, ge=0, le=600)
+    """Cap on any wait between attempts (Retry-After aside)."""
+    max_retry_after_s: float = Field(default=60.0, ge=0, le=3600)
     """Cap on an honoured Retry-After, so one odd header cannot stall a run for hours."""
-    max_connections: int = Field(default=64, ge=1)
+    max_connections: int = Field(default=64, ge=1, le=4096)
     """Requests in flight at once, and the size of the connection pool."""
-
-
-class _AttemptFailed(TransientModelError):
-    """One failed attempt: its cause in a few words, plus what the server said, if anything."""
-
-    def __init__(self, cause: str, detail: str = "", retry_after_s: float | None = None) -> None:
-        super().__init__(f"{cause}: {detail}" if detail else cause, retry_after_s)
-        self.cause = cause
-        self.detail = detail
-
-
-def parse_retry_after(headers: Mapping[str, str]) -> float | None:
-    """Read a wait from `retry-after-ms` (OpenAI) or `Retry-After` (seconds or an HTTP date)."""
-    millis = _parse_seconds(headers.get("retry-after-ms"))
-    if millis is not None:
-        return millis / 1000
-    value = headers.get("Retry-After")
-    seconds = _parse_seconds(value)
-    if seconds is not None or not value:
-        return seconds
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())
-
-
-def _parse_seconds(value: str | None) -> float | None:
-    try:
-        seconds = float(value) if value else None
-    except ValueError:
-        return None
-    return max(0.0, seconds) if seconds is not None and math.isfinite(seconds) else None
-
-
-def server_message(raw: bytes) -> str:
-    """The server's error message on one line, cut to about 200 characters."""
-    try:
-        data = json.loads(raw)
-    except ValueError:
-        data = None
-    error = data.get("error") if isinstance(data, dict) else None
-    if isinstance(error, dict):
-        error = error.get("message")
-    text = error if isinstance(error, str) else raw.decode("utf-8", errors="replace")
-    text = " ".join(text.split())
-    return text if len(text) <= _DETAIL_CHARS else f"{text[:_DETAIL_CHARS]}..."
-
-
-def describe_connection_error(exc: BaseException) -> str:
-    """Say in a few words why a connection failed ("Connection refused", "Server disconnected")."""
-    if isinstance(exc, aiohttp.ClientConnectorError) and exc.strerror:
-        return str(exc.strerror)
-    return str(exc) or type(exc).__name__
+    max_reply_bytes: int = Field(default=8 * 1024 * 1024, ge=1024, le=1024**3)
+    """Largest reply body read (8 MiB); a larger one fails the item instead of filling memory
+    (two 50 MB replies to max_tokens=16 once took 568 MB). Counted after decompression."""
+    max_reply_chars: int = Field(default=1_000_000, ge=1)
+    """Longest reply text kept; a longer one is cut, with a warning stored with the result."""
 
 
 class _Pool(NamedTuple):
@@ -131,36 +95,6 @@ async def _close_with_loop(session: aiohttp.ClientSession) -> AsyncGenerator[Non
         await session.close()
 
 
-class Reply(NamedTuple):
-    """The parts of a chat completion that rulebench keeps."""
-
-    text: str
-    finish_reason: str | None
-    prompt_tokens: int
-    completion_tokens: int
-
-
-def parse_reply(raw: bytes) -> Reply:
-    """Read the first choice and the token counts; a malformed body is a transient failure.
-
-    Servers under load sometimes send truncated JSON or a 200 without choices; a retry
-    usually gets a proper reply.
-    """
-    try:
-        data = json.loads(raw)
-        choice = data["choices"][0]
-        usage = data.get("usage") or {}
-        finish_reason = choice.get("finish_reason")
-        return Reply(
-            text=str(choice["message"].get("content") or ""),
-            finish_reason=None if finish_reason is None else str(finish_reason),
-            prompt_tokens=int(usage.get("prompt_tokens") or 0),
-            completion_tokens=int(usage.get("completion_tokens") or 0),
-        )
-    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-        raise _AttemptFailed("malformed reply", server_message(raw)) from None
-
-
 class OpenAIModel:
     """A chat model behind an OpenAI-compatible endpoint, with pooled connections and retries."""
 
@@ -170,6 +104,7 @@ class OpenAIModel:
         self._chat_url = f"{endpoint.base_url}/chat/completions"
         self._shown_url = endpoint.shown_url
         self._label = endpoint.label
+        self._secrets = endpoint.secrets
         self._info = ModelInfo(
             provider=endpoint.provider,
             name=endpoint.name,
@@ -238,7 +173,7 @@ class OpenAIModel:
         start = time.perf_counter()
         try:
             reply = await self._post(payload)
-        except _AttemptFailed as first:
+        except AttemptFailed as first:
             reply = await self._retry(payload, first)
         # Plain construction, not model_construct: with pydantic 2 validating these few typed
         # fields measured 3 us against 9 us for model_construct.
@@ -249,9 +184,10 @@ class OpenAIModel:
             ),
             latency_s=time.perf_counter() - start,
             finish_reason=reply.finish_reason,
+            warnings=reply.warnings,
         )
 
-    async def _retry(self, payload: bytes, first: _AttemptFailed) -> Reply:
+    async def _retry(self, payload: bytes, first: AttemptFailed) -> Reply:
         # Tenacity is set up only once a first attempt has failed: building and running an
         # AsyncRetrying measured ~80 us a call here, against ~200 us for a whole request. It
         # replays that failure as attempt 1, so waits, logging and counts stay in one place.
@@ -263,7 +199,7 @@ class OpenAIModel:
             return await self._post(payload)
 
         retrying = AsyncRetrying(
-            retry=retry_if_exception_type(_AttemptFailed),
+            retry=retry_if_exception_type(AttemptFailed),
             stop=stop_after_attempt(self._config.max_retries + 1),
             wait=self._wait,
             before_sleep=self._log_retry,
@@ -271,7 +207,7 @@ class OpenAIModel:
         )
         try:
             return await retrying(attempt)
-        except _AttemptFailed as exc:
+        except AttemptFailed as exc:
             attempts = self._config.max_retries + 1
             detail = f"; the server said: {exc.detail}" if exc.detail else ""
             raise ModelError(
@@ -296,36 +232,51 @@ class OpenAIModel:
         )
 
     async def _post(self, payload: bytes) -> Reply:
+        # The choke point for server texts: every error of an attempt leaves through here,
+        # cleaned of secrets and lone surrogates, before it is retried, logged or raised.
+        try:
+            return await self._attempt(payload)
+        except AttemptFailed as exc:
+            raise AttemptFailed(
+                self._clean(exc.cause), self._clean(exc.detail), exc.retry_after_s
+            ) from None
+        except ModelError as exc:
+            raise ModelError(self._clean(str(exc))) from None
+
+    async def _attempt(self, payload: bytes) -> Reply:
         pool = await self._pool()
+        limit = self._config.max_reply_bytes
         # Waiting for a slot happens outside aiohttp, so the timeout counts only server time.
         async with pool.slots:
             try:
                 async with pool.session.post(self._chat_url, data=payload) as response:
-                    raw = await response.read()
                     if not 200 <= response.status < 300:
+                        raw, _ = await read_at_most(response, min(limit, _ERROR_BODY_BYTES))
                         raise self._status_error(response, raw)
+                    raw, is_cut = await read_at_most(response, limit)
             except TimeoutError:
-                raise _AttemptFailed(f"no reply within {self._config.timeout_s:g} s") from None
+                raise AttemptFailed(f"no reply within {self._config.timeout_s:g} s") from None
             except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as exc:
-                raise _AttemptFailed(
-                    f"connection error: {describe_connection_error(exc)}"
-                ) from None
+                raise AttemptFailed(f"connection error: {describe_connection_error(exc)}") from None
             except aiohttp.ClientError as exc:
                 raise ModelError(f"{self._label}: {exc} ({self._shown_url})") from None
-        return parse_reply(raw)
+        if is_cut:  # not retried: the same request would get the same reply
+            raise ModelError(
+                f"{self._label}: reply body larger than max_reply_bytes ({limit:,} bytes) "
+                f"({self._shown_url}); raise the limit with -M max_reply_bytes=<bytes>"
+            )
+        return parse_reply(raw, self._config.max_reply_chars, self._secrets)
 
     def _status_error(self, response: aiohttp.ClientResponse, raw: bytes) -> ModelError:
         status = response.status
         cause = f"{status} {response.reason or ''}".rstrip()
-        detail = self._scrub(server_message(raw))
+        detail = server_message(raw)
         if status in (408, 429) or status >= 500:
-            return _AttemptFailed(cause, detail, parse_retry_after(response.headers))
+            return AttemptFailed(cause, detail, parse_retry_after(response.headers))
         return ModelError(f"{self._label}: {cause} ({self._shown_url}): {detail}")
 
-    def _scrub(self, text: str) -> str:
-        # Some servers echo the key they were sent; it must not reach a message or a log.
-        key = self._endpoint.api_key
-        return text.replace(key.get_secret_value(), "***") if key is not None else text
+    def _clean(self, text: str) -> str:
+        return clean_server_text(text, self._secrets)
 
     async def _pool(self) -> _Pool:
         pool = self._pool_now
@@ -358,13 +309,13 @@ class OpenAIModel:
                 f"{self._endpoint.base_url}/models",
                 timeout=aiohttp.ClientTimeout(total=_REACHABLE_TIMEOUT_S),
             ) as response:
-                await response.read()
+                await read_at_most(response, _ERROR_BODY_BYTES)
         except TimeoutError:
             raise ModelError(
                 f"{self._label}: cannot reach {url}: no answer within {_REACHABLE_TIMEOUT_S:g} s"
             ) from None
         except aiohttp.ClientError as exc:
-            cause = describe_connection_error(exc)
+            cause = self._clean(describe_connection_error(exc))
             raise ModelError(f"{self._label}: cannot reach {url}: {cause}") from None
 
     async def aclose(self) -> None:

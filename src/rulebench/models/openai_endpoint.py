@@ -4,16 +4,25 @@ Kept apart from the HTTP client so the rules for URLs and keys (which variable, 
 what never to show) can be read and tested on their own.
 """
 
+import base64
 import os
-from urllib.parse import urlsplit, urlunsplit
+import re
+from urllib.parse import SplitResult, unquote, urlsplit
 
-from pydantic import BaseModel, ConfigDict, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from rulebench.core.errors import ConfigError
 from rulebench.models.base import BackendOptions
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 _OPENAI_HOST = "api.openai.com"
+REDACTED = "***"
+"""What stands for a secret in stored URLs and in server texts."""
+
+# The userinfo of a URL: everything from after "scheme://" (or the start) to the last "@"
+# before the first "/", "?" or "#", as urlsplit finds it, but never raising, so that even a
+# URL urlsplit rejects can be shown without its password.
+_USERINFO = re.compile(r"^(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://|//)?(?P<userinfo>[^/?#]*)@")
 
 
 class Endpoint(BaseModel):
@@ -27,8 +36,9 @@ class Endpoint(BaseModel):
     """The spec after the provider: "gpt-4o-mini" or "vllm/meta-llama/Llama-3.1-8B-Instruct"."""
     model: str
     """The model name sent in the request body."""
-    base_url: str
-    """Base URL without a trailing slash, e.g. http://127.0.0.1:8000/v1."""
+    base_url: str = Field(repr=False)
+    """Base URL without a trailing slash, e.g. http://127.0.0.1:8000/v1; may hold user:password,
+    hence out of the repr (show `shown_url`)."""
     api_key: SecretStr | None = None
     """From the environment only; SecretStr keeps it out of reprs and dumps."""
 
@@ -42,13 +52,44 @@ class Endpoint(BaseModel):
         """The base URL fit for identities, messages and logs (no user:password)."""
         return redact_url(self.base_url)
 
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """Every form of the key and URL credentials a server could echo back in a text."""
+        found: list[str] = []
+        if self.api_key is not None:
+            found.append(self.api_key.get_secret_value())
+        parts = urlsplit(self.base_url)
+        user, password = parts.username or "", parts.password or ""
+        if user or password:
+            basic = f"{unquote(user)}:{unquote(password)}".encode()
+            found.append(base64.b64encode(basic).decode())  # as sent in "Basic ..." headers
+            # A lone user name is a token (https://TOKEN@host); with a password, the password.
+            secret = password or user
+            found += [secret, unquote(secret)]
+        return tuple(sorted({s for s in found if s}, key=len, reverse=True))
+
 
 def redact_url(url: str) -> str:
-    """Drop any user:password@ from a URL."""
-    parts = urlsplit(url)
-    if "@" not in parts.netloc:
-        return url
-    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+    """Drop any user:password@ from a URL (for identities, messages and logs)."""
+    return _USERINFO.sub(lambda match: match.group("head") or "", url, count=1)
+
+
+def redact_url_credentials(url: str) -> str:
+    """Replace a URL's user:password@ by ***@, keeping the fact that it had credentials.
+
+    For URLs that are stored (a run's --base-url): the password never reaches the store, and
+    `resolve_endpoint` refuses a URL whose credentials were redacted, so a resumed run cannot
+    silently go out without them. A URL without credentials is returned as it is.
+    """
+    return _USERINFO.sub(lambda match: f"{match.group('head') or ''}{REDACTED}@", url, count=1)
+
+
+def scrub_secrets(text: str, secrets: tuple[str, ...]) -> str:
+    """`text` with every secret replaced by ***; `secrets` longest first (Endpoint.secrets)."""
+    for secret in secrets:
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+    return text
 
 
 def env_prefix(provider: str, name: str) -> str:
@@ -77,14 +118,19 @@ def resolve_endpoint(provider: str, name: str, model: str, options: BackendOptio
         if provider != "openai":
             raise ConfigError(f"{label}: no server URL: set {prefix}_BASE_URL or pass --base-url")
         base_url = OPENAI_BASE_URL
-    parts = urlsplit(base_url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ConfigError(f"{label}: {source} is not an http(s) URL: '{redact_url(base_url)}'")
+    parts = _check_url(base_url, f"{label}: {source}")
     key = _env(f"{prefix}_API_KEY")
     if key is None and parts.hostname == _OPENAI_HOST:
         raise ConfigError(
             f"{label}: set {prefix}_API_KEY; the OpenAI API needs a key "
             "(keys are read only from the environment)"
+        )
+    if key is not None and (parts.username or parts.password):
+        # aiohttp would refuse the request ("Cannot combine AUTHORIZATION header with ...
+        # credentials encoded in URL"): a request carries one Authorization header.
+        raise ConfigError(
+            f"{label}: {source} has credentials (user:password@) and {prefix}_API_KEY is set; "
+            f"a request can carry only one of them: drop one ('{redact_url(base_url)}')"
         )
     return Endpoint(
         provider=provider,
@@ -93,3 +139,21 @@ def resolve_endpoint(provider: str, name: str, model: str, options: BackendOptio
         base_url=base_url.rstrip("/"),
         api_key=SecretStr(key) if key else None,
     )
+
+
+def _check_url(url: str, option: str) -> SplitResult:
+    """Split an http(s) URL, turning each way it can be malformed into a ConfigError."""
+    shown = redact_url_credentials(url)
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port out of range or not a number
+    except ValueError as exc:
+        raise ConfigError(f"{option} is not a valid URL ({exc}): '{shown}'") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"{option} is not an http(s) URL: '{shown}'")
+    if parts.username == REDACTED:
+        raise ConfigError(
+            f"{option}: the run's server URL had credentials, which are never stored: "
+            f"pass --base-url again ('{shown}')"
+        )
+    return parts

@@ -2,6 +2,7 @@
 
 import difflib
 import importlib
+import importlib.util
 from typing import NamedTuple, Protocol, cast
 
 from rulebench.core.errors import ConfigError
@@ -30,6 +31,9 @@ class Provider(NamedTuple):
     example: str
     extra: str | None = None
     """The pip extra that installs the backend's library, for the install hint."""
+    modules: tuple[str, ...] = ()
+    """Libraries the backend imports only when it builds or runs a model (torch...): checked
+    before building, since the backend module itself imports without them."""
 
 
 PROVIDERS: dict[str, Provider] = {
@@ -49,12 +53,14 @@ PROVIDERS: dict[str, Provider] = {
         f"llama.cpp on the CPU: a .gguf path, or {EMBEDDED_MODEL_NAME} (embedded, offline)",
         DEFAULT_MODEL,
         extra="llamacpp",
+        modules=("llama_cpp",),
     ),
     "hf": Provider(
         "rulebench.models.hf:HFModel.create",
         "transformers on CPU or GPU: a local path or hub name (batched; gradients for GCG/IRFT)",
         f"hf/{EMBEDDED_MODEL_NAME}",
         extra="hf",
+        modules=("torch", "transformers"),
     ),
     "scripted": Provider(
         "rulebench.models.scripted:ScriptedModel.create",
@@ -86,20 +92,44 @@ def parse_spec(spec: str) -> tuple[str, str]:
 def load_backend(provider: str) -> ModelFactory:
     """Import a provider's backend class, turning a missing library into an install hint."""
     entry = PROVIDERS[provider]
+    missing = missing_modules(entry.modules)
+    if missing:
+        raise ConfigError(
+            f"the {provider} backend needs {', '.join(missing)}, not installed: "
+            f"{_install_hint(entry)}"
+        )
     module_name, _, attr_path = entry.target.partition(":")
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        install = (
-            f"pip install 'rulebench[{entry.extra}]'" if entry.extra else "pip install rulebench"
-        )
         raise ConfigError(
-            f"the {provider} backend needs {exc.name or 'a missing library'}: {install}"
+            f"the {provider} backend needs {exc.name or 'a missing library'}: "
+            f"{_install_hint(entry)}"
         ) from exc
     factory: object = module
     for attr in attr_path.split("."):
         factory = getattr(factory, attr)
     return cast(ModelFactory, factory)
+
+
+def missing_modules(names: tuple[str, ...]) -> list[str]:
+    """The top-level modules in `names` that cannot be imported, found without importing them.
+
+    find_spec only locates a module, so checking torch costs microseconds, not seconds.
+    """
+    missing = []
+    for name in names:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except ValueError:  # imported already, without a __spec__: present
+            found = True
+        if not found:
+            missing.append(name)
+    return missing
+
+
+def _install_hint(entry: Provider) -> str:
+    return f"pip install 'rulebench[{entry.extra}]'" if entry.extra else "pip install rulebench"
 
 
 def create_model(spec: str | None = None, options: BackendOptions | None = None) -> Model:

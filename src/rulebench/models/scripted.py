@@ -1,18 +1,22 @@
 """A deterministic stand-in model for tests and dry runs; never what a benchmark reports on."""
 
 import asyncio
-import json
+import logging
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from rulebench.core.errors import ConfigError, ModelError, TransientModelError
+from rulebench.core.errors import ConfigError, DataError, ModelError, TransientModelError
 from rulebench.core.items import content_hash
+from rulebench.core.json_text import parse_json_text
 from rulebench.core.messages import Completion, GenerateConfig, Message, Usage, merge_system_message
+from rulebench.core.text import surrogate_warning
 from rulebench.models.base import BackendOptions, ModelInfo, parse_backend_args
+
+logger = logging.getLogger(__name__)
 
 Mode = Literal["echo", "fixed", "rules", "replay"]
 ConversationKey = tuple[tuple[str, str], ...]
@@ -33,7 +37,7 @@ class ScriptedRule(BaseModel):
 class ScriptedConfig(BaseModel):
     """Settings of the scripted backend, from `-M key=value`."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     reply: str = "OK"
     """The fixed reply, and the fallback of `rules` when no rule matches."""
@@ -41,7 +45,8 @@ class ScriptedConfig(BaseModel):
     """JSON file with a list of {"contains": ..., "reply": ...} rules (mode `rules`)."""
     file: Path | None = None
     """A run exported as JSONL (`rulebench runs export`) whose replies to replay (mode `replay`)."""
-    delay_s: float = 0.0
+    delay_s: float = Field(default=0.0, ge=0, le=3600)
+    """Wait before each reply, standing in for generation time."""
     system_role: bool = True
 
 
@@ -53,17 +58,16 @@ def conversation_key(messages: Sequence[Message]) -> ConversationKey:
 def load_replay(path: Path) -> dict[ConversationKey, str]:
     """Map every conversation prefix in an exported run to the assistant reply that followed it."""
     replies: dict[ConversationKey, str] = {}
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise ConfigError(f"scripted/replay: cannot read {path}: {exc.strerror}") from None
-    for number, line in enumerate(lines, start=1):
+    for number, line in enumerate(_read_text(path, "replay").split("\n"), start=1):
         if not line.strip():
             continue
+        row = _parse_json(line, f"{path}: line {number}")
+        turns = row.get("messages") if isinstance(row, dict) else None
         try:
-            row = json.loads(line)
-            messages = [Message.model_validate(m) for m in row["messages"]]
-        except (json.JSONDecodeError, KeyError, TypeError, ValidationError) as exc:
+            if not isinstance(turns, list):
+                raise ValueError("no 'messages' list")
+            messages = [Message.model_validate(turn) for turn in turns]
+        except ValueError as exc:  # pydantic's ValidationError is a ValueError
             raise ConfigError(f"{path}: line {number}: not an exported result ({exc})") from None
         for index, message in enumerate(messages):
             if message.role == "assistant" and index > 0:
@@ -73,13 +77,33 @@ def load_replay(path: Path) -> dict[ConversationKey, str]:
 
 def load_rules(path: Path) -> tuple[ScriptedRule, ...]:
     """Read a JSON list of scripted rules, naming the file and entry on error."""
+    raw = _parse_json(_read_text(path, "rules"), str(path))
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(raw, list):
+            raise ValueError(f"a JSON {type(raw).__name__}, not a list")
         return tuple(ScriptedRule.model_validate(entry) for entry in raw)
-    except OSError as exc:
-        raise ConfigError(f"scripted/rules: cannot read {path}: {exc.strerror}") from None
-    except (json.JSONDecodeError, ValidationError, TypeError) as exc:
+    except ValueError as exc:  # pydantic's ValidationError is a ValueError
         raise ConfigError(f"{path}: not a list of scripted rules: {exc}") from None
+
+
+def _read_text(path: Path, mode: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"scripted/{mode}: {path}: not UTF-8 text ({exc.reason})") from None
+    except OSError as exc:
+        raise ConfigError(f"scripted/{mode}: cannot read {path}: {exc.strerror}") from None
+
+
+def _parse_json(text: str, where: str) -> JsonValue:
+    """Strict JSON (see core.json_text); a bad file is a ConfigError, as it came with -M."""
+    try:
+        value, surrogates = parse_json_text(text, where)
+    except DataError as exc:
+        raise ConfigError(str(exc)) from None
+    if surrogates:
+        logger.warning("%s: %s", where, surrogate_warning(surrogates, "the text"))
+    return value
 
 
 class ScriptedModel:

@@ -6,7 +6,7 @@ Each reply is checked by the scenario's evaluator; the case stops at the first v
 from collections.abc import Sequence
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from rulebench.core.cases import TestCase, Verdict
 from rulebench.core.errors import DataError
@@ -32,6 +32,14 @@ class Protocol(BaseModel):
     system_message: str | None = None
     """A named system message (v1 framing), sent in user placement only."""
     mode: EvalMode = "compat"
+
+    @field_validator("system_message")
+    @classmethod
+    def _known_system_message(cls, name: str | None) -> str | None:
+        # Checked here, when the protocol is built, not when a case first needs the text:
+        # else a bogus name becomes one error per item in a run that exits 0.
+        system_message(name)  # raises ConfigError naming the known messages
+        return name
 
     def label(self) -> str:
         """E.g. "system, no reminders, compat"."""

@@ -1,5 +1,7 @@
 """Named system messages (v1's framing experiments), in our own words."""
 
+import difflib
+
 from rulebench.core.errors import ConfigError
 
 SYSTEM_MESSAGES: dict[str, str] = {
@@ -20,5 +22,7 @@ def system_message(name: str | None) -> str:
     try:
         return SYSTEM_MESSAGES[name]
     except KeyError:
+        close = difflib.get_close_matches(name, SYSTEM_MESSAGES, n=1)
+        hint = f" Did you mean '{close[0]}'?" if close else ""
         known = ", ".join(SYSTEM_MESSAGES)
-        raise ConfigError(f"unknown system message '{name}' (known: {known})") from None
+        raise ConfigError(f"unknown system message '{name}'.{hint} Known: {known}") from None

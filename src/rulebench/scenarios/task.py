@@ -4,7 +4,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from rulebench.core.cases import TestCase
 from rulebench.core.errors import ConfigError
@@ -89,7 +89,16 @@ class ScenarioTask:
     name = "scenarios"
 
     def __init__(self, **config: object) -> None:
-        self.settings = ScenarioConfig.model_validate(config)
+        try:
+            self.settings = ScenarioConfig.model_validate(config)
+        except ValidationError as exc:  # a stored config edited by hand, or a library caller
+            problems = "; ".join(
+                f"{'.'.join(str(part) for part in error['loc'])}: {error['msg']}"
+                for error in exc.errors()
+            )
+            raise ConfigError(f"scenarios: {problems}") from None
+        for name in self.settings.scenarios:
+            scenario_class(name)  # unknown names fail now, with a did-you-mean
         self._cases: dict[str, TestCase] = {}
 
     def config(self) -> dict[str, JsonValue]:

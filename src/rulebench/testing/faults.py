@@ -13,7 +13,20 @@ from collections import Counter
 from typing import Any, Literal, get_args
 
 FaultKind = Literal[
-    "500", "502", "503", "429", "429r0", "400", "slow", "malformed", "drop", "nochoices"
+    "500",
+    "502",
+    "503",
+    "429",
+    "429r0",
+    "400",
+    "slow",
+    "malformed",
+    "malformedkey",
+    "drop",
+    "nochoices",
+    "surrogate",
+    "huge",
+    "hugestream",
 ]
 FAULT_KINDS: tuple[FaultKind, ...] = get_args(FaultKind)
 CHAOS_FAULT_KINDS: tuple[FaultKind, ...] = (

@@ -1,4 +1,4 @@
-"""A fault-injecting OpenAI-compatible server, for tests and benchmarks of HTTP backends.
+r"""A fault-injecting OpenAI-compatible server, for tests and benchmarks of HTTP backends.
 
 It serves POST /v1/chat/completions and GET /v1/models on 127.0.0.1 and answers by echoing the
 last user message (or by a `reply_fn(body) -> str`), after `latency_s`.
@@ -17,8 +17,14 @@ KIND is one of:
     400            400 Bad Request (not worth retrying)
     slow           sleep `slow_s` (default 600 s) before answering: a client timeout
     malformed      status 200 with a truncated JSON body
+    malformedkey   status 200 with a truncated JSON body that echoes the Authorization header
+                   it received, as careless servers do (clients must scrub it)
     drop           close the connection without any response
     nochoices      status 200 with valid JSON but no "choices"
+    surrogate      the normal reply whose content ends with the JSON escape \ud83d: valid JSON
+                   that decodes to a lone surrogate (a token limit cutting an emoji in half)
+    huge           the normal reply plus `huge_bytes` (default 3 MiB) of text, Content-Length set
+    hugestream     the same body sent chunked, without a Content-Length
 
 Requests are counted per conversation (a hash of the messages JSON), so retries of the same
 conversation see attempts 1, 2, 3... An unknown KIND gets a 400 naming the known ones.
@@ -59,7 +65,7 @@ _STATUS_FAULTS = {"500": 500, "502": 502, "503": 503, "429": 429, "429r0": 429, 
 class MockServerConfig(BaseModel):
     """How the mock server behaves; every knob has a default that answers at once, faultless."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     host: str = "127.0.0.1"
     port: int = 0
@@ -68,6 +74,8 @@ class MockServerConfig(BaseModel):
     """Sleep before every answer, to stand in for a model's generation time."""
     slow_s: float = Field(default=600.0, ge=0)
     """How long a `slow` fault sleeps: longer than any sane client timeout."""
+    huge_bytes: int = Field(default=3 * 1024 * 1024, ge=0)
+    """Text added to the reply by the `huge` and `hugestream` faults."""
     require_api_key: str | None = None
     """When set, requests without `Authorization: Bearer <this>` get a 401."""
     fault_rate: float = Field(default=0.0, ge=0, le=1)
@@ -227,18 +235,44 @@ class MockOpenAIServer:
         if fault == "slow":
             await asyncio.sleep(self.config.slow_s)
             return self._reply(body)
-        if fault == "malformed":
+        if fault in ("malformed", "malformedkey"):
+            auth = request.headers.get("Authorization", "")
+            echoed = {"auth": auth} if fault == "malformedkey" else {}
+            head = json.dumps({"id": "chatcmpl-mock", **echoed})[:-1]
             return web.Response(
-                body=b'{"id": "chatcmpl-mock", "choices": [{"mess', content_type="application/json"
+                body=f'{head}, "choices": [{{"mess'.encode(), content_type="application/json"
             )
         if fault == "nochoices":
             return web.json_response({"id": "chatcmpl-mock", "object": "chat.completion"})
+        if fault == "surrogate":
+            # json.dumps writes a lone surrogate as the ASCII escape \ud83d.
+            return self._reply(body, suffix="\ud83d")
+        if fault in ("huge", "hugestream"):
+            padding = " " + "x" * self.config.huge_bytes
+            if fault == "huge":
+                return self._reply(body, suffix=padding)
+            return await self._stream(request, self._reply_bytes(body, padding))
         # drop: the client sees the connection close before any status line.
         if request.transport is not None:
             request.transport.close()
         return web.Response(status=599)  # never sent: the transport is closed
 
-    def _reply(self, body: dict[str, Any]) -> web.Response:
+    @staticmethod
+    async def _stream(request: web.Request, body: bytes) -> web.StreamResponse:
+        """Send a body chunked, so the client cannot know its size in advance."""
+        stream = web.StreamResponse(headers={"Content-Type": "application/json"})
+        stream.enable_chunked_encoding()
+        await stream.prepare(request)
+        for start in range(0, len(body), 64 * 1024):
+            await stream.write(body[start : start + 64 * 1024])
+        await stream.write_eof()
+        return stream
+
+    def _reply(self, body: dict[str, Any], suffix: str = "") -> web.Response:
+        return web.Response(body=self._reply_bytes(body, suffix), content_type="application/json")
+
+    def _reply_bytes(self, body: dict[str, Any], suffix: str = "") -> bytes:
+        """The normal reply's JSON; `suffix` is added to its content after the max_tokens cut."""
         words = self.reply_fn(body).split(" ")
         max_tokens = int(body.get("max_tokens") or len(words))
         prompt_tokens = sum(len(str(m.get("content") or "").split()) for m in body["messages"])
@@ -250,7 +284,10 @@ class MockOpenAIServer:
             "choices": [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": " ".join(words[:max_tokens])},
+                    "message": {
+                        "role": "assistant",
+                        "content": " ".join(words[:max_tokens]) + suffix,
+                    },
                     "finish_reason": "length" if len(words) > max_tokens else "stop",
                 }
             ],
@@ -260,7 +297,7 @@ class MockOpenAIServer:
                 "total_tokens": prompt_tokens + min(len(words), max_tokens),
             },
         }
-        return web.Response(body=json.dumps(data).encode(), content_type="application/json")
+        return json.dumps(data).encode()
 
 
 @contextmanager

@@ -113,6 +113,39 @@ def test_data_file_must_be_a_list(root: Path) -> None:
         load_official(root, "deer")
 
 
+@pytest.mark.parametrize("dataset", ["deer", "clutrr"])
+def test_an_empty_data_file_is_a_data_error_naming_it(root: Path, dataset: str) -> None:
+    # Else the run has 0 items and reports "completed" with nothing measured.
+    (root / dataset / "test_data.json").write_text("[]", encoding="utf-8")
+    with pytest.raises(DataError, match=rf"^{dataset}/test_data\.json: no records"):
+        load_official(root, dataset)
+
+
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "1e400"])
+def test_non_finite_numbers_are_rejected_with_line_and_column(root: Path, number: str) -> None:
+    path = root / "deer" / "test_data.json"
+    records = json.loads(path.read_text(encoding="utf-8"))
+    records[1]["score"] = "PLACEHOLDER"
+    text = json.dumps(records, indent=1).replace('"PLACEHOLDER"', number)
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(
+        DataError, match=rf"^deer/test_data\.json: {number} at line \d+, column \d+ is"
+    ):
+        load_official(root, "deer")
+
+
+def test_lone_surrogates_in_a_data_file_are_repaired_with_a_warning(
+    root: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = root / "deer" / "test_data.json"
+    records = json.loads(path.read_text(encoding="utf-8"))
+    records[0]["input"] += " \ud83d"  # json.dumps writes the escape
+    path.write_text(json.dumps(records), encoding="utf-8")
+    data = load_official(root, "deer")
+    assert "\ufffd" in data.samples[0].question
+    assert "deer/test_data.json: the file held 1 lone UTF-16 surrogate" in caplog.text
+
+
 def test_record_that_is_not_an_object(root: Path) -> None:
     edit_records(root / "deer" / "test_data.json", lambda records: records.insert(2, ["b"]))
     with pytest.raises(DataError) as info:

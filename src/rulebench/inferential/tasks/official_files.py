@@ -7,7 +7,6 @@ folder, which we never open. Every error names the file (relative to the data ro
 (its 0-based index in the JSON list, as `jq '.[17]'` counts) and the field.
 """
 
-import json
 import logging
 from abc import abstractmethod
 from pathlib import Path
@@ -16,7 +15,9 @@ from typing import Annotated, Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from rulebench.core.errors import DataError
+from rulebench.core.json_text import parse_json_text
 from rulebench.core.rules import Rule
+from rulebench.core.text import surrogate_warning
 
 logger = logging.getLogger(__name__)
 
@@ -93,10 +94,11 @@ def splits_present(folder: Path) -> tuple[str, ...]:
 
 
 def read_json(path: Path, label: str) -> JsonValue:
-    """Parse a JSON file; repeated object keys keep the last value (as json.load does), warned.
+    """Parse a JSON file strictly (see core.json_text); repeated object keys keep the last value.
 
     ulogic-cf's rule files repeat every key twice in their text; a plain parser hides that,
-    so we count repeats through `object_pairs_hook` and warn once per file.
+    so we count repeats through `object_pairs_hook` and warn once per file. Lone surrogates
+    in strings are replaced by U+FFFD, with a warning naming the file.
     """
     try:
         text = path.read_text(encoding="utf-8")
@@ -114,12 +116,9 @@ def read_json(path: Path, label: str) -> JsonValue:
             obj[key] = value
         return obj
 
-    try:
-        value: JsonValue = json.loads(text, object_pairs_hook=keep_last)
-    except json.JSONDecodeError as exc:
-        raise DataError(
-            f"{label}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-        ) from None
+    value, surrogates = parse_json_text(text, label, object_pairs_hook=keep_last)
+    if surrogates:
+        logger.warning("%s: %s", label, surrogate_warning(surrogates, "the file"))
     if repeated and str(path) not in _warned_repeats:
         _warned_repeats.add(str(path))
         logger.warning(
@@ -159,6 +158,8 @@ def read_records(
     value = read_json(path, label)
     if not isinstance(value, list):
         raise DataError(f"{label}: expected a JSON list of records, got {_json_kind(value)}")
+    if not value:  # else a run of 0 items would "complete" and report nothing
+        raise DataError(f"{label}: no records (an empty JSON list)")
     records: list[tuple[RecordT, dict[str, JsonValue]]] = []
     for index, raw in enumerate(value):
         if not isinstance(raw, dict):

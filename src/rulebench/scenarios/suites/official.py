@@ -11,7 +11,6 @@ it as a data error for that one case, as upstream's data holds a few such cases.
 """
 
 import difflib
-import json
 import logging
 from collections import Counter
 from collections.abc import Mapping
@@ -24,7 +23,9 @@ from pydantic import JsonValue, ValidationError
 from rulebench.core.cases import TestCase
 from rulebench.core.errors import DataError
 from rulebench.core.items import ItemIds
+from rulebench.core.json_text import parse_json_text
 from rulebench.core.messages import Message
+from rulebench.core.text import surrogate_warning
 from rulebench.scenarios.base import Version
 from rulebench.scenarios.registry import V1_ONLY, V3_SCENARIOS, behaviors
 from rulebench.scenarios.suites.official_records import (
@@ -58,8 +59,11 @@ class _Where:
     label: str
     line: int
 
+    def __str__(self) -> str:
+        return f"{self.label}:{self.line}"
+
     def error(self, what: str) -> DataError:
-        return DataError(f"{self.label}:{self.line}: {what}")
+        return DataError(f"{self}: {what}")
 
 
 def load_suite_file(
@@ -119,14 +123,13 @@ def _read_file(path: Path, suite: str, load: _Load) -> list[TestCase]:
         if line.strip():
             where = _Where(label, number)
             cases.append(_read_line(line, where, path.stem, suite, load))
+    if not cases:  # else a run of 0 items would "complete" and report nothing
+        raise DataError(f"{label}: no test cases (the file has no JSON lines)")
     return cases
 
 
 def _read_line(line: str, where: _Where, stem: str, suite: str, load: _Load) -> TestCase:
-    try:
-        raw = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise where.error(f"invalid JSON at column {exc.colno}: {exc.msg}") from None
+    raw = _parse_json(line, str(where))
     if not isinstance(raw, dict):
         raise where.error(f"expected a JSON object, got {json_kind(raw)}")
     if MERGED_MARKERS & raw.keys():
@@ -235,13 +238,18 @@ def _messages(raw: list[RawMessage], where: _Where) -> tuple[Message, ...]:
 
 
 def _params_from_json(text: str, where: _Where) -> dict[str, JsonValue]:
-    try:
-        params = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise where.error(f"field 'params_json': invalid JSON at column {exc.colno}") from None
+    params = _parse_json(text, f"{where}: field 'params_json'")
     if not isinstance(params, dict):
         raise where.error(f"field 'params_json': expected a JSON object, got {json_kind(params)}")
     return params
+
+
+def _parse_json(text: str, where: str) -> JsonValue:
+    """Strict JSON (no NaN or infinities, which would reach scenario parameters), repaired."""
+    value, surrogates = parse_json_text(text, where)
+    if surrogates:
+        logger.warning("%s: %s", where, surrogate_warning(surrogates, "the line"))
+    return value
 
 
 def _check_scenario(name: str, where: _Where, source: str, version: Version) -> str:

@@ -1,0 +1,71 @@
+"""A store on read-only media can be listed, shown, exported and reported without a write."""
+
+import os
+import stat
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from rulebench.engine.store import Store
+
+
+def rulebench(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "rulebench", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.fixture
+def read_only_folder(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
+    """(writable folder, the same folder seen read-only): a read-only bind mount, as root."""
+    source, view = tmp_path / "source", tmp_path / "view"
+    source.mkdir()
+    view.mkdir()
+    if os.geteuid() != 0:  # permissions bind an ordinary user
+        yield source, source
+        return
+    mounted = subprocess.run(
+        f"mount --bind {source} {view} && mount -o remount,ro,bind {view}",
+        shell=True,
+        capture_output=True,
+        check=False,
+    )
+    if mounted.returncode != 0:
+        pytest.skip("cannot make read-only media here (mount needs CAP_SYS_ADMIN as root)")
+    try:
+        yield source, view
+    finally:
+        subprocess.run(["umount", str(view)], check=False)
+
+
+def test_a_store_on_read_only_media_is_read_without_a_write(
+    read_only_folder: tuple[Path, Path], tmp_path: Path
+) -> None:
+    source, view = read_only_folder
+    made = rulebench("run", "smoke", "-m", "scripted/echo", "--store", str(source / "s.sqlite"))
+    assert made.returncode == 0, made.stderr
+    if source == view:
+        (source / "s.sqlite").chmod(stat.S_IRUSR)
+        source.chmod(stat.S_IRUSR | stat.S_IXUSR)
+    before = sorted(p.name for p in view.iterdir())
+    store = str(view / "s.sqlite")
+    with Store(store, readonly=True) as db:
+        [run] = db.list_runs()
+    for command in (
+        ["runs", "list"],
+        ["runs", "show", run.id],
+        ["runs", "export", run.id, "-o", str(tmp_path / "out.jsonl")],
+    ):
+        result = rulebench(*command, "--store", store)
+        assert result.returncode == 0, (command, result.stderr)
+    assert len((tmp_path / "out.jsonl").read_text().splitlines()) == 6
+    assert sorted(p.name for p in view.iterdir()) == before
+    writing = rulebench("run", "smoke", "-m", "scripted/echo", "--store", store)
+    assert writing.returncode == 1 and "error: cannot open the results store" in writing.stderr

@@ -147,3 +147,24 @@ async def test_a_reply_with_a_lone_surrogate_is_kept_with_a_recorded_repair(
             assert result.error is None
             assert result.reply == "cut here \ufffd"
             assert any("lone UTF-16 surrogate" in w for w in result.warnings)
+
+
+async def test_a_damaged_page_fails_the_run_and_reads_are_one_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite"
+    spec = RunSpec(task="echo-test", model="scripted/echo")
+    with Store(path) as store:
+        await Runner(store).run(EchoTask(n=300), ScriptedModel(mode="echo"), spec)
+        store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        [(page_size,)] = store._db.execute("PRAGMA page_size").fetchall()
+        [(root,)] = store._db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'results'")
+    with path.open("r+b") as damaged:  # scribble over the results table's first page
+        damaged.seek((root - 1) * page_size)
+        damaged.write(b"\xff" * 100)
+    with Store(path) as store:
+        with pytest.raises(StoreError, match="malformed"):
+            await Runner(store).run(EchoTask(n=50, prefix="new"), ScriptedModel(mode="echo"), spec)
+        statuses = {run.status for run in store.list_runs()}
+        assert statuses == {"completed", "failed"}  # the first run, and the damaged one
+        first = store.list_runs()[-1]
+        with pytest.raises(StoreError, match=r"cannot read the results store .*malformed"):
+            list(store.iter_results(first.id))

@@ -21,7 +21,7 @@ from rulebench.engine.store import Store
 from rulebench.loadtest import LoadTestTask
 from rulebench.models.base import BackendOptions
 from rulebench.models.registry import create_model
-from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig
+from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig, serve_in_thread
 
 FIXTURES = Path(__file__).parents[1] / "inferential" / "tasks" / "fixtures" / "official"
 OPENAI = ("-m", "openai-api/local/x")
@@ -172,3 +172,19 @@ async def test_replies_ending_in_half_an_emoji_are_stored(tmp_path: Path) -> Non
     assert [r.status for r in results] == ["ok"] * 5
     assert all(r.reply and r.reply.endswith("\ufffd") for r in results)
     assert all(r.warnings == (surrogate_warning(1, "reply"),) for r in results)
+
+
+@pytest.mark.parametrize("status", ["400", "404"])
+def test_a_server_refusing_every_request_stops_the_run_early(store: str, status: str) -> None:
+    config = MockServerConfig(fault_rate=1.0, fault_kinds=(status,))
+    with serve_in_thread(config) as server:
+        result = rulebench(
+            "run", "loadtest", "--items", "100", "-c", "1", *OPENAI, "--base-url", server.url,
+            "--store", store,
+        )  # fmt: skip
+        requests = len(server.requests)
+    assert_one_line_error(result, "the first 5 items all failed the same way", status)
+    assert requests == 5  # not 100
+    with Store(Path(store), readonly=True) as db:
+        [run] = db.list_runs()
+        assert run.status == "failed" and "failed the same way" in str(run.notes["reason"])

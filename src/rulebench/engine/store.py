@@ -1,5 +1,6 @@
 """The results store: one SQLite file (WAL) holding runs, their item results and the cache."""
 
+import contextlib
 import json
 import os
 import secrets
@@ -7,6 +8,7 @@ import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from pydantic import JsonValue
 
@@ -164,15 +166,14 @@ class Store:
 
     def result_statuses(self, run_id: str) -> dict[str, str]:
         """Item id -> stored status ("ok" or "error") of every result of a run."""
-        rows = self._db.execute("SELECT item_id, status FROM results WHERE run_id = ?", (run_id,))
-        return dict(rows.fetchall())
+        return dict(self._query("SELECT item_id, status FROM results WHERE run_id = ?", (run_id,)))
 
     def get_run(self, run_id: str) -> RunRecord:
         """Find a run by id or by a unique prefix of it."""
-        rows = self._db.execute(
+        rows = self._query(
             "SELECT * FROM runs WHERE id = ? OR id LIKE ? ORDER BY id LIMIT 2",
             (run_id, run_id.replace("%", "").replace("_", r"\_") + "%"),
-        ).fetchall()
+        )
         exact = [row for row in rows if row[0] == run_id]
         if exact or len(rows) == 1:
             return row_to_run((exact or rows)[0])
@@ -182,7 +183,7 @@ class Store:
 
     def list_runs(self, limit: int = 50) -> list[RunRecord]:
         """The most recent runs first."""
-        rows = self._db.execute(
+        rows = self._query(
             "SELECT * FROM runs ORDER BY started_at DESC, rowid DESC LIMIT ?", (limit,)
         )
         return [row_to_run(row) for row in rows]
@@ -197,23 +198,23 @@ class Store:
 
     def finished_item_ids(self, run_id: str) -> set[str]:
         """Ids of the items of a run that finished without error (a resume skips these)."""
-        rows = self._db.execute(
+        rows = self._query(
             "SELECT item_id FROM results WHERE run_id = ? AND status = 'ok'", (run_id,)
         )
         return {row[0] for row in rows}
 
     def count_results(self, run_id: str) -> dict[str, int]:
         """Number of stored results of a run by status ("ok", "error")."""
-        rows = self._db.execute(
+        rows = self._query(
             "SELECT status, COUNT(*) FROM results WHERE run_id = ? GROUP BY status", (run_id,)
         )
         return {"ok": 0, "error": 0} | {status: count for status, count in rows}
 
     def count_system_merged(self, run_id: str) -> int:
         """Results of a run whose system message the backend had to merge into a user turn."""
-        (count,) = self._db.execute(
+        [(count,)] = self._query(
             "SELECT COUNT(*) FROM results WHERE run_id = ? AND system_merged = 1", (run_id,)
-        ).fetchone()
+        )
         return int(count)
 
     def tally_results(self, run_id: str, group_by: str | None = None) -> list[Tally]:
@@ -223,7 +224,7 @@ class Store:
         """
         group = "json_extract(metadata, ?)" if group_by else "?"
         path = f'$."{group_by}"' if group_by else "all"
-        rows = self._db.execute(
+        rows = self._query(
             f"SELECT {group}, COUNT(*), SUM(status = 'error'), COUNT(score), TOTAL(score), "
             "COUNT(passed), TOTAL(passed), "
             "SUM(status = 'ok' AND score IS NULL AND passed IS NULL), "
@@ -238,7 +239,7 @@ class Store:
 
     def common_errors(self, run_id: str, limit: int = 3) -> list[tuple[str, int]]:
         """A run's most frequent error messages with their counts."""
-        rows = self._db.execute(
+        rows = self._query(
             "SELECT error, COUNT(*) FROM results WHERE run_id = ? AND status = 'error' "
             "GROUP BY error ORDER BY COUNT(*) DESC LIMIT ?",
             (run_id, limit),
@@ -247,26 +248,29 @@ class Store:
 
     def iter_results(self, run_id: str) -> Iterator[ItemResult]:
         """Stream a run's results in the order they finished, without loading them all at once."""
-        cursor = self._db.execute(
-            f"SELECT {', '.join(RESULT_COLUMNS)} FROM results WHERE run_id = ? ORDER BY rowid",
-            (run_id,),
-        )
-        for row in cursor:
-            yield row_to_result(row)
+        with self._reading():
+            cursor = self._db.execute(
+                f"SELECT {', '.join(RESULT_COLUMNS)} FROM results WHERE run_id = ? ORDER BY rowid",
+                (run_id,),
+            )
+            for row in cursor:
+                yield row_to_result(row)
 
     # Cache
 
     def response_cache(self, writer: StoreWriter, run_id: str, model: str) -> ResponseCache:
         """The cache as a run of `model` (an identity) sees it: reads here, writes via `writer`."""
-        return ResponseCache(self._db, writer, run_id, model)
+        with self._reading():
+            return ResponseCache(self._db, writer, run_id, model)
 
     def explain_cache_miss(self, run_id: str, item_id: str | None = None) -> MissExplanation | None:
         """Why a run's request (the first, or the given item's) missed the cache."""
-        return explain_miss(self._db, self.get_run(run_id).id, item_id)
+        with self._reading():
+            return explain_miss(self._db, self.get_run(run_id).id, item_id)
 
     def cache_stats(self) -> list[tuple[str, int]]:
         """Number of cached responses per model identity."""
-        rows = self._db.execute("SELECT model, COUNT(*) FROM cache GROUP BY model ORDER BY model")
+        rows = self._query("SELECT model, COUNT(*) FROM cache GROUP BY model ORDER BY model")
         return [(model, count) for model, count in rows]
 
     def clear_cache(self, model: str | None = None) -> int:
@@ -287,6 +291,18 @@ class Store:
             retry_while_busy(write, WRITE_PATIENCE_S, str(self.path))
         except sqlite3.Error as exc:
             raise StoreError(f"cannot write to the results store {self.path}: {exc}") from None
+
+    def _query(self, sql: str, params: tuple[object, ...] = ()) -> list[Any]:
+        with self._reading():
+            return self._db.execute(sql, params).fetchall()
+
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[None]:
+        """Turn a failed read (a damaged file, say) into one clear StoreError."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot read the results store {self.path}: {exc}") from None
 
     def _check_writable(self) -> None:
         if self.readonly:

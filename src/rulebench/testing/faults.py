@@ -19,6 +19,7 @@ FaultKind = Literal[
     "429",
     "429r0",
     "400",
+    "404",
     "slow",
     "malformed",
     "malformedkey",

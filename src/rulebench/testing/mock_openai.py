@@ -14,7 +14,7 @@ KIND is one of:
     500, 502, 503  that status, with an OpenAI-style error body
     429            429 with Retry-After: 1
     429r0          429 with Retry-After: 0 (a rate limit that costs a test no time)
-    400            400 Bad Request (not worth retrying)
+    400, 404       that status (not worth retrying)
     slow           sleep `slow_s` (default 600 s) before answering: a client timeout
     malformed      status 200 with a truncated JSON body
     malformedkey   status 200 with a truncated JSON body that echoes the Authorization header
@@ -59,7 +59,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from rulebench.testing.faults import CHAOS_FAULT_KINDS, FaultKind, FaultPlan
 
 ReplyFn = Callable[[dict[str, Any]], str]
-_STATUS_FAULTS = {"500": 500, "502": 502, "503": 503, "429": 429, "429r0": 429, "400": 400}
+_STATUS_FAULTS = {
+    "500": 500,
+    "502": 502,
+    "503": 503,
+    "429": 429,
+    "429r0": 429,
+    "400": 400,
+    "404": 404,
+}
 
 
 class MockServerConfig(BaseModel):

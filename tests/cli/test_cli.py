@@ -10,19 +10,9 @@ from typer.testing import CliRunner
 from rulebench.cli.app import app
 from rulebench.engine.store import Store
 
+from tests.command import rulebench
+
 runner = CliRunner()
-
-
-def rulebench(*args: str) -> subprocess.CompletedProcess[str]:
-    """Run the real console entry point in a subprocess (errors, exit codes, imports)."""
-    code = "import sys; from rulebench.cli.app import main; sys.argv[0] = 'rulebench'; main()"
-    return subprocess.run(
-        [sys.executable, "-c", code, *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
 
 
 def test_help_loads_no_heavy_library() -> None:

@@ -8,9 +8,6 @@ import asyncio
 import io
 import json
 import logging
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,6 +22,7 @@ from rulebench.engine.store import Store
 from rulebench.models.scripted import ScriptedModel
 from rulebench.report.untrusted import escape_controls, escape_markup, safe_text
 
+from tests.command import rulebench
 from tests.conftest import EchoTask
 
 # OSC 52 (put "hello" on the clipboard), clear screen, CSI as one C1 character, DEL.
@@ -46,20 +44,6 @@ def invoke(*args: str, stdin: str | None = None) -> Result:
     result = runner.invoke(app, list(args), input=stdin)
     assert_no_raw_controls(result.stdout, result.stderr)
     return result
-
-
-def rulebench(*args: str) -> subprocess.CompletedProcess[str]:
-    """The real entry point, so an exception reaches main()'s error line (or a traceback)."""
-    code = "import sys; from rulebench.cli.app import main; sys.argv[0] = 'rulebench'; main()"
-    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
-    return subprocess.run(
-        [sys.executable, "-c", code, *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env=env | {"COLUMNS": "200", "PYTHONIOENCODING": "utf-8"},
-    )
 
 
 @pytest.fixture(autouse=True)

@@ -1,5 +1,7 @@
-"""Watching a store that another process is writing, without creating or locking it."""
+"""Watching another process's work from outside: its store (never created or locked here) and
+the mock server's request log."""
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -14,3 +16,9 @@ def finished(path: Path) -> int:
             db.close()
     except sqlite3.Error:
         return 0
+
+
+def tokens_requested(log: Path) -> list[str]:
+    """The loadtest token of every request in a mock server's JSONL log, in order."""
+    lines = log.read_text().splitlines() if log.exists() else []
+    return [json.loads(line)["messages"][-1]["content"].rsplit(" ", 1)[-1] for line in lines]

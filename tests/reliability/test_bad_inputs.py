@@ -10,7 +10,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,23 +22,10 @@ from rulebench.models.base import BackendOptions
 from rulebench.models.registry import create_model
 from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig, serve_in_thread
 
+from tests.command import rulebench
+
 FIXTURES = Path(__file__).parents[1] / "inferential" / "tasks" / "fixtures" / "official"
 OPENAI = ("-m", "openai-api/local/x")
-
-
-def rulebench(
-    *args: str, env: dict[str, str] | None = None, preamble: str = ""
-) -> subprocess.CompletedProcess[str]:
-    """Run the console entry point; `preamble` runs first (e.g. to hide a library)."""
-    code = f"{preamble}\nimport sys\nfrom rulebench.cli.app import main\nsys.argv[0] = 'x'\nmain()"
-    return subprocess.run(
-        [sys.executable, "-c", code, *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env=env,
-    )
 
 
 def assert_one_line_error(result: subprocess.CompletedProcess[str], *expected: str) -> str:

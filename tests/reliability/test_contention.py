@@ -1,10 +1,8 @@
 """Several processes on one store: openers, resumers and a lock holder never lose or repeat work."""
 
-import json
 import multiprocessing
 import sqlite3
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -15,7 +13,8 @@ from rulebench.engine.migrations import MIGRATIONS
 from rulebench.engine.store import Store
 from rulebench.testing.mock_openai import MockServerConfig, serve_in_thread
 
-from tests.reliability.polling import finished
+from tests.command import rulebench_command
+from tests.reliability.polling import finished, tokens_requested
 
 OPENERS = 8
 
@@ -41,15 +40,6 @@ def test_processes_opening_a_new_store_at_once_all_succeed(tmp_path: Path) -> No
         assert names == [name for name, _ in MIGRATIONS]
 
 
-def rulebench(*args: str) -> list[str]:
-    return [sys.executable, "-m", "rulebench", *args]
-
-
-def tokens_requested(log: Path) -> list[str]:
-    lines = log.read_text().splitlines() if log.exists() else []
-    return [json.loads(line)["messages"][-1]["content"].rsplit(" ", 1)[-1] for line in lines]
-
-
 @pytest.mark.timeout(180)
 def test_two_resumes_started_together_one_proceeds_the_other_refuses(tmp_path: Path) -> None:
     store, log = tmp_path / "s.sqlite", tmp_path / "requests.jsonl"
@@ -57,7 +47,7 @@ def test_two_resumes_started_together_one_proceeds_the_other_refuses(tmp_path: P
     with serve_in_thread(config) as server:
         backend = ["-m", "openai-api/mock/echo", "--base-url", server.url, "--store", str(store)]
         first = subprocess.run(
-            rulebench("run", "loadtest", "--items", "200", "-n", "10", "--json", *backend),
+            rulebench_command("run", "loadtest", "--items", "200", "-n", "10", "--json", *backend),
             capture_output=True,
             text=True,
             timeout=120,
@@ -69,7 +59,7 @@ def test_two_resumes_started_together_one_proceeds_the_other_refuses(tmp_path: P
             db._db.execute("UPDATE runs SET config = json_set(config, '$.limit', NULL)")
         resumes = [
             subprocess.Popen(
-                rulebench("run", "--resume", run.id, "--store", str(store), "-c", "2"),
+                rulebench_command("run", "--resume", run.id, "--store", str(store), "-c", "2"),
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 text=True,
@@ -92,7 +82,7 @@ def test_two_resumes_started_together_one_proceeds_the_other_refuses(tmp_path: P
 def test_a_lock_held_by_another_process_during_a_run_loses_nothing(tmp_path: Path) -> None:
     store = tmp_path / "s.sqlite"
     Store(store).close()
-    command = rulebench(
+    command = rulebench_command(
         "run", "loadtest", "--items", "300", "-c", "4", "-m", "scripted/echo",
         "-M", "delay_s=0.02", "--store", str(store),
     )  # fmt: skip

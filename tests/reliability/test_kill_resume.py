@@ -1,9 +1,7 @@
 """A run killed with SIGKILL and then resumed has exactly one result per item, nothing lost."""
 
-import json
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -13,18 +11,10 @@ from rulebench.engine.store import Store
 from rulebench.loadtest import LoadTestTask
 from rulebench.testing.mock_openai import MockServerConfig, serve_in_thread
 
-from tests.reliability.polling import finished
+from tests.command import rulebench_command
+from tests.reliability.polling import finished, tokens_requested
 
 ITEMS = 300
-
-
-def rulebench(*args: str) -> list[str]:
-    return [sys.executable, "-m", "rulebench", *args]
-
-
-def tokens_requested(log: Path) -> list[str]:
-    lines = log.read_text().splitlines() if log.exists() else []
-    return [json.loads(line)["messages"][-1]["content"].rsplit(" ", 1)[-1] for line in lines]
 
 
 @pytest.mark.timeout(180)
@@ -40,7 +30,7 @@ def test_sigkill_midway_then_resume_loses_and_repeats_nothing(tmp_path: Path) ->
             str(store_path),
         ]
         run = subprocess.Popen(
-            rulebench(
+            rulebench_command(
                 "run",
                 "loadtest",
                 "--items",
@@ -70,7 +60,7 @@ def test_sigkill_midway_then_resume_loses_and_repeats_nothing(tmp_path: Path) ->
         requested_before = len(tokens_requested(log))
 
         resumed = subprocess.run(
-            rulebench("run", "--resume", killed.id, "--store", str(store_path)),
+            rulebench_command("run", "--resume", killed.id, "--store", str(store_path)),
             capture_output=True,
             text=True,
             timeout=120,

@@ -3,7 +3,6 @@
 import os
 import stat
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,15 +10,7 @@ import pytest
 
 from rulebench.engine.store import Store
 
-
-def rulebench(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "rulebench", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+from tests.command import rulebench
 
 
 @pytest.fixture

@@ -2,25 +2,14 @@
 
 import os
 import socket
-import subprocess
-import sys
 from pathlib import Path
 
 from rulebench.engine.store import Store
 from rulebench.testing.mock_openai import MockServerConfig, serve_in_thread
 
+from tests.command import rulebench
+
 KEY = "sk-rulebench-SECRET-0123456789"
-
-
-def rulebench(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "rulebench", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env=env,
-    )
 
 
 def test_api_key_never_appears_in_store_logs_or_exports(tmp_path: Path) -> None:

@@ -1,7 +1,6 @@
 """Running a spec from the command line: build it, show progress, print the results."""
 
 import asyncio
-import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -114,9 +113,7 @@ def report_interrupt(interrupts: Interrupts, run_id: str | None, store_path: Pat
     if run_id is None:
         err.print(f"[yellow]{how}[/yellow] before the run started: nothing was stored.")
         return
-    resume = f"rulebench run --resume {run_id}" + (
-        f" --store {shlex.quote(str(store_path))}" if store_path is not None else ""
-    )
+    resume = opt.resume_command(run_id, store_path)
     if interrupts.count > 1:
         err.print(
             f"[yellow]{how} twice:[/yellow] stopped at once; results of the last moments may not "

@@ -1,5 +1,6 @@
 """Options shared by the commands that run a model, declared once."""
 
+import shlex
 from pathlib import Path
 from typing import Annotated, NamedTuple
 
@@ -87,3 +88,9 @@ class RunOptions(NamedTuple):
     temperature: float
     seed: int
     no_cache: bool
+
+
+def resume_command(run_id: str, store: Path | None) -> str:
+    """The command that finishes a run, naming its store when it is not the default."""
+    where = f" --store {shlex.quote(str(store))}" if store is not None else ""
+    return f"rulebench run --resume {run_id}{where}"

@@ -81,7 +81,7 @@ def show(
         if status != "completed" and run.notes.get("reason"):
             err.print(safe_text(f"why {status}: {run.notes['reason']}", style="red"))
         if status in ("killed", "interrupted", "failed"):
-            err.print(safe_text(f"Resume with: rulebench run --resume {run.id}"))
+            err.print(safe_text(f"Resume with: {opt.resume_command(run.id, store)}"))
         print_errors(db, run.id)
 
 

@@ -40,8 +40,11 @@ def task(**config: object) -> InferentialTask:
 def test_items_cover_tasks_x_settings_x_samples_with_stable_unique_ids() -> None:
     grid = Grid(quantities=("golden", "few"), forms=("nl", "fol"), counterfactual=(False, True))
     items = task(grid=grid.model_dump()).items()
-    # stringgame has no counterfactual twins: cf cells fall back to its factual rule and gold.
-    assert len(items) == 2 * 8 * 12
+    # stringgame has no counterfactual form: it takes only the factual settings of the grid.
+    assert len(items) == (8 + 4) * 12
+    assert not any(
+        i.metadata["counterfactual"] for i in items if i.metadata["task"] == "stringgame"
+    )
     assert len({i.id for i in items}) == len(items)
     assert [i.id for i in task(grid=grid.model_dump()).items()] == [i.id for i in items]
     kinship_cf = next(

@@ -43,7 +43,7 @@ def build_spec(task: str, task_config: dict[str, JsonValue], common: opt.RunOpti
             generate=GenerateConfig(
                 max_tokens=common.max_tokens or task_entry(task).max_tokens,
                 temperature=common.temperature,
-                seed=common.seed,
+                seed=common.seed if common.sampling_seed is None else common.sampling_seed,
             ),
             concurrency=common.concurrency,
             limit=common.limit,

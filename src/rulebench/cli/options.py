@@ -49,7 +49,27 @@ MaxTokensOption = Annotated[
 TemperatureOption = Annotated[
     float, typer.Option(min=0.0, help="Sampling temperature (0 = greedy).")
 ]
-SeedOption = Annotated[int, typer.Option(help="Sampling seed (stored with the run).")]
+SeedOption = Annotated[
+    int,
+    typer.Option(
+        help="Seed of the data (generated items, rule orders) and, unless --sampling-seed "
+        "says otherwise, of sampling (stored with the run)."
+    ),
+]
+SamplingSeedOption = Annotated[
+    int | None,
+    typer.Option(
+        help="Seed of the model's sampling, apart from the data seed; each --repeats repeat "
+        "derives its own from it.",
+        show_default=False,
+    ),
+]
+RepeatsOption = Annotated[
+    int,
+    typer.Option(
+        min=1, help="Evaluate every item this many times, each with its own sampling seed."
+    ),
+]
 NoCacheOption = Annotated[
     bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")
 ]
@@ -88,6 +108,8 @@ class RunOptions(NamedTuple):
     temperature: float
     seed: int
     no_cache: bool
+    sampling_seed: int | None = None
+    """The model's sampling seed when it differs from the data seed."""
 
 
 def resume_command(run_id: str, store: Path | None) -> str:

@@ -58,7 +58,12 @@ def inferential(
     ] = None,
     cot: Annotated[Toggle, typer.Option(help="Chain of thought: off, on or both.")] = "off",
     counterfactual: Annotated[
-        Toggle, typer.Option(help="Counterfactual rules: off, on or both.")
+        Toggle,
+        typer.Option(
+            help="Counterfactual rules: off, on or both. Generated kinship has twins; official "
+            "data is counterfactual in its -cf folders (always, whatever this says); on a task "
+            "without a counterfactual form, on is an error and both keeps the factual half."
+        ),
     ] = "off",
     shots: Annotated[int, typer.Option(min=0, help="Demonstrations per prompt.")] = 0,
     layout: Annotated[
@@ -94,6 +99,8 @@ def inferential(
     max_tokens: opt.MaxTokensOption = None,
     temperature: opt.TemperatureOption = 0.0,
     seed: opt.SeedOption = 0,
+    sampling_seed: opt.SamplingSeedOption = None,
+    repeats: opt.RepeatsOption = 1,
     no_cache: opt.NoCacheOption = False,
     store: opt.StoreOption = None,
     as_json: opt.JsonOption = False,
@@ -125,9 +132,11 @@ def inferential(
         "grid": task_grid.model_dump(mode="json"),
         "extract": extract,
         "scoring": scoring,
+        "repeats": repeats,
     }
     tokens = max_tokens or (COT_MAX_TOKENS if True in cot_values else DIRECT_MAX_TOKENS)
     common = opt.RunOptions(
-        model, model_arg, base_url, concurrency, limit, tokens, temperature, seed, no_cache
-    )
+        model, model_arg, base_url, concurrency, limit, tokens, temperature, seed, no_cache,
+        sampling_seed,
+    )  # fmt: skip
     execute(build_spec("inferential", config, common), store, None, as_json)

@@ -98,6 +98,7 @@ def scenarios(
     max_tokens: opt.MaxTokensOption = None,
     temperature: opt.TemperatureOption = 0.0,
     seed: opt.SeedOption = 0,
+    sampling_seed: opt.SamplingSeedOption = None,
     no_cache: opt.NoCacheOption = False,
     store: opt.StoreOption = None,
     as_json: opt.JsonOption = False,
@@ -137,6 +138,7 @@ def scenarios(
         highlight=False,
     )
     common = opt.RunOptions(
-        model, model_arg, base_url, concurrency, limit, tokens, temperature, seed, no_cache
-    )
+        model, model_arg, base_url, concurrency, limit, tokens, temperature, seed, no_cache,
+        sampling_seed,
+    )  # fmt: skip
     execute(build_spec("scenarios", config, common), store, None, as_json)

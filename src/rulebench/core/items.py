@@ -30,6 +30,9 @@ class Item(BaseModel):
     """Candidate answers, for tasks with a closed answer set (log-likelihood scoring)."""
     metadata: dict[str, JsonValue] = Field(default_factory=dict)
     """Task facts reports group by (hops, scenario, behavior, ...); stored with the result."""
+    repeat: int = Field(default=0, ge=0)
+    """Which evaluation of the same content this is (`--repeats`): each repeat samples with
+    its own seed and has its own cache entries, so repeats are independent draws."""
 
 
 class Outcome(BaseModel):

@@ -20,6 +20,9 @@ class Rule(BaseModel):
     nl: str
     fol: str | None = None
     """None when the source has no FOL for this rule (asking for FOL is then an error)."""
+    counterfactual: bool = False
+    """A generated rule whose conclusion is wrong in reality (a counterfactual twin); noise
+    rules are drawn from the golden rule's own kind, so factual prompts list factual rules."""
 
 
 RuleSet = Mapping[str, Rule]

@@ -30,15 +30,18 @@ def _config_parts(config: GenerateConfig) -> dict[str, JsonValue]:
 
 
 def cache_key_parts(
-    info: ModelInfo, messages: Sequence[Message], config: GenerateConfig
+    info: ModelInfo, messages: Sequence[Message], config: GenerateConfig, repeat: int = 0
 ) -> dict[str, JsonValue]:
-    """Everything a reply depends on, as JSON."""
-    return {
+    """Everything a reply depends on, as JSON; a repeat after the first is its own draw."""
+    parts: dict[str, JsonValue] = {
         "backend": info.provider,
         "model": info.identity,
         "messages": [[m.role, m.content] for m in messages],
         "config": _config_parts(config),
     }
+    if repeat:  # absent for the first, so keys made before repeats existed still match
+        parts["repeat"] = repeat
+    return parts
 
 
 class CacheKey(NamedTuple):
@@ -50,10 +53,10 @@ class CacheKey(NamedTuple):
 
 
 def make_cache_key(
-    info: ModelInfo, messages: Sequence[Message], config: GenerateConfig
+    info: ModelInfo, messages: Sequence[Message], config: GenerateConfig, repeat: int = 0
 ) -> CacheKey:
     """Hash the canonical JSON (sorted keys, no spaces) of everything a reply depends on."""
-    parts = cache_key_parts(info, messages, config)
+    parts = cache_key_parts(info, messages, config, repeat)
     canonical = json.dumps(parts, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     digest = hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
     return CacheKey(digest, canonical, info.identity)

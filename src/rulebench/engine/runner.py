@@ -269,7 +269,7 @@ class Runner:
 
     async def _work(self, state: _Invocation, queue: Iterator[Item]) -> None:
         for item in queue:
-            session = Session(state.model, state.spec.generate, state.cache, item.id)
+            session = Session(state.model, state.spec.generate, state.cache, item.id, item.repeat)
             result = await run_item(state.task, item, session)
             state.writer.put_result(state.run_id, result)
             self.progress.advance(result.error is not None)

@@ -7,7 +7,7 @@ from typing import Protocol
 from pydantic import JsonValue
 
 from rulebench.core.errors import ConfigError
-from rulebench.core.items import Item, ItemResult, Outcome
+from rulebench.core.items import Item, ItemResult, Outcome, content_hash
 from rulebench.core.messages import Completion, GenerateConfig, Message, Usage
 from rulebench.core.text import repair_surrogates, surrogate_warning
 from rulebench.engine.cache import ResponseCache, make_cache_key
@@ -45,10 +45,16 @@ class Session:
     """
 
     def __init__(
-        self, model: Model, config: GenerateConfig, cache: ResponseCache | None, item_id: str
+        self,
+        model: Model,
+        config: GenerateConfig,
+        cache: ResponseCache | None,
+        item_id: str,
+        repeat: int = 0,
     ) -> None:
         self.model = model
-        self.config = config
+        self.config = config if not repeat else with_repeat_seed(config, repeat)
+        self._repeat = repeat
         self._cache = cache
         self._item_id = item_id
         self.usage = Usage()
@@ -64,12 +70,15 @@ class Session:
         self, messages: Sequence[Message], config: GenerateConfig | None = None
     ) -> Completion:
         """Get the model's reply, from the cache when the same request was answered before."""
-        config = config or self.config
+        if config is None:
+            config = self.config
+        elif self._repeat:
+            config = with_repeat_seed(config, self._repeat)
         self.last_messages, self.last_reply = tuple(messages), None
         if self._cache is None:
             completion = keepable(await self.model.generate(messages, config))
         else:
-            key = make_cache_key(self.model.info, messages, config)
+            key = make_cache_key(self.model.info, messages, config, self._repeat)
             cached = self._cache.get(key)
             completion = cached or keepable(await self.model.generate(messages, config))
             if cached is None:
@@ -122,6 +131,17 @@ class Session:
             metadata=item.metadata,
             warnings=tuple(self.warnings),
         )
+
+
+def with_repeat_seed(config: GenerateConfig, repeat: int) -> GenerateConfig:
+    """The config of a repeat: a sampling seed of its own, derived from the run's seed.
+
+    With one seed for all repeats, a sampling backend would draw the same reply every time and
+    the spread across repeats would be zero by construction.
+    """
+    base = 0 if config.seed is None else config.seed
+    seed = int(content_hash(["repeat-seed", base, repeat]), 16) % 2**31
+    return config.model_copy(update={"seed": seed})
 
 
 def keepable(completion: Completion) -> Completion:

@@ -1,7 +1,8 @@
 """Which rules an item lists, in which order: the golden rule plus seeded noise rules.
 
-Noise rules are drawn without replacement, never the golden rule (nor its factual or
-counterfactual twin), never a rule the generator marked as applying to the question, and from
+Noise rules are drawn without replacement, of the golden rule's kind (factual prompts list
+factual rules, counterfactual prompts counterfactual ones), never the golden rule (nor its
+twin), never a rule the generator marked as applying to the question, and from
 a `random.Random` seeded by the setting's seed and the sample id: a documented improvement on
 upstream, which draws unseeded and sometimes with replacement.
 """
@@ -41,6 +42,15 @@ def _excluded(sample: Sample) -> set[str]:
     return excluded
 
 
+def _noise_pool(data: TaskData, excluded: set[str], counterfactual: bool) -> list[str]:
+    """Rules that may be listed as noise: of the golden rule's kind (factual or counterfactual)."""
+    return [
+        rule_id
+        for rule_id, rule in sorted(data.rules.items())
+        if rule_id not in excluded and rule.counterfactual == counterfactual
+    ]
+
+
 def list_rules(sample: Sample, setting: Setting, data: TaskData) -> RuleListing:
     """The per-item listing: golden at a seeded random position among seeded noise rules."""
     count = setting.count_for(data.name)
@@ -49,7 +59,7 @@ def list_rules(sample: Sample, setting: Setting, data: TaskData) -> RuleListing:
     golden_id, _ = golden_of(sample, setting)
     rng = random.Random(f"{setting.seed}:{sample.id}")
     excluded = _excluded(sample)
-    pool = [rule_id for rule_id in sorted(data.rules) if rule_id not in excluded]
+    pool = _noise_pool(data, excluded, data.rules[golden_id].counterfactual)
     noise = rng.sample(pool, min(count - 1, len(pool)))
     position = rng.randrange(len(noise) + 1)
     ids = [*noise[:position], golden_id, *noise[position:]]
@@ -102,7 +112,7 @@ def _group_order(
     goldens = sorted({golden_of(member, setting)[0] for member in group})
     excluded = set().union(*(_excluded(member) for member in group))
     rng = random.Random(f"{setting.seed}:shared:{number}")
-    pool = [rule_id for rule_id in sorted(data.rules) if rule_id not in excluded]
+    pool = _noise_pool(data, excluded, data.rules[goldens[0]].counterfactual)
     order = goldens + rng.sample(pool, min(count - len(goldens), len(pool)))
     rng.shuffle(order)
     return order

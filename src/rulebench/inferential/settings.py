@@ -6,7 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rulebench.core.rules import RuleForm
+from rulebench.core.errors import ConfigError
+from rulebench.core.rules import RuleForm, TaskData
 
 Quantity = Literal["none", "golden", "few", "all"]
 Layout = Literal["per-item", "shared"]
@@ -102,3 +103,37 @@ class Grid(BaseModel):
                 cite_rule=self.cite_rule,
                 seed=self.seed,
             )
+
+
+def has_counterfactual_form(data: TaskData) -> bool:
+    """Whether a task can be asked counterfactually: a -cf dataset, or generated twins."""
+    return all(s.counterfactual or s.cf_gold is not None for s in data.samples)
+
+
+def is_counterfactual_set(data: TaskData) -> bool:
+    """An official *-cf dataset: every rule and gold is counterfactual already."""
+    return bool(data.samples) and all(sample.counterfactual for sample in data.samples)
+
+
+def settings_for(task: str, data: TaskData, grid: Grid) -> Iterator[Setting]:
+    """The grid's settings as they apply to one task, so no item claims what it is not.
+
+    A -cf dataset is counterfactual whatever the flag says (its factual and counterfactual
+    settings would be the same prompts, so they are one); a task without a counterfactual
+    form takes only factual settings, and asking for counterfactual only there is an error.
+    """
+    if grid.counterfactual == (True,) and not has_counterfactual_form(data):
+        raise ConfigError(
+            f"task '{task}' has no counterfactual form (its rules and gold are factual): "
+            "use its -cf dataset (clutrr-cf, ulogic-cf, law-cf) or the generated kinship "
+            "task, or --counterfactual off"
+        )
+    seen: set[Setting] = set()
+    for setting in grid.settings():
+        if is_counterfactual_set(data):
+            setting = setting.model_copy(update={"counterfactual": True})
+        elif setting.counterfactual and not has_counterfactual_form(data):
+            continue
+        if setting not in seen:
+            seen.add(setting)
+            yield setting

@@ -13,7 +13,7 @@ from rulebench.engine.task import Session
 from rulebench.inferential.data import GENERATED, law_charges, load_task
 from rulebench.inferential.prompts import pick_demos, render_prompt, template_for
 from rulebench.inferential.rule_lists import RuleListing, golden_of, list_rules, shared_listings
-from rulebench.inferential.settings import Grid, Setting
+from rulebench.inferential.settings import Grid, Setting, settings_for
 from rulebench.inferential.solving import judge_reply, pick_by_loglik
 
 ExtractMode = Literal["paper", "robust"]
@@ -38,6 +38,8 @@ class InferentialConfig(BaseModel):
     """Which extraction decides the score; both are stored with every result."""
     scoring: Scoring = "generate"
     """"loglik" picks the most likely candidate answer (local models, closed answer sets)."""
+    repeats: int = Field(default=1, ge=1)
+    """Evaluations of every item, each sampling with its own seed (spread across repeats)."""
 
 
 class InferentialTask:
@@ -72,7 +74,7 @@ class InferentialTask:
     def _task_items(self, task: str) -> Iterator[Item]:
         data = self.data(task)
         evaluated = {s.id for s in data.samples}
-        for setting in self.settings.grid.settings():
+        for setting in settings_for(task, data, self.settings.grid):
             demos = pick_demos(data, setting, evaluated)
             shared = {}
             if setting.layout == "shared":
@@ -80,9 +82,12 @@ class InferentialTask:
             for sample in data.samples:
                 listing = shared.get(sample.id) or list_rules(sample, setting, data)
                 prompt = render_prompt(sample, setting, listing, demos, data)
-                yield self._item(sample, setting, listing, prompt)
+                for repeat in range(self.settings.repeats):
+                    yield self._item(sample, setting, listing, prompt, repeat)
 
-    def _item(self, sample: Sample, setting: Setting, listing: RuleListing, prompt: str) -> Item:
+    def _item(
+        self, sample: Sample, setting: Setting, listing: RuleListing, prompt: str, repeat: int
+    ) -> Item:
         _, gold = golden_of(sample, setting)
         metadata: dict[str, JsonValue] = {
             "task": sample.task,
@@ -90,24 +95,30 @@ class InferentialTask:
             "setting": setting.label(),
             "cell": f"{sample.task} {setting.label()}",
             **setting.model_dump(mode="json", exclude={"seed", "rule_count"}),
-            "counterfactual": setting.counterfactual or sample.counterfactual,
+            "counterfactual": setting.counterfactual,
             "golden_index": None if listing.golden_index is None else listing.golden_index + 1,
             "listed_rules": [rule.id for rule in listing.rules],
             "gold": gold,
         }
         metadata.update({k: sample.metadata[k] for k in _SAMPLE_KEYS if k in sample.metadata})
+        # The prompt itself is part of the id: whatever changes it (another --n changing a
+        # generated rule pool, a shared listing, demonstrations) makes another item, so caches
+        # and cross-run pairing never mix different prompts under one id.
         defined_by: list[JsonValue] = [
             "inferential",
             sample.task,
             sample.id,
             setting.model_dump(mode="json"),
+            content_hash(prompt),
         ]
+        base_id = content_hash(defined_by)
         return Item(
-            id=content_hash(defined_by),
+            id=base_id if repeat == 0 else content_hash([base_id, repeat]),
             messages=(Message(role="user", content=prompt),),
             target=gold,
             choices=sample.candidates,
-            metadata=metadata,
+            metadata=metadata | {"repeat": repeat},
+            repeat=repeat,
         )
 
     async def solve(self, item: Item, session: Session) -> Outcome:

@@ -121,6 +121,7 @@ class ScenarioTask:
         return Item(
             id=case_id if repeat == 0 else content_hash([case_id, repeat]),
             messages=case.messages,
+            repeat=repeat,
             metadata={
                 "case_id": case_id,
                 "scenario": case.scenario,

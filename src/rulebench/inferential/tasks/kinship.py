@@ -36,6 +36,7 @@ from rulebench.inferential.tasks.kinship_rules import (
     MAX_HOPS,
     KinRule,
     counterfactual_of,
+    is_counterfactual,
     rule_id,
     to_rule,
 )
@@ -125,7 +126,7 @@ def generate(n: int, seed: int, **options: Unpack[KinshipOptions]) -> TaskData:
     return TaskData(
         name=TASK,
         samples=samples,
-        rules={key: to_rule(rule) for key, rule in rules.items()},
+        rules={key: to_rule(rule, is_counterfactual(rule)) for key, rule in rules.items()},
         demos=demos,
     )
 
@@ -190,12 +191,15 @@ def _library(
     config: KinshipConfig, drafts: list[_Draft], accept: PatternFilter | None
 ) -> RuleLibrary:
     rules = [rule for draft in drafts for rule in (draft.rule, draft.cf_rule)]
-    library = RuleLibrary(rules, [FactBase(draft.story) for draft in drafts])
+    library = RuleLibrary(rules, [FactBase(draft.story) for draft in drafts], is_counterfactual)
     rng = _stream(config.seed, "extras")
 
     def extra(widen: bool) -> list[KinRule]:
         hop_range = (2, MAX_HOPS) if widen else (config.min_hops, config.max_hops)
-        return [_rule_of(i) for i in draw_from_one_tree(rng, hop_range, _EXTRAS_PER_TREE, accept)]
+        drawn = draw_from_one_tree(rng, hop_range, _EXTRAS_PER_TREE, accept)
+        # Each extra comes with its counterfactual twin: counterfactual prompts draw their
+        # noise from counterfactual rules, as factual prompts do from factual ones.
+        return [rule for i in drawn for rule in (_rule_of(i), counterfactual_of(_rule_of(i)))]
 
     library.fill(extra)
     return library

@@ -25,7 +25,13 @@ ExtraRules = Callable[[bool], list[KinRule]]
 class RuleLibrary:
     """A growing set of kinship rules and, per story, which of them apply to it."""
 
-    def __init__(self, rules: Sequence[KinRule], stories: Sequence[FactBase]) -> None:
+    def __init__(
+        self,
+        rules: Sequence[KinRule],
+        stories: Sequence[FactBase],
+        is_counterfactual: Callable[[KinRule], bool] = lambda rule: False,
+    ) -> None:
+        self._is_counterfactual = is_counterfactual
         self.rules: dict[str, KinRule] = {}
         for rule in rules:
             self.rules.setdefault(rule_id(rule), rule)
@@ -34,10 +40,21 @@ class RuleLibrary:
         self.applicable = [index.applicable(story) for story in self.stories]
 
     def lacks_noise(self) -> bool:
-        """True while the set is too small or some story has too few rules that miss it."""
+        """True while the set is too small or some story has too few rules of a kind that miss it.
+
+        Kinds (factual, counterfactual) are counted apart: a prompt lists noise of its golden
+        rule's kind only.
+        """
         if len(self.rules) < MIN_RULES:
             return True
-        return any(len(self.rules) - len(ids) < NOISE_NEEDED for ids in self.applicable)
+        kinds = {key: self._is_counterfactual(rule) for key, rule in self.rules.items()}
+        sizes = [sum(1 for cf in kinds.values() if cf == kind) for kind in (False, True)]
+        present = [kind for kind, size in zip((False, True), sizes, strict=True) if size]
+        for ids in self.applicable:
+            applying = [sum(1 for key in ids if kinds[key] == kind) for kind in (False, True)]
+            if any(sizes[kind] - applying[kind] < NOISE_NEEDED for kind in present):
+                return True
+        return False
 
     def add(self, rules: Sequence[KinRule]) -> int:
         """Add rules, update every story's applicable ids; return how many were new."""

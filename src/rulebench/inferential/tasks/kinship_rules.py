@@ -24,6 +24,7 @@ from rulebench.inferential.tasks.kinship_relations import (
     EDGE_RELATIONS,
     RELATION_GENDER,
     Gender,
+    compose_chain,
 )
 
 _VARIABLES = "ABCDEFGHIJKLMNOP"
@@ -86,9 +87,16 @@ def fol_text(rule: KinRule) -> str:
     return f"{' ∧ '.join(atoms)} => {_predicate(rule.conclusion)}({names[0]},{names[-1]})"
 
 
-def to_rule(rule: KinRule) -> Rule:
-    """The rule as the rest of rulebench sees it: id, NL, FOL."""
-    return Rule(id=rule_id(rule), nl=nl_text(rule), fol=fol_text(rule))
+def to_rule(rule: KinRule, counterfactual: bool = False) -> Rule:
+    """The rule as the rest of rulebench sees it: id, NL, FOL, and whether it is a twin."""
+    return Rule(
+        id=rule_id(rule), nl=nl_text(rule), fol=fol_text(rule), counterfactual=counterfactual
+    )
+
+
+def is_counterfactual(rule: KinRule) -> bool:
+    """Whether a rule's conclusion is wrong in reality: it differs from its chain's composition."""
+    return compose_chain(rule.relations) != rule.conclusion
 
 
 def counterfactual_of(rule: KinRule) -> KinRule:

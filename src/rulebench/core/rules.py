@@ -68,8 +68,15 @@ class TaskData(BaseModel):
     samples: tuple[Sample, ...]
     rules: dict[str, Rule]
     demos: tuple[Sample, ...] = ()
-    """Samples for few-shot demonstrations (a train/validation split or generated); never the
-    samples being evaluated."""
+    """Samples for few-shot demonstrations (a train/validation split, generated, or written
+    for the task); never the samples being evaluated."""
+    demo_rules: dict[str, Rule] = Field(default_factory=dict)
+    """The rule set the demonstrations' rule ids refer to, when it is not `rules` (a train
+    split's own rule file numbers its rules independently); empty: the demos use `rules`."""
+
+    def rules_of_demos(self) -> "TaskData":
+        """The demonstrations' rules as a task of their own, to list rules for a demo from."""
+        return TaskData(name=self.name, samples=(), rules=self.demo_rules or self.rules)
 
 
 def rule_text(rule: Rule, form: RuleForm, source: str = "") -> str:

@@ -43,10 +43,11 @@ def test_every_dataset_loads_with_rules_for_every_sample(dataset: str) -> None:
     data = load_official(FIXTURES, dataset)
     assert data.name == dataset
     assert data.samples
+    demo_rules = data.rules_of_demos().rules
     for sample in data.samples + data.demos:
         assert sample.task == dataset
         assert sample.counterfactual == dataset.endswith("-cf")
-        assert sample.golden_rule in data.rules
+        assert sample.golden_rule in (demo_rules if sample in data.demos else data.rules)
         assert not sample.candidates or sample.gold.lower() in {
             c.lower() for c in sample.candidates
         }
@@ -238,15 +239,20 @@ def test_ids_do_not_depend_on_position(root: Path) -> None:
     assert before == after
 
 
-def test_demos_come_from_train_with_rule_ids_of_the_evaluated_rule_set() -> None:
+def test_demos_come_from_train_with_the_train_rule_file() -> None:
     data = load_official(FIXTURES, "clutrr")
     questions = {sample.question for sample in data.samples}
-    # train rule 0 is test rule 1 (same text), train rule 1 is in no test rule, train rule 2 is
-    # test rule 2, and the last train record asks a test question.
+    # A demonstration shows its own rules, so a train rule need not be in the test rule file
+    # (train rule 1 is in none); the last train record asks a test question and is skipped.
     assert [(demo.gold, demo.golden_rule) for demo in data.demos] == [
-        ("nephew", "1"),
+        ("nephew", "0"),
+        ("mother", "1"),
         ("daughter-in-law", "2"),
     ]
+    train_rules = json.loads((FIXTURES / "clutrr" / "train_rule.json").read_text())
+    assert {k: r.nl for k, r in data.demo_rules.items()} == {
+        k: v["NL"] for k, v in train_rules.items()
+    }
     assert all(demo.question not in questions for demo in data.demos)
 
 
@@ -262,9 +268,20 @@ def test_demos_never_come_from_the_evaluated_split() -> None:
     assert train.demos and {d.question for d in train.demos} <= validation_questions
 
 
-def test_demos_fall_back_to_validation_and_are_empty_without_either() -> None:
+@pytest.mark.parametrize("dataset", ["deer", "law-cf", "salad", "salad-cf"])
+def test_datasets_without_train_or_validation_get_written_demos(dataset: str) -> None:
+    data = load_official(FIXTURES, dataset)
+    assert len(data.demos) >= 2
+    asked = {sample.question for sample in data.samples}
+    for demo in data.demos:
+        assert demo.question not in asked
+        assert demo.counterfactual == dataset.endswith("-cf")
+        assert demo.golden_rule in data.demo_rules
+        assert not demo.candidates or demo.gold.lower() in {c.lower() for c in demo.candidates}
+
+
+def test_demos_fall_back_to_validation() -> None:
     assert len(load_official(FIXTURES, "clutrr-cf").demos) == 1
-    assert load_official(FIXTURES, "deer").demos == ()
 
 
 def test_at_most_sixteen_demos_spread_over_the_pool(root: Path) -> None:

@@ -89,7 +89,8 @@ def load_official(root: Path, dataset: str, split: str = "test") -> TaskData:
     is one (never from the split being loaded).
 
     Args:
-        root: the user's local clone of the release's data directory (holds clutrr/, deer/...).
+        root: the release's data folder in the user's clone, <clone>/dataset (holds clutrr/,
+            deer/...).
         dataset: the folder name, e.g. "clutrr-cf" or "theoremQA".
         split: "test", "train" or "validation", as the folder's file names have them.
     """
@@ -99,6 +100,15 @@ def load_official(root: Path, dataset: str, split: str = "test") -> TaskData:
     module = importlib.import_module(f"rulebench.inferential.tasks.{module_name}")
     loader: Callable[[Path, str, str], TaskData] = module.load
     return loader(root, dataset, split)
+
+
+def rule_file_label(dataset: str) -> str:
+    """Where an evaluated dataset's rules come from, as messages name it: "law/test_rule.json".
+
+    Runs evaluate the test split, whose rules are in test_rule.json (demonstrations from other
+    splits are mapped onto those rules); a generated task's name is returned as it is.
+    """
+    return f"{dataset}/test_rule.json" if dataset in DATASETS else dataset
 
 
 def unknown_dataset_message(dataset: str) -> str:
@@ -121,9 +131,10 @@ def load_task(root: Path, dataset: str, split: str, fmt: OfficialFormat[RecordT]
     folder = dataset_folder(root, dataset)
     samples, rules = _load_split(root, folder, split, fmt)
     task = TaskData(name=dataset, samples=samples, rules=rules)
-    demos = _load_demos(root, folder, split, fmt, task)
-    check_rules_exist(samples + demos, rules, file_label(root, folder))
-    return task.model_copy(update={"demos": demos})
+    demos, demo_rules = _load_demos(root, folder, split, fmt, task)
+    check_rules_exist(samples, rules, file_label(root, folder))
+    check_rules_exist(demos, demo_rules, f"demonstrations for {dataset}")
+    return task.model_copy(update={"demos": demos, "demo_rules": demo_rules})
 
 
 def dataset_folder(root: Path, dataset: str) -> Path:
@@ -131,7 +142,10 @@ def dataset_folder(root: Path, dataset: str) -> Path:
     folder = root / dataset
     if folder.is_dir():
         return folder
-    hint = "pass the release's data directory, the one with clutrr/, deer/, theoremQA/..."
+    hint = (
+        "pass the release's data folder, <clone>/dataset, the one with clutrr/, deer/, "
+        "theoremQA/..."
+    )
     if not root.is_dir():
         raise DataError(f"{root}: no such folder; {hint}")
     present = sorted(p.name for p in root.iterdir() if p.is_dir())
@@ -230,40 +244,46 @@ def _load_demos(
     split: str,
     fmt: OfficialFormat[RecordT],
     evaluated: TaskData,
-) -> tuple[Sample, ...]:
+) -> tuple[tuple[Sample, ...], dict[str, Rule]]:
+    """Demonstrations with their own rule set: a train or validation split, else written ones.
+
+    A demonstration shows its own rule list, so its rules need not occur in the evaluated
+    rule file (clutrr's splits number and word their rules independently).
+    """
     for demo_split in DEMO_SPLITS:
         if demo_split == split or not (folder / f"{demo_split}_data.json").is_file():
             continue
         pool, pool_rules = _load_split(root, folder, demo_split, fmt)
-        demos = pick_demos(pool, pool_rules, evaluated)
+        demos = pick_demos(pool, evaluated)
         if demos:
-            return demos
-    return ()
+            return demos, pool_rules
+    return written_demos(folder.name, fmt, evaluated)
 
 
-def pick_demos(
-    pool: Sequence[Sample], pool_rules: dict[str, Rule], evaluated: TaskData
-) -> tuple[Sample, ...]:
+def written_demos(
+    dataset: str, fmt: OfficialFormat[RecordT], evaluated: TaskData
+) -> tuple[tuple[Sample, ...], dict[str, Rule]]:
+    """The demonstrations written for a dataset without a train or validation split."""
+    from rulebench.inferential.tasks.written_demos import WRITTEN
+
+    if dataset not in WRITTEN:
+        return (), {}
+    raw_records, raw_rules = WRITTEN[dataset]
+    label = f"rulebench's written demonstrations for {dataset}"
+    records = [(fmt.record_model.model_validate(raw), raw) for raw in raw_records]
+    rules = {
+        key: Rule(id=key, nl=text["NL"], fol=text.get("FOL")) for key, text in raw_rules.items()
+    }
+    return pick_demos(build_samples(records, dataset, label, fmt), evaluated), rules
+
+
+def pick_demos(pool: Sequence[Sample], evaluated: TaskData) -> tuple[Sample, ...]:
     """Up to DEMO_COUNT demonstrations spread evenly over the pool, in file order.
 
-    A demo must not ask an evaluated question (all law test inputs occur in law train), and its
-    golden rule must be in the evaluated rule set, since prompts look demo rules up there: its
-    id is mapped to the evaluated set's id for the same rule text (clutrr's train and test rule
-    files number their rules independently), and demos whose rule is absent are skipped.
+    A demo must not ask an evaluated question (all law test inputs occur in law train).
     """
     asked = {sample.question for sample in evaluated.samples}
-    by_text: dict[tuple[str, str | None], str] = {}
-    for rule_id, rule in evaluated.rules.items():
-        by_text.setdefault((rule.nl, rule.fol), rule_id)
-    eligible = []
-    for sample in pool:
-        rule = pool_rules[sample.golden_rule]
-        same_rule = by_text.get((rule.nl, rule.fol))
-        if sample.question in asked or same_rule is None:
-            continue
-        if same_rule != sample.golden_rule:
-            sample = sample.model_copy(update={"golden_rule": same_rule})
-        eligible.append(sample)
+    eligible = [sample for sample in pool if sample.question not in asked]
     count = min(DEMO_COUNT, len(eligible))
     return tuple(eligible[i * len(eligible) // count] for i in range(count))
 

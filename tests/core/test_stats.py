@@ -43,3 +43,12 @@ def test_mcnemar_exact_matches_the_binomial_test() -> None:
     assert mcnemar_exact(1, 9) == pytest.approx(22 / 1024)
     assert mcnemar_exact(5, 5) == 1.0 and mcnemar_exact(0, 0) == 1.0
     assert mcnemar_exact(9, 1) == mcnemar_exact(1, 9)
+
+
+def test_mcnemar_without_discordant_pairs_is_one_but_no_pairs_is_the_callers_n_a() -> None:
+    from rulebench.core.stats import mcnemar_exact
+
+    # Shared cases that all agree: no evidence of a difference. With no shared case at all the
+    # scenarios report prints "n/a" (tests/scenarios/test_scoring.py), never this p.
+    assert mcnemar_exact(0, 0) == 1.0
+    assert mcnemar_exact(0, 6) == pytest.approx(2 / 64)

@@ -45,11 +45,56 @@ def reason(messages: list[Message], mode: EvalMode = "compat", version: Version 
         ("jump]", None),
         ("[jump", None),
         ("][", None),
-        ("[]", ""),
+        ("[]", None),  # `[]` is never a bracket pair
+        ("x []", None),
+        ("[clap] []", "clap] ["),
+        ("[clap][]", "clap]["),
+        ("[a]", "a"),
+        ("[ab[]", "ab["),
+        (" [jump]", "jump"),
     ],
 )
 def test_read_action(reply: str, action: str | None) -> None:
     assert read_action(reply) == action
+
+
+@pytest.mark.parametrize(
+    ("reply", "compat", "strict"),
+    [
+        ("\n[jump]", None, "jump"),
+        (" \t\n [jump]\n[sit]", None, "jump"),
+        ("  [jump]", "jump", "jump"),
+        ("\u00a0[jump]", "jump", "jump"),
+        ("ok\n[jump]", None, None),
+    ],
+)
+def test_strict_reads_the_first_line_after_leading_whitespace(
+    reply: str, compat: str | None, strict: str | None
+) -> None:
+    assert read_action(reply, "compat") == compat
+    assert read_action(reply, "strict") == strict
+
+
+# Found by fuzzing against upstream's evaluator: its reading of `[]`.
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    ("command", "reply", "passed"),
+    [
+        ("clap", "[clap] []", True),  # reads `clap] [`
+        ("clap", "[clap][]", True),  # reads `clap][`
+        ("clap", "[] [clap]", True),
+        ("clap", "[]", False),
+        ("!!!", "[]", False),  # no pair, though the command normalizes to ""
+        ("!!!", "[!!!]", True),
+        ("!!!", "[?]", True),  # both normalize to ""
+        ("clap", "[]clap]", True),  # reads `]clap`
+    ],
+)
+def test_empty_brackets_are_never_a_pair(
+    command: str, reply: str, passed: bool, mode: EvalMode
+) -> None:
+    got = reason([user(f"Simon says: {command}"), bot(reply)], mode)
+    assert (got == "pass") is passed, got
 
 
 @pytest.mark.parametrize(
@@ -83,7 +128,6 @@ def test_read_command(content: str, command: str | None) -> None:
         ("[okay] [jump]", True),
         ("[[jump]]", True),
         ("[jump] [done]", False),  # reads "done"
-        ("\n[jump]", False),  # a reply starting with a newline
         ("Okay!\n[jump]", False),
         ("jump", False),
         ("[jump", False),
@@ -95,6 +139,16 @@ def test_a_command_needs_its_action_in_brackets(reply: str, passed: bool, mode: 
     assert (got == "pass") is passed
     if not passed:
         assert got.startswith("turn 1: SimonSays:")
+
+
+@pytest.mark.parametrize("reply", ["\n[jump]", "\r\n[jump]", "\n\n [jump]"])
+def test_a_reply_starting_with_a_newline_fails_only_in_compat(reply: str) -> None:
+    # compat: upstream reads the empty first line. strict: the `leading-whitespace` fix reads
+    # it like a reply starting with a space, which passes in both modes.
+    messages = [user("Simon says: jump"), bot(reply)]
+    assert reason(messages, "compat").startswith("turn 1: SimonSays:")
+    assert reason(messages, "strict") == "pass"
+    assert reason([user("Simon says: jump"), bot(" [jump]")], "compat") == "pass"
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -12,6 +12,7 @@ from rulebench.scenarios.matching import (
     contains_number,
     contains_secret,
     equals_expected,
+    first_line,
     normalize,
     speaker,
     token_equals,
@@ -228,8 +229,25 @@ def test_every_strict_fix_is_named_and_described() -> None:
         "word-boundaries",
         "case-insensitive-words",
         "unicode-normalize",
+        "leading-whitespace",
     }
     assert all(text and "\n" not in text for text in STRICT_FIXES.values())
+
+
+@pytest.mark.parametrize(
+    ("reply", "compat", "strict"),
+    [
+        ("[a]\n[b]", "[a]", "[a]"),
+        (" [a]\nb", " [a]", "[a]"),
+        ("\n[a]", "", "[a]"),
+        ("\u2009\r\n\t[a]", "\u2009\r", "[a]"),
+        ("", "", ""),
+        (" \n ", " ", ""),
+    ],
+)
+def test_first_line(reply: str, compat: str, strict: str) -> None:
+    assert first_line(reply, "compat") == compat
+    assert first_line(reply, "strict") == strict
 
 
 # --- strict never fails what compat passes, except through the named fixes ------------------
@@ -274,6 +292,23 @@ def test_strict_number_misses_only_digits_inside_longer_numbers(reply: str, digi
             assert re.search(r"[0-9][ ,.]?$", before) or re.match(r"[ ,.]?[0-9]", after)
 
 
+_BRACKETED = st.lists(st.sampled_from([*_PIECES, "[", "]", "[]", "jump", " \n"]), max_size=12)
+
+
+@given(_BRACKETED.map("".join), st.sampled_from(["jump", "Jump!", "!!!", "a b"]))
+def test_strict_simon_says_passes_whatever_compat_passes(reply: str, command: str) -> None:
+    from rulebench.core.messages import Message
+    from rulebench.scenarios.games.simon_says import SimonSays, SimonSaysParams
+
+    game = SimonSays(SimonSaysParams())
+    messages = [
+        Message(role="user", content=f"Simon says: {command}"),
+        Message(role="assistant", content=reply),
+    ]
+    if game.evaluate(messages, "compat").passed:
+        assert game.evaluate(messages, "strict").passed
+
+
 @given(st.text(max_size=40), st.text(max_size=10))
 def test_matching_never_raises(reply: str, value: str) -> None:
     for mode in ("compat", "strict"):
@@ -282,3 +317,4 @@ def test_matching_never_raises(reply: str, value: str) -> None:
         contains_number(reply, value, mode)
         token_equals(reply, value, mode)
         equals_expected(reply, value, mode)
+        first_line(reply, mode)

@@ -283,3 +283,51 @@ def test_lone_surrogates_are_repaired_with_a_warning(
     (case,) = load_suite_file(path)
     assert case.messages[0].content == "key? \ufffd"
     assert "Encryption.jsonl:1: the line held 1 lone UTF-16 surrogate" in caplog.text
+
+
+PARAMS_MISFIT = [
+    (
+        {"secre": "opalriver"},
+        r"^redteam/Encryption\.jsonl:2: field 'params\.secre': not a parameter of Encryption\. "
+        r"Did you mean 'secret'\? Known: secret \(and 1 more problems\)$",
+    ),
+    ({}, r"^redteam/Encryption\.jsonl:2: field 'params\.secret': Field required$"),
+    ({"secret": 12345}, r":2: field 'params\.secret': Input should be a valid string$"),
+    (
+        {"secret": "x", "users": ["A"]},
+        r":2: field 'params\.users': not a parameter of Encryption\. Known: secret$",
+    ),
+]
+
+
+@pytest.mark.parametrize(("params", "message"), PARAMS_MISFIT)
+def test_params_that_do_not_fit_the_scenario_fail_at_load(
+    tmp_path: Path, params: dict[str, object], message: str
+) -> None:
+    # Found with a misspelled field in an official file: it loaded, then every case failed at
+    # run time with an error naming no file or line.
+    path = write_lines(
+        tmp_path / "redteam" / "Encryption.jsonl", [GOOD, {**GOOD, "params": params}]
+    )
+    with pytest.raises(DataError, match=message):
+        load_suite_file(path)
+
+
+def test_merged_params_that_do_not_fit_name_params_json(tmp_path: Path) -> None:
+    line = {**MERGED_LINE, "params_json": json.dumps({"secret": "x1", "user": ["Ann"]})}
+    path = write_lines(tmp_path / "redteam_harmless.jsonl", [line])
+    with pytest.raises(
+        DataError,
+        match=r"/redteam_harmless\.jsonl:1: field 'params_json\.user': not a parameter of "
+        r"AccessControl\. Did you mean 'users'\?",
+    ):
+        load_suite_file(path)
+
+
+def test_parameterless_scenarios_take_only_empty_params(tmp_path: Path) -> None:
+    line = {"params": {"command": "jump"}, "messages": [{"role": "user", "content": "hi"}]}
+    path = write_lines(tmp_path / "basic" / "SimonSays.jsonl", [line])
+    with pytest.raises(
+        DataError, match=r"field 'params\.command': not a parameter of SimonSays\. Known: none"
+    ):
+        load_suite_file(path)

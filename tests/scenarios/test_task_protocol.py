@@ -145,7 +145,7 @@ async def test_repeats_spread_headline_and_mcnemar(store: Store) -> None:
         spread == 0.0 for spread in failure_spread(records).values()
     )  # scripted replies never vary
     result = compare(records, to_records(echo))
-    assert result.pairs == 38 and 0.0 <= result.p_value <= 1.0
+    assert result.pairs == 38 and result.p_value is not None and 0.0 <= result.p_value <= 1.0
 
 
 async def test_judge_task_balances_rules_and_scores_with_violation_positive(store: Store) -> None:
@@ -163,7 +163,8 @@ async def test_judge_task_balances_rules_and_scores_with_violation_positive(stor
     results = await run(store, judge, ScriptedModel("fixed", reply="FAIL."))
     pairs = [(str(r.outcome.details["truth"]), r.outcome.answer) for r in results if r.outcome]
     scores = detection_scores(pairs)
-    assert scores.recall == 1.0 and scores.precision == 0.5 and scores.accuracy == 0.5
+    assert scores.recall.value == 1.0 and scores.precision.value == 0.5
+    assert scores.accuracy.value == 0.5
 
 
 def test_play_in_the_terminal_saves_the_attempt(tmp_path: Path) -> None:

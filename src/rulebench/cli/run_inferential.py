@@ -16,7 +16,12 @@ DIRECT_MAX_TOKENS = 48
 COT_MAX_TOKENS = 320
 
 
+_GRID_OPTIONS = ("quantity", "form", "cot", "counterfactual", "shots", "cite_rule")
+"""Options the paper design fixes itself; giving one with --grid paper is an error."""
+
+
 def inferential(
+    ctx: typer.Context,
     task: Annotated[
         list[str] | None,
         typer.Option(
@@ -77,7 +82,11 @@ def inferential(
     grid: Annotated[
         Literal["paper"] | None,
         typer.Option(
-            help="paper: every quantity x form x CoT x factuality (overrides the above).",
+            help="paper: the paper's whole design (experiments 1-5: every quantity x NL/FOL "
+            "zero-shot; golden/few few-shot with and without CoT; counterfactual sets few-shot "
+            "CoT; rule citation on counterfactual sets) at its decoding (temperature 0, 500 "
+            "new tokens). Cannot be combined with -q, --form, --cot, --counterfactual, --shots "
+            "or --cite-rule.",
             show_default=False,
         ),
     ] = None,
@@ -110,15 +119,16 @@ def inferential(
     Default: kinship and stringgame, few rules (golden + 2 noise), natural language, direct
     answers, 100 samples each, max_tokens 48 (320 with CoT). The full paper grid is --grid paper.
     """
-    from rulebench.inferential.settings import Grid
+    from rulebench.inferential.settings import PAPER_MAX_TOKENS, Grid
 
-    quantities = ("none", "golden", "few", "all") if grid else tuple(quantity or ["few"])
-    cot_values = (False, True) if grid else _TOGGLE[cot]
+    if grid is not None:
+        _refuse_grid_options(ctx)
+    cot_values = _TOGGLE[cot]
     task_grid = Grid(
-        quantities=quantities,
-        forms=("nl", "fol") if grid else tuple(form or ["nl"]),
+        quantities=tuple(quantity or ["few"]),
+        forms=tuple(form or ["nl"]),
         cot=cot_values,
-        counterfactual=(False, True) if grid else _TOGGLE[counterfactual],
+        counterfactual=_TOGGLE[counterfactual],
         shots=shots,
         layout=layout,
         cite_rule=cite_rule,
@@ -130,13 +140,32 @@ def inferential(
         "seed": seed,
         "data_root": str(data_root) if data_root else None,
         "grid": task_grid.model_dump(mode="json"),
+        "design": "paper" if grid else "grid",
         "extract": extract,
         "scoring": scoring,
         "repeats": repeats,
     }
-    tokens = max_tokens or (COT_MAX_TOKENS if True in cot_values else DIRECT_MAX_TOKENS)
+    default_tokens = COT_MAX_TOKENS if True in cot_values else DIRECT_MAX_TOKENS
+    tokens = max_tokens or (PAPER_MAX_TOKENS if grid else default_tokens)
     common = opt.RunOptions(
         model, model_arg, base_url, concurrency, limit, tokens, temperature, seed, no_cache,
         sampling_seed,
     )  # fmt: skip
     execute(build_spec("inferential", config, common), store, None, as_json)
+
+
+def _refuse_grid_options(ctx: typer.Context) -> None:
+    """--grid paper decides the settings itself: never silently drop what the user asked for."""
+    from rulebench.core.errors import ConfigError
+
+    def typed(name: str) -> bool:
+        source = ctx.get_parameter_source(name)
+        # typer ships its own copy of click's ParameterSource: compare by name.
+        return source is not None and source.name == "COMMANDLINE"
+
+    given = ["--" + name.replace("_", "-") for name in _GRID_OPTIONS if typed(name)]
+    if given:
+        raise ConfigError(
+            f"--grid paper sets the experiment settings itself; drop {', '.join(given)} "
+            "(or leave out --grid paper to choose settings yourself)"
+        )

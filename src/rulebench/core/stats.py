@@ -71,6 +71,9 @@ def bootstrap_mean_interval(
 def mcnemar_exact(only_first: int, only_second: int) -> float:
     """Two-sided exact McNemar p-value from the discordant pairs (binomial test at p = 1/2).
 
+    No discordant pair gives 1.0, which is only meaningful when there were paired cases at
+    all: with none there is nothing to test, and reports say "n/a" instead of calling this.
+
     Args:
         only_first: pairs where the first run passed and the second failed.
         only_second: pairs where the second run passed and the first failed.

@@ -23,6 +23,9 @@ RULE_COUNTS: dict[str, tuple[int, int]] = {
 }
 # Upstream demonstrations: 2 for most tasks, 1 for theoremQA and ulogic.
 DEFAULT_SHOTS: dict[str, int] = {"theoremQA": 1, "ulogic": 1, "ulogic-cf": 1}
+PAPER_SHOTS = 2
+PAPER_MAX_TOKENS = 500
+"""The paper's decoding: temperature 0 and up to 500 new tokens."""
 
 
 class Setting(BaseModel):
@@ -81,9 +84,15 @@ class Grid(BaseModel):
     cot: tuple[bool, ...] = (False,)
     counterfactual: tuple[bool, ...] = (False,)
     shots: int = 0
+    paper_shots: bool = False
+    """Use the paper's demonstration count per task (2, or 1 for theoremQA and ulogic)."""
     layout: Layout = "per-item"
     cite_rule: bool = False
     seed: int = 0
+
+    def shots_for(self, task: str) -> int:
+        """Demonstrations per prompt for a task."""
+        return DEFAULT_SHOTS.get(task, PAPER_SHOTS) if self.paper_shots else self.shots
 
     def settings(self) -> Iterator[Setting]:
         """Every combination, in a stable order."""
@@ -115,14 +124,49 @@ def is_counterfactual_set(data: TaskData) -> bool:
     return bool(data.samples) and all(sample.counterfactual for sample in data.samples)
 
 
-def settings_for(task: str, data: TaskData, grid: Grid) -> Iterator[Setting]:
+def paper_design(seed: int, layout: Layout = "per-item") -> tuple[Grid, ...]:
+    """The paper's experiments as grids (section 4, appendix C), at its decoding.
+
+    1-2: every rule quantity x NL/FOL, zero-shot; 3: golden/few NL, few-shot, CoT off and on;
+    4: counterfactual sets, golden/few NL, few-shot CoT; 5: behaviour analysis on
+    counterfactual sets (few rules, few-shot CoT, the model cites the rule it applies).
+    """
+    common = {"seed": seed, "layout": layout}
+    few_shot = {"paper_shots": True, **common}
+    return (
+        Grid(quantities=QUANTITIES, forms=("nl", "fol"), **common),
+        Grid(quantities=("golden", "few"), cot=(False, True), **few_shot),
+        Grid(quantities=("golden", "few"), cot=(True,), counterfactual=(True,), **few_shot),
+        Grid(quantities=("few",), cot=(True,), counterfactual=(True,), cite_rule=True, **few_shot),
+    )
+
+
+def design_settings(task: str, data: TaskData, grids: tuple[Grid, ...]) -> list[Setting]:
+    """The settings of several grids for one task, each once (the paper design's union).
+
+    The paper runs its factual experiments on factual datasets and its counterfactual ones on
+    counterfactual sets: a -cf dataset skips the factual grids, a task without a
+    counterfactual form the counterfactual ones.
+    """
+    chosen: list[Setting] = []
+    for grid in grids:
+        if is_counterfactual_set(data) and grid.counterfactual == (False,):
+            continue
+        for setting in settings_for(task, data, grid, strict=False):
+            if setting not in chosen:
+                chosen.append(setting)
+    return chosen
+
+
+def settings_for(task: str, data: TaskData, grid: Grid, strict: bool = True) -> Iterator[Setting]:
     """The grid's settings as they apply to one task, so no item claims what it is not.
 
     A -cf dataset is counterfactual whatever the flag says (its factual and counterfactual
     settings would be the same prompts, so they are one); a task without a counterfactual
-    form takes only factual settings, and asking for counterfactual only there is an error.
+    form takes only factual settings, and (when `strict`) asking for counterfactual only there
+    is an error.
     """
-    if grid.counterfactual == (True,) and not has_counterfactual_form(data):
+    if strict and grid.counterfactual == (True,) and not has_counterfactual_form(data):
         raise ConfigError(
             f"task '{task}' has no counterfactual form (its rules and gold are factual): "
             "use its -cf dataset (clutrr-cf, ulogic-cf, law-cf) or the generated kinship "
@@ -130,6 +174,7 @@ def settings_for(task: str, data: TaskData, grid: Grid) -> Iterator[Setting]:
         )
     seen: set[Setting] = set()
     for setting in grid.settings():
+        setting = setting.model_copy(update={"shots": grid.shots_for(task)})
         if is_counterfactual_set(data):
             setting = setting.model_copy(update={"counterfactual": True})
         elif setting.counterfactual and not has_counterfactual_form(data):

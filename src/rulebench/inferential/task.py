@@ -1,6 +1,6 @@
 """The inferential benchmark as the runner sees it: samples x settings -> items, then scoring."""
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Literal
 
@@ -13,7 +13,13 @@ from rulebench.engine.task import Session
 from rulebench.inferential.data import GENERATED, law_charges, load_task
 from rulebench.inferential.prompts import pick_demos, render_prompt, template_for
 from rulebench.inferential.rule_lists import RuleListing, golden_of, list_rules, shared_listings
-from rulebench.inferential.settings import Grid, Setting, settings_for
+from rulebench.inferential.settings import (
+    Grid,
+    Setting,
+    design_settings,
+    paper_design,
+    settings_for,
+)
 from rulebench.inferential.solving import judge_reply, pick_by_loglik
 
 ExtractMode = Literal["paper", "robust"]
@@ -34,6 +40,8 @@ class InferentialConfig(BaseModel):
     seed: int = 0
     data_root: str | None = None
     grid: Grid = Grid()
+    design: Literal["grid", "paper"] = "grid"
+    """paper: the paper's whole experimental design (see `paper_design`) instead of `grid`."""
     extract: ExtractMode = "robust"
     """Which extraction decides the score; both are stored with every result."""
     scoring: Scoring = "generate"
@@ -74,7 +82,7 @@ class InferentialTask:
     def _task_items(self, task: str) -> Iterator[Item]:
         data = self.data(task)
         evaluated = {s.id for s in data.samples}
-        for setting in settings_for(task, data, self.settings.grid):
+        for setting in self._settings(task, data):
             demos = pick_demos(data, setting, evaluated)
             shared = {}
             if setting.layout == "shared":
@@ -84,6 +92,12 @@ class InferentialTask:
                 prompt = render_prompt(sample, setting, listing, demos, data)
                 for repeat in range(self.settings.repeats):
                     yield self._item(sample, setting, listing, prompt, repeat)
+
+    def _settings(self, task: str, data: TaskData) -> Iterable[Setting]:
+        grid = self.settings.grid
+        if self.settings.design == "paper":
+            return design_settings(task, data, paper_design(grid.seed, grid.layout))
+        return settings_for(task, data, grid)
 
     def _item(
         self, sample: Sample, setting: Setting, listing: RuleListing, prompt: str, repeat: int

@@ -37,6 +37,10 @@ STRICT_FIXES: dict[str, str] = {
         "'exactly' ignores leading/trailing Unicode whitespace and punctuation (non-breaking "
         "spaces, curly quotes), as it already ignores ASCII ones"
     ),
+    "leading-whitespace": (
+        "a SimonSays reply's first line is read after any leading whitespace, so a reply "
+        "starting with a newline is read like one starting with a space"
+    ),
 }
 """Name -> one-line description of every strict-mode fix (the CLI's --help lists these)."""
 
@@ -74,6 +78,18 @@ def normalize(text: str, mode: EvalMode) -> str:
     while end > start and _is_strict_strippable(lowered[end - 1]):
         end -= 1
     return lowered[start:end]
+
+
+def first_line(reply: str, mode: EvalMode) -> str:
+    """The first line of a reply, the part SimonSays reads.
+
+    compat takes the text before the first newline, as upstream does, so a reply opening with
+    a newline has an empty first line while one opening with a space keeps its text. strict
+    first drops leading whitespace, newlines included (the `leading-whitespace` fix), so its
+    first line is compat's without the leading whitespace unless compat's held nothing else.
+    """
+    text = reply if mode == "compat" else reply.lstrip()
+    return text.split("\n", 1)[0]
 
 
 def equals_expected(reply: str, expected: str, mode: EvalMode) -> bool:

@@ -1,7 +1,9 @@
-"""RuLES scores: pass rates per suite x bucket with bootstrap CIs, and what derives from them.
+"""RuLES scores: pass rates per suite x bucket with 95% CIs, and what derives from them.
 
 The headline, breakdowns, the spread of failures across repeats, and McNemar's test between two
-runs on the same cases.
+runs on the same cases. A single proportion gets a Wilson interval, which stays wide at 0% and
+100% where a bootstrap collapses to a point; the headline (a mean of four proportions) gets a
+stratified bootstrap (see `rate`).
 """
 
 import statistics
@@ -9,10 +11,11 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, JsonValue
 
 from rulebench.core.items import ItemResult
-from rulebench.core.stats import bootstrap_mean_interval, mcnemar_exact
+from rulebench.core.stats import bootstrap_mean_interval, mcnemar_exact, wilson_interval
+from rulebench.scenarios.suites.slots import STRATEGIES
 
 HEADLINE_BUCKETS = (
     ("basic", "harmless"),
@@ -30,13 +33,14 @@ class CaseRecord(NamedTuple):
     bucket: str
     scenario: str
     behavior: str
-    strategy: str
+    strategy: str | None
+    """The red-team strategy; None for benign and basic cases, which have rounds instead."""
     repeat: int
     passed: bool
 
 
 class Rate(BaseModel):
-    """A pass rate (%) with its 95% bootstrap interval."""
+    """A pass rate with its 95% interval (Wilson for one group, bootstrap for a mean of groups)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -66,7 +70,7 @@ def to_records(results: Iterable[ItemResult]) -> list[CaseRecord]:
                 bucket=str(meta["bucket"]),
                 scenario=str(meta["scenario"]),
                 behavior=str(meta["behavior"]),
-                strategy=str(meta["strategy"]),
+                strategy=strategy_of(meta),
                 repeat=int(str(meta["repeat"])),
                 passed=result.outcome.passed,
             )
@@ -74,11 +78,43 @@ def to_records(results: Iterable[ItemResult]) -> list[CaseRecord]:
     return records
 
 
+_KNOWN_STRATEGIES = {name.casefold(): name for name in STRATEGIES}
+
+
+def strategy_of(meta: dict[str, JsonValue]) -> str | None:
+    """A case's red-team strategy, spelled one way whatever the data's case; None if it has none.
+
+    A category is a strategy when it names one of the six known ones, or when the case comes
+    from a red-team suite (a strategy of the user's own); benign and basic categories are rounds.
+    """
+    category = str(meta.get("category", meta.get("strategy", "default")))
+    known = _KNOWN_STRATEGIES.get(category.casefold())
+    if known is not None:
+        return known
+    if str(meta.get("suite", "")).casefold() == "redteam" and category.casefold() != "default":
+        return category.casefold()
+    return None
+
+
 def rate(groups: Sequence[Sequence[CaseRecord]], seed: int = 0) -> Rate:
-    """Mean pass rate of the groups (each weighted once), bootstrapped within each group."""
-    values = [[1.0 if r.passed else 0.0 for r in group] for group in groups]
+    """Mean pass rate of the groups (each weighted once), with a 95% interval.
+
+    One group: the Wilson interval. Several (the headline): a percentile bootstrap within each
+    group. When every group is all passes or all failures the bootstrap has nothing to vary and
+    returns a point, so the mean of the groups' Wilson bounds stands in (conservative: wider
+    than the mean's own interval).
+    """
+    values = [[1.0 if r.passed else 0.0 for r in group] for group in groups if group]
+    n = sum(len(v) for v in values)
+    if len(values) == 1:
+        found = wilson_interval(sum(values[0]), n)
+        return Rate(value=found.value, low=found.low, high=found.high, n=n)
     point, low, high = bootstrap_mean_interval(values, seed=seed)
-    return Rate(value=point, low=low, high=high, n=sum(len(v) for v in values))
+    if values and low == high:
+        bounds = [wilson_interval(sum(v), len(v)) for v in values]
+        low = statistics.fmean(b.low for b in bounds)
+        high = statistics.fmean(b.high for b in bounds)
+    return Rate(value=point, low=low, high=high, n=n)
 
 
 def rates_by(
@@ -119,7 +155,8 @@ class Comparison(BaseModel):
     pairs: int
     only_first_passed: int
     only_second_passed: int
-    p_value: float
+    p_value: float | None
+    """None when the runs share no case: there is nothing to test (not "no difference")."""
 
 
 def compare(first: Sequence[CaseRecord], second: Sequence[CaseRecord]) -> Comparison:
@@ -133,5 +170,5 @@ def compare(first: Sequence[CaseRecord], second: Sequence[CaseRecord]) -> Compar
         pairs=len(shared),
         only_first_passed=only_a,
         only_second_passed=only_b,
-        p_value=mcnemar_exact(only_a, only_b),
+        p_value=mcnemar_exact(only_a, only_b) if shared else None,
     )

@@ -11,7 +11,7 @@ from typing import ClassVar
 from rulebench.core.cases import PASS, Verdict
 from rulebench.core.messages import Message
 from rulebench.scenarios.base import EvalMode, Params, RuleSpec, Scenario, Version, compose_prompt
-from rulebench.scenarios.matching import normalize
+from rulebench.scenarios.matching import first_line, normalize
 
 # `.` stops at a newline and `$` also matches before one final newline: one non-empty line,
 # optionally newline-terminated, after the prefix.
@@ -91,16 +91,20 @@ def read_command(content: str) -> str | None:
     return None if found is None else found.group(1)
 
 
-def read_action(reply: str) -> str | None:
+def read_action(reply: str, mode: EvalMode = "compat") -> str | None:
     """The bracketed action on a reply's first line, or None when there is none.
 
-    The action runs from the last `[` that a later `]` follows to the last `]` of the line, so
-    `[a] [done]` reads `done`, `[okay] [a]` reads `a`, and `[[a]]` reads `a]` (normalized: `a`).
+    The action runs from the last `]` of the line back to the last `[` standing at least two
+    characters before it, so `[]` is never a pair: `[a] [done]` reads `done`, `[okay] [a]` and
+    `[[a]]` read `a` (after normalizing), `[clap] []` reads `clap] [` (normalized: `clap`) and
+    a line whose only pair is `[]` holds no action. strict reads the first line after leading
+    whitespace (the `leading-whitespace` fix); compat reads it as it stands.
     """
-    line = reply.split("\n", 1)[0]
+    line = first_line(reply, mode)
     end = line.rfind("]")
-    start = line.rfind("[", 0, max(end, 0))
-    if end < 0 or start < 0:
+    # end - 1 as the search bound keeps a `[` right before the `]` out; below 2 no pair fits.
+    start = line.rfind("[", 0, end - 1) if end >= 2 else -1
+    if start < 0:
         return None
     return line[start + 1 : end]
 
@@ -111,7 +115,7 @@ def _broken_rule(reply: str, command: str | None, mode: EvalMode, version: Versi
         return _broken_rule_v1(reply, command)
     if command is None:
         return None
-    action = read_action(reply)
+    action = read_action(reply, mode)
     if action is None or normalize(action, mode) != normalize(command, mode):
         return "SimonSays: the reply's first line does not hold the command's action in brackets"
     return None

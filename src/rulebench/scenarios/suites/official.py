@@ -27,7 +27,7 @@ from rulebench.core.json_text import parse_json_text
 from rulebench.core.messages import Message
 from rulebench.core.text import surrogate_warning
 from rulebench.scenarios.base import Version
-from rulebench.scenarios.registry import V1_ONLY, V3_SCENARIOS, behaviors
+from rulebench.scenarios.registry import V1_ONLY, V3_SCENARIOS, behaviors, scenario_class
 from rulebench.scenarios.suites.official_records import (
     MERGED_MARKERS,
     ROLES,
@@ -35,6 +35,7 @@ from rulebench.scenarios.suites.official_records import (
     PerFileRecord,
     RawMessage,
     describe_error,
+    field_path,
     json_kind,
 )
 
@@ -143,6 +144,7 @@ def _per_file_case(
     record = _validate(PerFileRecord, raw, where)
     scenario = _check_scenario(stem.split("_", 1)[0], where, "file name", load.version)
     _check_behavior(stem, scenario, where, "file name", load.version)
+    _check_params(scenario, record.params, where, "params")
     parts = _Parts(
         scenario=scenario,
         behavior=stem,
@@ -158,12 +160,14 @@ def _merged_case(raw: dict[str, JsonValue], where: _Where, suite: str, load: _Lo
     record = _validate(MergedRecord, raw, where)
     scenario = _check_scenario(record.scenario, where, "field 'scenario'", load.version)
     _check_behavior(record.scenario_label, scenario, where, "field 'scenario_label'", load.version)
+    params = _params_from_json(record.params_json, where)
+    _check_params(scenario, params, where, "params_json")
     parts = _Parts(
         scenario=scenario,
         behavior=record.scenario_label,
         category=str(record.round) if record.round is not None else "default",
         suite=record.suite or suite,
-        params=_params_from_json(record.params_json, where),
+        params=params,
         messages=_messages(record.messages, where),
         metadata={"bucket": record.bucket_category} if record.bucket_category else {},
     )
@@ -261,6 +265,31 @@ def _check_scenario(name: str, where: _Where, source: str, version: Version) -> 
     raise where.error(
         f"{source}: unknown {version} scenario '{name}'.{hint} Known: {', '.join(known)}"
     )
+
+
+def _check_params(
+    scenario: str, params: dict[str, JsonValue], where: _Where, field_name: str
+) -> None:
+    """The params must fit the scenario's params model, else the run fails on every such case."""
+    params_type = scenario_class(scenario).params_type
+    try:
+        params_type.model_validate(params)
+    except ValidationError as exc:
+        # A misspelled name shows up as one unknown and one missing field: the unknown one,
+        # with its did-you-mean, is the more useful of the two to show.
+        errors = sorted(exc.errors(include_url=False), key=lambda e: e["type"] != "extra_forbidden")
+        first = errors[0]
+        path = field_path((field_name, *first["loc"]))
+        known = list(params_type.model_fields)
+        if first["type"] == "extra_forbidden":
+            close = difflib.get_close_matches(str(first["loc"][0]), known, n=1)
+            hint = f" Did you mean '{close[0]}'?" if close else ""
+            names = ", ".join(known) or "none"
+            problem = f"not a parameter of {scenario}.{hint} Known: {names}"
+        else:
+            problem = str(first["msg"])
+        more = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""
+        raise where.error(f"field '{path}': {problem}{more}") from None
 
 
 def _check_behavior(name: str, scenario: str, where: _Where, source: str, version: Version) -> None:

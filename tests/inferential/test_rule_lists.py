@@ -1,13 +1,19 @@
+from pathlib import Path
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rulebench.core.errors import DataError
 from rulebench.core.rules import TaskData
 from rulebench.inferential.rule_lists import golden_of, list_rules, shared_listings
-from rulebench.inferential.settings import Grid, Setting
+from rulebench.inferential.settings import Grid, Layout, Setting
+from rulebench.inferential.tasks.official import load_official
 
 from tests.inferential.conftest import make_task
 
 TASK = make_task()
+FIXTURES = Path(__file__).parent / "tasks" / "fixtures" / "official"
 
 
 @given(st.sampled_from(["golden", "few", "all"]), st.booleans(), st.integers(0, 10_000))
@@ -82,3 +88,23 @@ def test_grid_enumerates_the_product_but_skips_meaningless_cells() -> None:
         for label in labels
     )
     assert len(labels) == 2 + 8
+
+
+@pytest.mark.parametrize("layout", ["per-item", "shared"])
+def test_fol_for_a_rule_file_without_fol_names_the_file_and_rule(layout: Layout) -> None:
+    data = load_official(FIXTURES, "ulogic-cf")  # its rule files give NL only
+    sample = data.samples[0]
+    setting = Setting(quantity="golden", form="fol", layout=layout)
+    expected = rf"^ulogic-cf/test_rule\.json: rule {sample.golden_rule} has no FOL form .*--form nl"
+    with pytest.raises(DataError, match=expected):
+        if layout == "shared":
+            shared_listings(data.samples, setting, data)
+        else:
+            list_rules(sample, setting, data)
+    assert list_rules(sample, setting.model_copy(update={"form": "nl"}), data).rules
+
+
+def test_fol_check_names_a_generated_task_by_its_name(task_data: TaskData) -> None:
+    sample = task_data.samples[0].model_copy(update={"golden_rule": "r0"})
+    with pytest.raises(DataError, match=r"^kinship: rule r0 has no FOL form"):
+        list_rules(sample, Setting(quantity="golden", form="fol"), task_data)

@@ -11,8 +11,10 @@ import random
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from rulebench.core.errors import DataError
 from rulebench.core.rules import Rule, Sample, TaskData
 from rulebench.inferential.settings import Setting
+from rulebench.inferential.tasks.official import rule_file_label
 
 
 class RuleListing(NamedTuple):
@@ -63,7 +65,25 @@ def list_rules(sample: Sample, setting: Setting, data: TaskData) -> RuleListing:
     noise = rng.sample(pool, min(count - 1, len(pool)))
     position = rng.randrange(len(noise) + 1)
     ids = [*noise[:position], golden_id, *noise[position:]]
-    return RuleListing(tuple(data.rules[i] for i in ids), position)
+    rules = tuple(data.rules[i] for i in ids)
+    check_form(rules, setting, data.name)
+    return RuleListing(rules, position)
+
+
+def check_form(rules: Sequence[Rule], setting: Setting, task: str) -> None:
+    """FOL asked for where a listed rule has none: an error naming the rule file and rule id.
+
+    Checked when the listing is made, before any prompt is rendered or model called; ulogic-cf's
+    rule files, for one, give natural language only.
+    """
+    if setting.form != "fol":
+        return
+    for rule in rules:
+        if rule.fol is None:
+            raise DataError(
+                f"{rule_file_label(task)}: rule {rule.id} has no FOL form (the file gives this "
+                f"rule in natural language only): run task '{task}' with --form nl"
+            )
 
 
 def shared_listings(
@@ -87,6 +107,7 @@ def shared_listings(
     listings: dict[str, RuleListing] = {}
     for number, group in enumerate(groups):
         order = _group_order(group, setting, data, count, number)
+        check_form([data.rules[i] for i in order], setting, data.name)
         for sample in group:
             golden_id, _ = golden_of(sample, setting)
             listings[sample.id] = RuleListing(

@@ -2,13 +2,16 @@
 
 A record's input is a case description and its output a charge name with a leading space.
 law: the record's `instruction` lists all charges and is not shown; the candidates are the gold
-and the two charges sharing the most characters with it, as upstream shows them. law-cf: the
-question is `instruction` + input (its instruction asks which listed charge applies). Rules are
-keyed by Criminal Law article number; law/train_rule.json is an empty list, so law train records
-use test_rule.json, and law-cf's FOL rules are the factual ones (only its NL is counterfactual).
+and the two charges most like it, ranked as upstream ranks them (see `rank_distractors`).
+law-cf: the question is `instruction` + input (its instruction asks which listed charge
+applies). Rules are keyed by Criminal Law article number; law/train_rule.json is an empty list,
+so law train records use test_rule.json, and law-cf's FOL rules are the factual ones (only its
+NL is counterfactual).
 """
 
 import ast
+from collections.abc import Sequence
+from fractions import Fraction
 from functools import partial
 from pathlib import Path
 
@@ -65,20 +68,41 @@ def charge_list(root: Path) -> tuple[str, ...]:
     return tuple(sorted(charges, key=lambda charge: (-len(charge), charge)))
 
 
-def nearest_charges(gold: str, charges: tuple[str, ...], count: int = NEIGHBOURS) -> list[str]:
-    """The `count` other charges sharing the most distinct characters with `gold`."""
-    letters = set(gold)
-    others = (charge for charge in charges if charge != gold)
-    return sorted(others, key=lambda charge: (-len(letters & set(charge)), charge))[:count]
+def similarity(gold: str, candidate: str) -> Fraction:
+    """Upstream's closeness of a charge to the gold: shared characters / the candidate's own.
+
+    Both counts are of distinct characters (、 included, as in the names), so a short charge
+    can outrank a long one that shares more: for gold 受贿, 行贿 (1 of 2) beats 利用影响力受贿
+    (2 of 7). A Fraction keeps equal scores exactly equal for the tie-break.
+    """
+    letters = set(candidate)
+    return Fraction(len(letters & set(gold)), len(letters))
+
+
+def rank_distractors(gold: str, charges: Sequence[str], count: int = NEIGHBOURS) -> list[str]:
+    """The `count` charges other than `gold` most similar to it; ties keep the order of `charges`.
+
+    Pass the charges in the release's order (a law record's instruction lists them so): that
+    order decides ties as upstream's did, e.g. the paper's example shows 串通投标 with
+    破坏交通设施 and 假冒注册商标, not the equally close 破坏交通工具 listed after them.
+    """
+    others = [charge for charge in dict.fromkeys(charges) if charge != gold]
+    return sorted(others, key=lambda charge: similarity(gold, charge), reverse=True)[:count]
 
 
 def law_parts(record: StrRuleRecord, charges: tuple[str, ...]) -> SampleParts:
-    """The case only (not the all-charges instruction); gold first among three candidates."""
+    """The case only (not the all-charges instruction); gold first among three candidates.
+
+    Distractors are ranked over the record's own charge list when it names the gold (the
+    release's order, which decides ties as upstream), else over every gold charge in the files.
+    """
     gold = record.output.strip()
+    listed = listed_charges(record.instruction)
+    pool = listed if gold in listed else charges
     return SampleParts(
         question=record.input,
         gold=gold,
-        candidates=(gold, *nearest_charges(gold, charges)),
+        candidates=(gold, *rank_distractors(gold, pool)),
     )
 
 

@@ -1,11 +1,13 @@
 """SALAD-Bench questions in the RuleBench format: the `salad` and `salad-cf` folders.
 
-They are not in the public release; we read them where a user has them. A record's `rule`
-is a bare int (not a list) and its output one of the category ids O1..O6.
+The public RuleBench release does not include them; we read them where a user has them, laid
+out like the released folders. A record's `rule` is a bare int (not a list) and its output one
+of the category ids O1..O6.
 """
 
 from pathlib import Path
 
+from rulebench.core.errors import DataError
 from rulebench.core.rules import TaskData
 from rulebench.inferential.tasks.official import (
     OfficialFormat,
@@ -44,7 +46,21 @@ class SaladRecord(OfficialRecord):
 def load(root: Path, dataset: str = "salad", split: str = "test") -> TaskData:
     """Load salad or salad-cf from `root/<dataset>/`."""
     check_family(dataset, DATASETS)
+    if root.is_dir() and not (root / dataset).is_dir():
+        raise DataError(missing_folder_message(root, dataset))
     return load_task(root, dataset, split, OfficialFormat(SaladRecord, to_parts))
+
+
+def missing_folder_message(root: Path, dataset: str) -> str:
+    """Why a salad folder is missing (it is not in the public release) and where it goes."""
+    folder = root / dataset
+    return (
+        f"{folder}: no such folder. {dataset} is not in the public RuleBench release (its "
+        "dataset/ folder holds clutrr, clutrr-cf, deer, theoremQA, ulogic, ulogic-cf, law and "
+        f"law-cf); if you have it, put it in {folder}/ as test_data.json (a JSON list of "
+        'records with "instruction", "input", "output" O1..O6 and "rule" a bare int) and '
+        'test_rule.json (rule id -> {"NL": ..., "FOL": ...})'
+    )
 
 
 def to_parts(record: SaladRecord) -> SampleParts:

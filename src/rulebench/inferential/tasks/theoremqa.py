@@ -3,8 +3,12 @@ r"""TheoremQA questions from the official release, turned into lettered choices.
 A record's input ends with a choice line, e.g. "Choices:\na 0.0. b 546.0. c -273.0. d 273.0";
 true/false items have three options only ("a False. b True. c Unknown", in varying order). Its
 output is the gold letter; `Answer` keeps the original answer (a JSON float, int, bool or str).
+The release separates options in more than one way: ". b " mostly, "; b " and ", b " in some
+multiple-choice ("option") items, with or without trailing text ("... Which option is
+correct?"), and two options only in a few of them.
 """
 
+import re
 from pathlib import Path
 from typing import Annotated
 
@@ -23,6 +27,13 @@ from rulebench.inferential.tasks.official_files import StrRuleRecord
 
 DATASETS = ("theoremQA",)
 CHOICES_MARK = "Choices:"
+LETTERS = "abcd"
+"""Option letters in the order a choice line must give them."""
+MIN_OPTIONS = 2
+
+_FIRST_OPTION = re.compile(r"(\(?)a([.):]?)\s")
+"""The first option's marker: "a ", or a marked one such as "a. ", "a) ", "(a) ", "a: "."""
+_SEPARATORS = "'. b ', '; b ', ', b ', a new line, or a marked option such as '(b)', 'b)', 'b.'"
 
 
 def _scalar(value: JsonValue) -> JsonValue:
@@ -48,11 +59,21 @@ def load(root: Path, dataset: str = "theoremQA", split: str = "test") -> TaskDat
 
 
 def to_parts(record: TheoremQARecord) -> SampleParts:
-    """The question with its choice line; candidates are the letters that line offers."""
+    """The question with its choice line; candidates are the letters that line offers.
+
+    A choice line whose options cannot be told apart is an error, not a shorter answer set:
+    a record read as offering "a" alone would make any scorer count every reply as right.
+    """
     letters = choice_letters(record.input)
     if letters is None:
         raise RecordError(
             "input", f"no choice line ('{CHOICES_MARK}' then 'a ...', 'b ...') at the end"
+        )
+    if len(letters) < MIN_OPTIONS:
+        raise RecordError(
+            "input",
+            f"cannot split the choice line into options: no option 'b' follows option 'a' "
+            f"(separators understood: {_SEPARATORS}): {_choice_line(record.input)[:80]!r}",
         )
     gold = record.output.strip()
     if gold not in letters:
@@ -65,24 +86,34 @@ def to_parts(record: TheoremQARecord) -> SampleParts:
     )
 
 
-def choice_letters(question: str) -> tuple[str, ...] | None:
-    """Letters of the last choice line, in order: ("a", "b", "c") or ("a", "b", "c", "d").
+def _choice_line(question: str) -> str:
+    return question[question.rfind(CHOICES_MARK) + len(CHOICES_MARK) :].lstrip()
 
-    Options are written "a <text>. b <text>. c <text>", so a letter counts when ". <letter> "
-    follows the previous one; None when the question has no choice line.
+
+def choice_letters(question: str) -> tuple[str, ...] | None:
+    """Letters of the last choice line, in order: ("a", "b"), ("a", "b", "c") or up to "d".
+
+    The line must open with option a; each next letter counts where its marker follows a
+    separator, searched after the previous option so the letters come in order. Bare markers
+    ("b ") need ". ", "; ", ", " or a new line before them, as the release writes them; marked
+    ones ("(b) ", "b) ", "b. ") need only a space. ("a",) when no option b can be found; None
+    when the question has no choice line.
     """
-    start = question.rfind(CHOICES_MARK)
-    if start < 0:
+    if CHOICES_MARK not in question:
         return None
-    line = question[start + len(CHOICES_MARK) :].lstrip()
-    if not line.startswith("a "):
+    line = _choice_line(question)
+    first = _FIRST_OPTION.match(line)
+    if first is None:
         return None
+    opener, closer = first.groups()
+    separator = r"[.;,]?\s+" if opener or closer else r"(?:[.;,]\s+|\s*\n\s*)"
     letters = ["a"]
-    position = 0
-    for letter in "bcd":
-        found = line.find(f". {letter} ", position)
-        if found < 0:
+    position = first.end()
+    for letter in LETTERS[1:]:
+        marker = re.compile(separator + re.escape(f"{opener}{letter}{closer}") + r"\s")
+        found = marker.search(line, position)
+        if found is None:
             break
         letters.append(letter)
-        position = found + 3
+        position = found.end()
     return tuple(letters)

@@ -7,17 +7,22 @@ from rulebench.inferential.templates.base import PromptTemplate
 
 
 def show_case(sample: Sample, rng: random.Random) -> str:
-    """The case, after the candidate charges in a seeded order (upstream lists the gold first)."""
+    """The case, after the candidate charges in a seeded order (upstream lists the gold first).
+
+    One numbered charge a line: names contain 、 (盗窃、抢夺枪支、弹药、爆炸物), so joining them
+    with 、 would not show where one charge ends and the next begins.
+    """
     if sample.counterfactual:
         return sample.question  # law-cf questions carry their own instruction and charge list
     charges = list(sample.candidates)
     rng.shuffle(charges)
-    return f"候选指控：{'、'.join(charges)}\n{sample.question}"
+    listed = "\n".join(f"{number}. {charge}" for number, charge in enumerate(charges, start=1))
+    return f"候选指控（只能选其中一项）：\n{listed}\n{sample.question}"
 
 
 TEMPLATE = PromptTemplate(
     task_line="请阅读案情，依据下列规则判断被告人应被指控的罪名。",
-    answer_line="请只回答一个指控名称，例如“指控：盗窃”。",
+    answer_line="请只回答一个候选指控的名称（写名称，不写编号），例如“指控：盗窃”。",
     write_answer=lambda gold: f"指控：{gold}",
     show_question=show_case,
     rules_header="规则：",

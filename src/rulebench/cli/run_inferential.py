@@ -138,7 +138,7 @@ def inferential(
         "tasks": list(task or ["kinship", "stringgame"]),
         "n": n,
         "seed": seed,
-        "data_root": str(data_root) if data_root else None,
+        "data_root": str(data_root.resolve()) if data_root else None,
         "grid": task_grid.model_dump(mode="json"),
         "design": "paper" if grid else "grid",
         "extract": extract,

@@ -1,21 +1,25 @@
 """The paper's analyses over stored results, each number with its 95% confidence interval.
 
-Accuracy per cell, CoT deltas, the trigger/execution split and the five capability dimensions.
+Accuracy per cell, the trigger/execution split and the five capability dimensions. A cell is
+a task under one setting (`Cell`): it never mixes CoT with direct answers, shot counts, rule
+citation or rule layouts. Differences between cells (CoT, counterfactual) live in `pairing`.
 """
 
 import math
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
-from typing import Literal, NamedTuple
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from typing import Literal, NamedTuple, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, JsonValue
 
 from rulebench.core.items import ItemResult
-from rulebench.core.stats import Z_95, Proportion, wilson_interval
+from rulebench.core.stats import Proportion, wilson_interval
 
 ExtractMode = Literal["paper", "robust"]
 ErrorKind = Literal["triggering", "execution", "no citation"]
+ERROR_KINDS: tuple[ErrorKind, ...] = ("triggering", "execution", "no citation")
 DIMENSIONS = ("Executing", "Triggering", "Formal", "Applying", "Counterfactual")
+Key = TypeVar("Key", bound=Hashable)
 
 
 class Record(NamedTuple):
@@ -31,6 +35,42 @@ class Record(NamedTuple):
     cited: int | None
     golden_index: int | None
     listed: int
+    shots: int = 0
+    cite_rule: bool = False
+    """The prompt asked for "Applied rule: N" (the behaviour analysis)."""
+    layout: str = "per-item"
+    sample_id: str = ""
+    """The question the item asks; a generated task's factual and counterfactual items (and
+    its CoT and direct items) share it, which is what pairs them."""
+    gold: str = ""
+    """The gold answer of this item (the counterfactual one where that applies)."""
+
+
+class Cell(NamedTuple):
+    """A task under one setting: every setting field that changes the prompt."""
+
+    task: str
+    quantity: str
+    form: str
+    cot: bool
+    shots: int
+    counterfactual: bool
+    cite_rule: bool
+    layout: str
+
+
+def cell_of(record: Record) -> Cell:
+    """The cell a record belongs to."""
+    return Cell(
+        record.task,
+        record.quantity,
+        record.form,
+        record.cot,
+        record.shots,
+        record.counterfactual,
+        record.cite_rule,
+        record.layout,
+    )
 
 
 def to_records(results: Iterable[ItemResult], mode: ExtractMode) -> list[Record]:
@@ -45,23 +85,29 @@ def to_records(results: Iterable[ItemResult], mode: ExtractMode) -> list[Record]
             correct = None if judged.get("refused") else bool(judged.get("correct"))
         else:  # log-likelihood scoring has one answer, whatever the mode
             correct = None if result.outcome.score is None else result.outcome.score == 1.0
-        cited = details.get("cited_rule")
-        golden = meta.get("golden_index")
-        listed = meta.get("listed_rules")
-        records.append(
-            Record(
-                task=str(meta["task"]),
-                quantity=str(meta["quantity"]),
-                form=str(meta["form"]),
-                cot=bool(meta["cot"]),
-                counterfactual=bool(meta["counterfactual"]),
-                correct=correct,
-                cited=cited if isinstance(cited, int) else None,
-                golden_index=golden if isinstance(golden, int) else None,
-                listed=len(listed) if isinstance(listed, list) else 0,
-            )
-        )
+        records.append(record_from(meta, correct, details.get("cited_rule")))
     return records
+
+
+def record_from(meta: dict[str, JsonValue], correct: bool | None, cited: JsonValue) -> Record:
+    """A record from a result's metadata, its judgement and the rule number it cited."""
+    golden, listed, shots = meta.get("golden_index"), meta.get("listed_rules"), meta.get("shots")
+    return Record(
+        task=str(meta["task"]),
+        quantity=str(meta["quantity"]),
+        form=str(meta["form"]),
+        cot=bool(meta["cot"]),
+        counterfactual=bool(meta["counterfactual"]),
+        correct=correct,
+        cited=cited if isinstance(cited, int) else None,
+        golden_index=golden if isinstance(golden, int) else None,
+        listed=len(listed) if isinstance(listed, list) else 0,
+        shots=shots if isinstance(shots, int) else 0,
+        cite_rule=meta.get("cite_rule") is True,
+        layout=str(meta.get("layout", "per-item")),
+        sample_id=str(meta.get("sample_id", "")),
+        gold=str(meta.get("gold", "")),
+    )
 
 
 def accuracy(records: Iterable[Record]) -> Proportion:
@@ -70,51 +116,15 @@ def accuracy(records: Iterable[Record]) -> Proportion:
     return wilson_interval(sum(counted), len(counted))
 
 
-def accuracy_by(
-    records: Iterable[Record], key: Callable[[Record], tuple[object, ...]]
-) -> dict[tuple[object, ...], Proportion]:
-    """Accuracy per group, groups named by `key`."""
-    groups: dict[tuple[object, ...], list[Record]] = defaultdict(list)
+def accuracy_by(records: Iterable[Record], key: Callable[[Record], Key]) -> dict[Key, Proportion]:
+    """Accuracy per group, groups named by `key`, in a stable order."""
+    groups: dict[Key, list[Record]] = defaultdict(list)
     for record in records:
         groups[key(record)].append(record)
     return {
         group: accuracy(members)
         for group, members in sorted(groups.items(), key=lambda g: str(g[0]))
     }
-
-
-class Delta(BaseModel):
-    """A difference of two accuracies (e.g. with minus without CoT), with a 95% interval."""
-
-    model_config = ConfigDict(frozen=True)
-
-    value: float
-    low: float
-    high: float
-    n_with: int
-    n_without: int
-
-
-def difference(with_: Proportion, without: Proportion) -> Delta | None:
-    """The difference with - without, with a Wald interval for two independent proportions."""
-    if not with_.n or not without.n:
-        return None
-    p, q = with_.value, without.value
-    half = Z_95 * math.sqrt(p * (1 - p) / with_.n + q * (1 - q) / without.n)
-    return Delta(
-        value=p - q, low=p - q - half, high=p - q + half, n_with=with_.n, n_without=without.n
-    )
-
-
-def cot_deltas(records: Sequence[Record]) -> dict[tuple[object, ...], Delta]:
-    """Per task and rule quantity: accuracy with CoT minus without."""
-    by = accuracy_by(records, lambda r: (r.task, r.quantity, r.cot))
-    deltas: dict[tuple[object, ...], Delta] = {}
-    for (task, quantity, cot), with_ in by.items():
-        without = by.get((task, quantity, False))
-        if cot and without is not None and (delta := difference(with_, without)) is not None:
-            deltas[(task, quantity)] = delta
-    return deltas
 
 
 def classify_error(record: Record) -> ErrorKind | None:
@@ -129,19 +139,36 @@ def classify_error(record: Record) -> ErrorKind | None:
     return "execution" if record.cited == record.golden_index else "triggering"
 
 
+def is_behaviour_record(record: Record) -> bool:
+    """Whether a record can enter the trigger/execution split.
+
+    Only prompts that asked for the applied rule (`--cite-rule`) name one on purpose, and only
+    with several rules listed can the cited one be a noise rule.
+    """
+    return record.cite_rule and record.quantity in ("few", "all")
+
+
 def error_split(records: Iterable[Record]) -> dict[str, dict[ErrorKind, Proportion]]:
-    """Per task: the share of wrong answers of each kind, over wrong answers that cite or not."""
-    kinds: dict[str, list[ErrorKind]] = defaultdict(list)
+    """Per task: each kind's share of the wrong answers (see `error_split_by`)."""
+    return error_split_by(records, lambda r: r.task)
+
+
+def error_split_by(
+    records: Iterable[Record], key: Callable[[Record], Key]
+) -> dict[Key, dict[ErrorKind, Proportion]]:
+    """Per group: each kind's share of the wrong answers.
+
+    Only behaviour records count (see `is_behaviour_record`); the shares are over all wrong
+    answers, those that cite no listed rule included.
+    """
+    kinds: dict[Key, list[ErrorKind]] = defaultdict(list)
     for record in records:
-        kind = classify_error(record)
+        kind = classify_error(record) if is_behaviour_record(record) else None
         if kind is not None:
-            kinds[record.task].append(kind)
+            kinds[key(record)].append(kind)
     return {
-        task: {
-            k: wilson_interval(found.count(k), len(found))
-            for k in ("triggering", "execution", "no citation")
-        }
-        for task, found in sorted(kinds.items())
+        group: {k: wilson_interval(found.count(k), len(found)) for k in ERROR_KINDS}
+        for group, found in sorted(kinds.items(), key=lambda g: str(g[0]))
     }
 
 
@@ -157,38 +184,45 @@ class Dimension(BaseModel):
     cells: int
 
 
-def _mean_of_cells(name: str, cells: Sequence[Proportion]) -> Dimension | None:
+def mean_of_cells(name: str, cells: Sequence[Proportion]) -> Dimension | None:
+    """The unweighted mean of the cells' accuracies; None when no cell has items.
+
+    The interval adds the cells' Wilson intervals in quadrature on each side (Zou and Donner's
+    MOVER for a sum of independent proportions), so it keeps Wilson's width at 0% and 100%.
+    """
     cells = [c for c in cells if c.n]
     if not cells:
         return None
-    mean = sum(c.value for c in cells) / len(cells)
-    half = Z_95 * math.sqrt(sum(c.value * (1 - c.value) / c.n for c in cells)) / len(cells)
+    k = len(cells)
+    mean = sum(c.value for c in cells) / k
+    below = math.sqrt(sum((c.value - c.low) ** 2 for c in cells)) / k
+    above = math.sqrt(sum((c.high - c.value) ** 2 for c in cells)) / k
     return Dimension(
-        name=name,
-        value=mean,
-        low=max(0.0, mean - half),
-        high=min(1.0, mean + half),
-        cells=len(cells),
+        name=name, value=mean, low=max(0.0, mean - below), high=min(1.0, mean + above), cells=k
     )
 
 
-def dimensions(records: Sequence[Record]) -> list[Dimension]:
-    """The five capability dimensions of the paper's appendix F.
+# Which cells measure each dimension (paper appendix F). Cells without rules follow no rule,
+# so they measure none; FOL and counterfactual cells always list rules.
+_SELECTORS: dict[str, Callable[[Cell], bool]] = {
+    "Executing": lambda c: c.quantity == "golden",
+    "Triggering": lambda c: c.quantity == "all",
+    "Formal": lambda c: c.form == "fol" and c.quantity != "none",
+    "Applying": lambda c: c.cot and c.quantity != "none",
+    "Counterfactual": lambda c: c.counterfactual and c.quantity != "none",
+}
 
-    Each is the mean accuracy of the (task, setting) cells it covers: Executing = golden-rule
-    cells, Triggering = all-rule cells, Formal = FOL cells, Applying = CoT cells,
-    Counterfactual = counterfactual cells.
+
+def dimensions(records: Sequence[Record]) -> list[Dimension]:
+    """The measured capability dimensions of the paper's appendix F, in `DIMENSIONS` order.
+
+    Each is the mean accuracy of the cells it covers: Executing = golden-rule cells,
+    Triggering = all-rule cells, Formal = FOL cells, Applying = CoT cells, Counterfactual =
+    counterfactual cells. A dimension with no cell of its own is left out, never shown as 0.
     """
-    cells = accuracy_by(records, lambda r: (r.task, r.quantity, r.form, r.cot, r.counterfactual))
-    selectors: dict[str, Callable[[tuple[object, ...]], bool]] = {
-        "Executing": lambda c: c[1] == "golden",
-        "Triggering": lambda c: c[1] == "all",
-        "Formal": lambda c: c[2] == "fol",
-        "Applying": lambda c: c[3] is True,
-        "Counterfactual": lambda c: c[4] is True,
-    }
+    cells = accuracy_by(records, cell_of)
     found = [
-        _mean_of_cells(name, [p for c, p in cells.items() if pick(c)])
-        for name, pick in selectors.items()
+        mean_of_cells(name, [p for cell, p in cells.items() if pick(cell)])
+        for name, pick in _SELECTORS.items()
     ]
     return [d for d in found if d is not None]

@@ -1,20 +1,35 @@
 """The inferential report: the paper's tables and figures for one or several runs.
 
-Markdown plus PNG/SVG plots; every accuracy is shown with its 95% confidence interval.
+Markdown plus PNG/SVG plots; every accuracy is shown with its 95% confidence interval. A table
+cell never mixes CoT with direct answers, shot counts, rule citation or rule layouts: those
+are named in an "answer" column, and each combination gets its own row.
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from rulebench.inferential.analysis import (
     DIMENSIONS,
+    ERROR_KINDS,
+    Cell,
     Dimension,
     Record,
     accuracy,
     accuracy_by,
-    cot_deltas,
+    cell_of,
     dimensions,
-    error_split,
+    error_split_by,
+    is_behaviour_record,
+)
+from rulebench.inferential.differences import Delta
+from rulebench.inferential.echo_baseline import EchoRecord
+from rulebench.inferential.pairing import cot_deltas, factuality_comparisons, family
+from rulebench.report.inferential_baselines import echo_section, long_tail_section
+from rulebench.report.inferential_cells import (
+    SETTING_HEADER,
+    answer_label,
+    factuality,
+    setting_columns,
 )
 from rulebench.report.markdown import escape_markdown, percent, table
 from rulebench.report.plots import quantity_curve, radar
@@ -22,120 +37,199 @@ from rulebench.report.plots import quantity_curve, radar
 QUANTITIES = ("none", "golden", "few", "all")
 Runs = Sequence[tuple[str, list[Record]]]
 """(label, records) per run; the label names the model (and run when models repeat)."""
+BEHAVIOUR_COMMAND = (
+    "rulebench run inferential --cite-rule --counterfactual on --quantity few --cot on --shots 2"
+)
+"""The paper's behaviour analysis: counterfactual rules, few rules, few-shot CoT, citing."""
 
 
-def _tasks(runs: Runs) -> list[str]:
-    return sorted({r.task for _, records in runs for r in records})
+def _points(delta: Delta) -> str:
+    return f"{100 * delta.value:+.1f} [{100 * delta.low:+.1f}, {100 * delta.high:+.1f}]"
+
+
+def _matching(delta: Delta) -> str:
+    return "unpaired" if delta.pairs is None else f"paired, {delta.pairs} items"
 
 
 def cells_table(runs: Runs) -> str:
-    """Accuracy of every (task, quantity, form, CoT, factuality) cell of every run."""
-    rows = []
-    for label, records in runs:
-        by = accuracy_by(records, lambda r: (r.task, r.quantity, r.form, r.cot, r.counterfactual))
-        for (task, quantity, form, cot, cf), value in by.items():
-            rows.append(
-                [
-                    label,
-                    str(task),
-                    str(quantity),
-                    str(form),
-                    "cot" if cot else "direct",
-                    "C.F." if cf else "factual",
-                    percent(value),
-                ]
-            )
-    return table(
-        ["model", "task", "rules", "form", "answer", "rules are", "accuracy % [95% CI]"], rows
-    )
+    """Accuracy of every cell (task x setting) of every run."""
+    rows = [
+        [label, *setting_columns(cell), percent(value)]
+        for label, records in runs
+        for cell, value in accuracy_by(records, cell_of).items()
+    ]
+    return table(["model", *SETTING_HEADER, "accuracy % [95% CI]"], rows)
 
 
 def table_1(runs: Runs) -> str:
-    """The paper's Table 1 shape: rows model x form, columns task x {All, Few}."""
-    tasks = _tasks(runs)
+    """The paper's Table 1 shape: rows model x form x answer, columns task x {All, Few}."""
+    factual = [(label, [r for r in records if not r.counterfactual]) for label, records in runs]
+    tasks = sorted({r.task for _, rs in factual for r in rs if r.quantity in ("all", "few")})
     rows = []
-    for label, records in runs:
-        by = accuracy_by(
-            [r for r in records if not r.counterfactual], lambda r: (r.form, r.task, r.quantity)
-        )
-        for form in ("fol", "nl"):
-            cells = [percent(by.get((form, t, q))) for t in tasks for q in ("all", "few")]
+    for label, records in factual:
+        by = accuracy_by(records, cell_of)
+        for base in sorted({c._replace(task="", quantity="") for c in by}, key=_row_order):
+            cells = [
+                percent(by.get(base._replace(task=t, quantity=q)))
+                for t in tasks
+                for q in ("all", "few")
+            ]
             if any(c != "-" for c in cells):
-                rows.append([label, form.upper(), *cells])
-    return table(["model", "form", *[f"{t} {q}" for t in tasks for q in ("All", "Few")]], rows)
+                rows.append([label, base.form.upper(), answer_label(base), *cells])
+    header = ["model", "form", "answer", *[f"{t} {q}" for t in tasks for q in ("All", "Few")]]
+    return table(header, rows)
 
 
 def table_2(runs: Runs) -> str:
-    """The paper's Table 2 shape: rows model, columns task x {factual, counterfactual}."""
-    tasks = _tasks(runs)
+    """The paper's Table 2 shape, then each counterfactual gap with its 95% interval.
+
+    Rows model x setting x factuality, columns task x {Golden, Few}; the gaps are paired
+    where the items pair (generated twins) and unpaired otherwise (official `-cf` sets).
+    """
+    families = sorted({family(r.task) for _, rs in runs for r in rs if r.counterfactual})
+    if not families:
+        return (
+            "_No counterfactual results: run generated tasks with `--counterfactual on` "
+            "(or both), or the official `-cf` tasks (`-t clutrr-cf`)._"
+        )
     rows = []
     for label, records in runs:
-        by = accuracy_by(records, lambda r: (r.task, r.counterfactual))
-        rows.append([label, *[percent(by.get((t, cf))) for t in tasks for cf in (False, True)]])
-    return table(
-        ["model", *[f"{t} {'C.F.' if cf else 'factual'}" for t in tasks for cf in (False, True)]],
-        rows,
+        by = accuracy_by([r for r in records if family(r.task) in families], _family_cell)
+        bases = {c._replace(task="", quantity="", counterfactual=False) for c in by}
+        for base in sorted(bases, key=_row_order):
+            for cf in (False, True):
+                cells = [
+                    percent(by.get(base._replace(task=f, quantity=q, counterfactual=cf)))
+                    for f in families
+                    for q in ("golden", "few")
+                ]
+                if any(c != "-" for c in cells):
+                    rows.append(
+                        [
+                            label,
+                            base.form.upper(),
+                            answer_label(base),
+                            "C.F." if cf else "factual",
+                            *cells,
+                        ]
+                    )
+    header = ["model", "form", "answer", "rules are"]
+    header += [f"{f} {q}" for f in families for q in ("Golden", "Few")]
+    return f"{table(header, rows)}\n\n{_factuality_gaps(runs)}"
+
+
+def _row_order(cell: Cell) -> tuple[object, ...]:
+    """FOL before NL as in the paper, then direct before CoT, fewer shots first."""
+    return (cell.cot, cell.shots, cell.cite_rule, cell.layout, cell.form)
+
+
+def _family_cell(record: Record) -> Cell:
+    return cell_of(record)._replace(task=family(record.task))
+
+
+def _factuality_gaps(runs: Runs) -> str:
+    rows = []
+    for label, records in runs:
+        for cell, found in factuality_comparisons(records).items():
+            if cell.quantity in ("golden", "few"):
+                rows.append(
+                    [
+                        label,
+                        f"{found.factual_task} / {found.counterfactual_task}",
+                        cell.quantity,
+                        cell.form.upper(),
+                        answer_label(cell),
+                        percent(found.factual),
+                        percent(found.counterfactual),
+                        _points(found.delta),
+                        _matching(found.delta),
+                    ]
+                )
+    if not rows:
+        return "_No setting was run with both factual and counterfactual rules._"
+    header = ["model", "tasks", "rules", "form", "answer", "factual %", "C.F. %"]
+    header += ["C.F. - factual (points) [95% CI]", "items"]
+    note = (
+        "Generated twins pair item by item (paired interval); the official `-cf` sets are "
+        "separate datasets, compared as independent groups (unpaired)."
     )
+    return f"{table(header, rows)}\n\n{note}"
 
 
 def quantity_section(runs: Runs, out_dir: Path) -> str:
-    """Accuracy against rule quantity (table and curve)."""
+    """Factual accuracy against rule quantity, one row and curve per task x form x answer."""
     rows, curves = [], {}
     for label, records in runs:
-        by = accuracy_by(
-            [r for r in records if not r.counterfactual], lambda r: (r.task, r.quantity)
-        )
-        for task in _tasks(runs):
-            cells = {q: by.get((task, q)) for q in QUANTITIES}
-            if any(cells.values()):
-                rows.append([label, task, *[percent(cells[q]) for q in QUANTITIES]])
-                curves[f"{label} {task}"] = {
-                    q: p.value for q, p in cells.items() if p is not None and p.n
-                }
+        by = accuracy_by([r for r in records if not r.counterfactual], cell_of)
+        for base in sorted({c._replace(quantity="") for c in by if c.quantity != "none"}):
+            # Without rules there is no form: the no-rule cell is the same for NL and FOL.
+            cells = {
+                q: by.get(base._replace(quantity=q, form="nl" if q == "none" else base.form))
+                for q in QUANTITIES
+            }
+            name = f"{base.task} {base.form.upper()} {answer_label(base)}"
+            rows.append([label, name, *[percent(cells[q]) for q in QUANTITIES]])
+            curves[f"{label} {name}"] = {
+                q: p.value for q, p in cells.items() if p is not None and p.n
+            }
+    if not rows:
+        return "_No factual results with rules._"
     paths = quantity_curve(curves, QUANTITIES, out_dir / "rule_quantity")
-    body = table(["model", "task", *QUANTITIES], rows)
+    body = table(["model", "task, form, answer", *QUANTITIES], rows)
     return f"{body}\n\n![rule quantity]({paths[0].name}) ([SVG]({paths[1].name}))"
 
 
 def cot_section(runs: Runs) -> str:
-    """Accuracy with CoT minus without, per task and rule quantity, in points."""
-    rows = []
-    for label, records in runs:
-        for (task, quantity), delta in cot_deltas(records).items():
-            rows.append(
-                [
-                    label,
-                    str(task),
-                    str(quantity),
-                    f"{100 * delta.value:+.1f} [{100 * delta.low:+.1f}, {100 * delta.high:+.1f}]",
-                ]
-            )
-    return (
-        table(["model", "task", "rules", "CoT - direct (points) [95% CI]"], rows)
-        if rows
-        else "_No run had both CoT and direct answers._"
-    )
+    """Accuracy with CoT minus without, per cell (same task, rules, form, shots), in points."""
+    rows = [
+        [
+            label,
+            cell.task,
+            cell.quantity,
+            cell.form.upper(),
+            answer_label(cell._replace(cot=False)).removeprefix("direct, "),
+            factuality(cell),
+            _points(delta),
+            _matching(delta),
+        ]
+        for label, records in runs
+        for cell, delta in cot_deltas(records).items()
+    ]
+    if not rows:
+        return "_No run had both CoT and direct answers in the same setting._"
+    header = ["model", "task", "rules", "form", "shots", "rules are"]
+    return table([*header, "CoT - direct (points) [95% CI]", "items"], rows)
 
 
 def error_section(runs: Runs) -> str:
-    """Shares of triggering, execution and uncited errors among wrong answers."""
-    rows = []
+    """Shares of triggering, execution and uncited errors among wrong answers (cited runs)."""
+    rows, uncited = [], []
     for label, records in runs:
-        cited = [r for r in records if r.quantity in ("few", "all")]
-        for task, split in error_split(cited).items():
+        cited = [r for r in records if is_behaviour_record(r)]
+        if not cited:
+            uncited.append(label)
+        for cell, split in error_split_by(cited, cell_of).items():
             rows.append(
                 [
                     label,
-                    task,
+                    cell.task,
+                    cell.quantity,
+                    answer_label(cell),
+                    factuality(cell),
                     str(split["triggering"].n),
-                    *[percent(split[k]) for k in ("triggering", "execution", "no citation")],
+                    *[percent(split[k]) for k in ERROR_KINDS],
                 ]
             )
-    if not rows:
-        return "_No wrong answers with several rules listed._"
-    return table(
-        ["model", "task", "wrong answers", "triggering %", "execution %", "no citation %"], rows
+    header = ["model", "task", "rules", "answer", "rules are", "wrong answers"]
+    header += [f"{k} % [95% CI]" for k in ERROR_KINDS]
+    how = (
+        "The split needs replies that name the rule they applied: run with `--cite-rule` "
+        f"and several rules, as the paper does: `{BEHAVIOUR_COMMAND}`."
     )
+    if not uncited:
+        return table(header, rows) if rows else "_No wrong answers among cited replies._"
+    how = f"Not asked to cite rules: {escape_markdown(', '.join(uncited))}. {how}"
+    return f"{table(header, rows)}\n\n{how}" if rows else how
 
 
 def dimension_section(runs: Runs, out_dir: Path) -> str:
@@ -151,24 +245,46 @@ def dimension_section(runs: Runs, out_dir: Path) -> str:
                 *[_dimension_cell(found.get(n)) for n in DIMENSIONS],
             ]
         )
-    paths = radar(series, DIMENSIONS, out_dir / "dimensions")
     body = table(["model", "overall", *DIMENSIONS], rows)
-    return f"{body}\n\n![capability dimensions]({paths[0].name}) ([SVG]({paths[1].name}))"
+    note = (
+        "Each dimension is the mean accuracy of its own cells: Executing = golden-rule cells, "
+        "Triggering = all-rule cells, Formal = FOL cells, Applying = CoT cells with rules, "
+        "Counterfactual = counterfactual cells. A dimension without such cells is not "
+        "measured; the chart leaves it out rather than drawing 0."
+    )
+    paths = radar(series, DIMENSIONS, out_dir / "dimensions")
+    if not paths:
+        return f"{body}\n\n{note}\n\n_No dimension was measured, so there is no chart._"
+    chart = f"![capability dimensions]({paths[0].name}) ([SVG]({paths[1].name}))"
+    return f"{body}\n\n{note}\n\n{chart}"
 
 
 def _dimension_cell(dimension: Dimension | None) -> str:
     if dimension is None:
-        return "-"
+        return "not measured"
     return f"{100 * dimension.value:.1f} [{100 * dimension.low:.1f}-{100 * dimension.high:.1f}]"
 
 
-def write_report(runs: Runs, out_dir: Path, mode: str) -> Path:
-    """Write report.md with every table and plot into `out_dir`; return its path."""
+def write_report(
+    runs: Runs,
+    out_dir: Path,
+    mode: str,
+    echoes: Mapping[str, Sequence[EchoRecord]] | None = None,
+) -> Path:
+    """Write report.md with every table and plot into `out_dir`; return its path.
+
+    Args:
+        runs: (label, records) per run.
+        out_dir: folder for report.md and the plots.
+        mode: the extraction mode the records were judged by (named in the report).
+        echoes: run label -> the prompt-echo baseline of its items (`echo_baseline`).
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
     sections = [
         "# Inferential rule-following report\n\n"
         f"Extraction mode: **{escape_markdown(mode)}**. "
-        "Accuracy in %, [95% confidence interval]; refusals are excluded, errors are not answers.",
+        "Accuracy in %, [95% confidence interval] (Wilson for accuracies, Newcombe for "
+        "differences); refusals are excluded, errors are not answers.",
         "## Accuracy by setting\n\n" + cells_table(runs),
         "## Rule form (Table 1 shape)\n\n" + table_1(runs),
         "## Factual vs counterfactual rules (Table 2 shape)\n\n" + table_2(runs),
@@ -176,6 +292,8 @@ def write_report(runs: Runs, out_dir: Path, mode: str) -> Path:
         "## Chain of thought\n\n" + cot_section(runs),
         "## Triggering vs execution errors\n\n" + error_section(runs),
         "## Capability dimensions\n\n" + dimension_section(runs, out_dir),
+        "## Long-tail labels (SALAD)\n\n" + long_tail_section(runs),
+        "## Prompt echo baseline\n\n" + echo_section(runs, echoes, mode),
     ]
     path = out_dir / "report.md"
     path.write_text("\n\n".join(sections) + "\n", encoding="utf-8")

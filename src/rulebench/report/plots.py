@@ -37,26 +37,43 @@ def quantity_curve(
     return paths
 
 
+def measured_axes(
+    series: Mapping[str, Mapping[str, float]], axes_names: Sequence[str]
+) -> list[str]:
+    """The axes, in order, that at least one series has a value for."""
+    return [name for name in axes_names if any(name in values for values in series.values())]
+
+
 def radar(
     series: Mapping[str, Mapping[str, float]], axes_names: Sequence[str], path_stem: Path
 ) -> list[Path]:
-    """The capability radar: one polygon per model, values in [0, 1] on each named axis."""
+    """The capability radar: one polygon per model, values in [0, 1] on each named axis.
+
+    Only axes some series measured are drawn; a series that lacks one of them is drawn with a
+    gap there (no fill) and says so in the legend, so an unmeasured value never reads as 0.
+    Returns no paths (and draws nothing) when no series measured anything.
+    """
+    names = measured_axes(series, axes_names)
+    if not names:
+        return []
     import matplotlib
 
     matplotlib.use("Agg")
     from matplotlib import pyplot
 
-    angles = [2 * math.pi * i / len(axes_names) for i in range(len(axes_names))]
+    angles = [2 * math.pi * i / len(names) for i in range(len(names))]
     figure = pyplot.figure(figsize=(5, 5))
     axes = figure.add_subplot(projection="polar")
     for label, values in sorted(series.items()):
-        points = [100 * values.get(name, 0.0) for name in axes_names]
-        axes.plot(
-            [*angles, angles[0]], [*points, points[0]], marker="o", label=escape_plot_label(label)
-        )
-        axes.fill([*angles, angles[0]], [*points, points[0]], alpha=0.1)
+        missing = [name for name in names if name not in values]
+        points = [100 * values.get(name, math.nan) for name in names]
+        legend = f"{label} (not measured: {', '.join(missing)})" if missing else label
+        closed_angles, closed = [*angles, angles[0]], [*points, points[0]]
+        axes.plot(closed_angles, closed, marker="o", label=escape_plot_label(legend))
+        if not missing:
+            axes.fill(closed_angles, closed, alpha=0.1)
     axes.set_xticks(angles)
-    axes.set_xticklabels(axes_names)
+    axes.set_xticklabels(names)
     axes.set_ylim(0, 100)
     axes.legend(loc="upper right", bbox_to_anchor=(1.35, 1.1), fontsize="small")
     paths = _save(figure, path_stem)

@@ -44,6 +44,8 @@ class Record(NamedTuple):
     its CoT and direct items) share it, which is what pairs them."""
     gold: str = ""
     """The gold answer of this item (the counterfactual one where that applies)."""
+    repeat: int = 0
+    """Which evaluation of the item this is (`--repeats`)."""
 
 
 class Cell(NamedTuple):
@@ -107,6 +109,7 @@ def record_from(meta: dict[str, JsonValue], correct: bool | None, cited: JsonVal
         layout=str(meta.get("layout", "per-item")),
         sample_id=str(meta.get("sample_id", "")),
         gold=str(meta.get("gold", "")),
+        repeat=int(str(meta.get("repeat", 0))),
     )
 
 

@@ -24,7 +24,11 @@ from rulebench.inferential.analysis import (
 from rulebench.inferential.differences import Delta
 from rulebench.inferential.echo_baseline import EchoRecord
 from rulebench.inferential.pairing import cot_deltas, factuality_comparisons, family
-from rulebench.report.inferential_baselines import echo_section, long_tail_section
+from rulebench.report.inferential_baselines import (
+    echo_section,
+    long_tail_section,
+    repeats_section,
+)
 from rulebench.report.inferential_cells import (
     SETTING_HEADER,
     answer_label,
@@ -294,6 +298,7 @@ def write_report(
         "## Capability dimensions\n\n" + dimension_section(runs, out_dir),
         "## Long-tail labels (SALAD)\n\n" + long_tail_section(runs),
         "## Prompt echo baseline\n\n" + echo_section(runs, echoes, mode),
+        "## Repeats\n\n" + repeats_section(runs),
     ]
     path = out_dir / "report.md"
     path.write_text("\n\n".join(sections) + "\n", encoding="utf-8")

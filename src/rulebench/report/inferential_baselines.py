@@ -1,4 +1,4 @@
-"""Report sections that put a run's accuracy beside a reference: the long tail and prompt echo.
+"""Report sections that put a run's accuracy beside a reference: long tail, prompt echo, repeats.
 
 The long-tail view (paper appendix D) shows SALAD accuracy on the rarest labels; the prompt
 echo shows what a reply that only repeats its prompt would score in each cell, so a cell
@@ -16,6 +16,7 @@ from rulebench.inferential.echo_baseline import (
     echo_flags,
 )
 from rulebench.inferential.long_tail import LONG_TAIL_SHARE, LONG_TAIL_TASKS, long_tail
+from rulebench.inferential.repeats import repeat_spread
 from rulebench.report.inferential_cells import SETTING_HEADER, setting_columns
 from rulebench.report.markdown import escape_markdown, percent, table
 
@@ -88,3 +89,25 @@ def _check(echo: EchoCell) -> str:
     ]
     text = f"CHECK: {'; '.join(words)}" if words else "ok"
     return text if echo.complete else f"{text} (judged without candidate answers)"
+
+
+def repeats_section(runs: Runs) -> str:
+    """Accuracy per repeat, with its mean, standard deviation and range, per repeated cell."""
+    rows = []
+    for label, records in runs:
+        for cell, spread in sorted(repeat_spread(records).items()):
+            per_repeat = " / ".join(f"{100 * a:.1f}" for a in spread.accuracies)
+            rows.append(
+                [
+                    label,
+                    *setting_columns(cell),
+                    per_repeat,
+                    f"{100 * spread.mean:.1f}",
+                    f"{100 * spread.std:.1f}",
+                    f"{100 * spread.low:.1f}-{100 * spread.high:.1f}",
+                ]
+            )
+    if not rows:
+        return "_Single repeat: run with `--repeats N` (and a temperature above 0) to see it._"
+    header = ["model", *SETTING_HEADER, "accuracy % per repeat", "mean", "std", "range"]
+    return table(header, rows)

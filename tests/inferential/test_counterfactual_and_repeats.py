@@ -66,3 +66,12 @@ def test_repeats_are_separate_items_with_their_index() -> None:
     assert len(items) == 15 and len({i.id for i in items}) == 15
     assert sorted(i.repeat for i in items) == [0] * 5 + [1] * 5 + [2] * 5
     assert all(i.metadata["repeat"] == i.repeat for i in items)
+
+
+def test_a_generated_prompt_does_not_depend_on_how_many_samples_are_generated() -> None:
+    grid = Grid(quantities=("few", "all"), counterfactual=(False, True)).model_dump()
+    small = {i.id: i for i in items_of(tasks=["kinship"], n=8, grid=grid)}
+    large = {i.id: i for i in items_of(tasks=["kinship"], n=60, grid=grid)}
+    assert set(small) <= set(large)  # same samples, same prompts, so same ids
+    for item_id, item in small.items():
+        assert large[item_id].messages == item.messages

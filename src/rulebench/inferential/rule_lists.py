@@ -61,7 +61,12 @@ def list_rules(sample: Sample, setting: Setting, data: TaskData) -> RuleListing:
     golden_id, _ = golden_of(sample, setting)
     rng = random.Random(f"{setting.seed}:{sample.id}")
     excluded = _excluded(sample)
-    pool = _noise_pool(data, excluded, data.rules[golden_id].counterfactual)
+    counterfactual = data.rules[golden_id].counterfactual
+    own = sample.metadata.get("cf_noise_rules" if counterfactual else "noise_rules")
+    if isinstance(own, list):  # a generator's own candidates: the prompt ignores other samples
+        pool = [str(rule_id) for rule_id in own if rule_id not in excluded]
+    else:
+        pool = _noise_pool(data, excluded, counterfactual)
     noise = rng.sample(pool, min(count - 1, len(pool)))
     position = rng.randrange(len(noise) + 1)
     ids = [*noise[:position], golden_id, *noise[position:]]

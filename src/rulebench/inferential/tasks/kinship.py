@@ -13,6 +13,8 @@ oracle can re-check the sample from data alone), split, and
 applicable_rules: every rule of the set whose premise and gender conditions match the story.
 That list includes the sample's golden rule and its counterfactual twin (and any other rule,
 factual or not, that matches), so noise drawn outside it never applies, in either setting.
+noise_rules and cf_noise_rules: the sample's own noise candidates of each kind (see
+`kinship_noise`), so its prompts do not change with the number of samples generated.
 """
 
 import random
@@ -23,13 +25,9 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, m
 from rulebench.core.errors import ConfigError
 from rulebench.core.items import ItemIds, content_hash
 from rulebench.core.rules import Sample, TaskData
-from rulebench.inferential.tasks.kinship_chain import (
-    Instance,
-    PatternFilter,
-    draw_from_one_tree,
-    draw_instance,
-)
+from rulebench.inferential.tasks.kinship_chain import Instance, PatternFilter, draw_instance
 from rulebench.inferential.tasks.kinship_library import RuleLibrary
+from rulebench.inferential.tasks.kinship_noise import NoiseStream
 from rulebench.inferential.tasks.kinship_oracle import FactBase, Story
 from rulebench.inferential.tasks.kinship_relations import CF_LABELS
 from rulebench.inferential.tasks.kinship_rules import (
@@ -44,8 +42,6 @@ from rulebench.inferential.tasks.kinship_text import render_fact, render_questio
 from rulebench.inferential.tasks.kinship_tree import tree_to_json
 
 TASK = "kinship"
-_EXTRAS_PER_TREE = 6
-"""Extra patterns taken from one tree: fewer would cost a tree each; more would look alike."""
 Split = Literal["train", "test"]
 
 
@@ -118,11 +114,22 @@ def generate(n: int, seed: int, **options: Unpack[KinshipOptions]) -> TaskData:
     accept = _partition(config.split) if config.split_by_pattern else None
     drafts = _drafts(config, _stream(seed, config.split), config.n, accept)
     demo_drafts = _demo_drafts(config, {draft.question for draft in drafts})
-    library = _library(config, [*drafts, *demo_drafts], accept)
+    everything = [*drafts, *demo_drafts]
+    stream = NoiseStream(
+        _stream(seed, "extras"), (config.min_hops, config.max_hops), accept, _rule_of
+    )
+    pools = [
+        stream.candidates(
+            FactBase(draft.story), {rule_id(draft.rule), rule_id(draft.cf_rule)}, is_counterfactual
+        )
+        for draft in everything
+    ]
+    library = _library(everything, stream)
     rules = library.sorted_rules()
     applicable = library.applicable
-    samples = _samples(drafts, applicable[: len(drafts)], config.split)
-    demos = _samples(demo_drafts, applicable[len(drafts) :], "train")
+    count = len(drafts)
+    samples = _samples(drafts, applicable[:count], pools[:count], config.split)
+    demos = _samples(demo_drafts, applicable[count:], pools[count:], "train")
     return TaskData(
         name=TASK,
         samples=samples,
@@ -187,21 +194,18 @@ def _draft(instance: Instance, rng: random.Random) -> _Draft:
     )
 
 
-def _library(
-    config: KinshipConfig, drafts: list[_Draft], accept: PatternFilter | None
-) -> RuleLibrary:
+def _library(drafts: list[_Draft], stream: NoiseStream) -> RuleLibrary:
+    """Every rule a prompt may list, and which of them apply to each story.
+
+    Per-item prompts draw noise from each sample's own candidates; the shared layout draws
+    from this whole set, so it is topped up (from the same stream) until every story has
+    enough noise of each kind in it.
+    """
     rules = [rule for draft in drafts for rule in (draft.rule, draft.cf_rule)]
-    library = RuleLibrary(rules, [FactBase(draft.story) for draft in drafts], is_counterfactual)
-    rng = _stream(config.seed, "extras")
-
-    def extra(widen: bool) -> list[KinRule]:
-        hop_range = (2, MAX_HOPS) if widen else (config.min_hops, config.max_hops)
-        drawn = draw_from_one_tree(rng, hop_range, _EXTRAS_PER_TREE, accept)
-        # Each extra comes with its counterfactual twin: counterfactual prompts draw their
-        # noise from counterfactual rules, as factual prompts do from factual ones.
-        return [rule for i in drawn for rule in (_rule_of(i), counterfactual_of(_rule_of(i)))]
-
-    library.fill(extra)
+    stories = [FactBase(draft.story) for draft in drafts]
+    library = RuleLibrary(rules, stories, is_counterfactual)
+    library.add(stream.rules)
+    library.fill(lambda widen: stream.grow())
     return library
 
 
@@ -215,10 +219,15 @@ def _rule_of(instance: Instance) -> KinRule:
     )
 
 
-def _samples(drafts: list[_Draft], applicable: list[list[str]], split: Split) -> tuple[Sample, ...]:
+def _samples(
+    drafts: list[_Draft],
+    applicable: list[list[str]],
+    pools: list[tuple[list[str], list[str]]],
+    split: Split,
+) -> tuple[Sample, ...]:
     ids = ItemIds()
     samples = []
-    for draft, rule_ids in zip(drafts, applicable, strict=True):
+    for draft, rule_ids, (noise, cf_noise) in zip(drafts, applicable, pools, strict=True):
         golden = rule_id(draft.rule)
         samples.append(
             Sample(
@@ -230,7 +239,8 @@ def _samples(drafts: list[_Draft], applicable: list[list[str]], split: Split) ->
                 candidates=CF_LABELS,
                 cf_gold=draft.cf_rule.conclusion,
                 cf_golden_rule=rule_id(draft.cf_rule),
-                metadata=_metadata(draft, sorted(rule_ids), split),
+                metadata=_metadata(draft, sorted(rule_ids), split)
+                | {"noise_rules": list(noise), "cf_noise_rules": list(cf_noise)},
             )
         )
     return tuple(samples)

@@ -45,7 +45,8 @@ def inferential(
     data_root: Annotated[
         Path | None,
         typer.Option(
-            help="Folder of the official release (holds clutrr/, deer/, ...).", show_default=False
+            help="The release's data folder, <clone>/dataset (holds clutrr/, deer/, ...).",
+            show_default=False,
         ),
     ] = None,
     quantity: Annotated[

@@ -39,8 +39,8 @@ def load_task(name: str, n: int | None, seed: int, data_root: Path | None) -> Ta
         )
     if data_root is None:
         raise ConfigError(
-            f"task '{name}' is official RuleBench data: give --data-root, the folder of your "
-            "local clone that holds clutrr/, deer/, theoremQA/..."
+            f"task '{name}' is official RuleBench data: give --data-root, the release's data "
+            "folder in your clone (<clone>/dataset, which holds clutrr/, deer/, theoremQA/...)"
         )
     from rulebench.inferential.tasks.official import load_official
 

@@ -188,7 +188,7 @@ def test_parse_fault_reads_kind_and_count() -> None:
     assert parse_fault("[[fault:slow]]") == ("slow", None)
     assert all(parse_fault(f"[[fault:{kind}]]") == (kind, None) for kind in FAULT_KINDS)
     with pytest.raises(ValueError, match="unknown fault kind"):
-        parse_fault("[[fault:404]]")
+        parse_fault("[[fault:418]]")
 
 
 def test_fault_plan_counts_attempts_per_conversation() -> None:

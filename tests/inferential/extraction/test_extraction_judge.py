@@ -104,6 +104,17 @@ FRAGMENTS = st.sampled_from(
         "Applied rule: #3",
         "é",
         "\t",
+        "'s ",
+        " of ",
+        "Wait, ",
+        "actually",
+        " not ",
+        "rather than",
+        " - ",
+        "because",
+        "不是",
+        "而是",
+        "罪",
     ]
 )
 REPLIES = st.one_of(st.text(), st.lists(FRAGMENTS, max_size=12).map("".join))

@@ -94,3 +94,52 @@ def test_law_cf_paper_falls_back_on_json_without_the_key(reply: str) -> None:
 
 def test_law_cf_non_string_value_is_wrong_and_does_not_raise() -> None:
     assert cf('{"指控": 3}') == (("3", False), (None, False))
+
+
+OUTSIDE = ("盗窃", "诈骗", "故意伤害")
+"""Candidates without 抢劫: a reply that names 抢劫 chooses a charge outside the list."""
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "不是盗窃罪，而是抢劫罪",
+        "被告人的行为不构成盗窃罪，应认定为抢劫罪。",
+        "构成抢劫罪而非盗窃罪",
+        "盗窃罪不成立，构成抢劫罪",
+        "It is not 盗窃 but 抢劫.",
+    ],
+)
+def test_robust_never_credits_a_denied_candidate(reply: str) -> None:
+    assert both(reply, "盗窃", candidates=OUTSIDE) == (("盗窃", True), (None, False))
+    # Unknown to every list (no charge list given): still not the denied one.
+    assert both(reply, "盗窃", charges=(), candidates=OUTSIDE)[1] == (None, False)
+    # With the affirmed charge among the candidates, it is the answer.
+    assert both(reply, "抢劫") == (("抢劫", True), ("抢劫", True))
+
+
+def test_robust_denial_in_english_with_charges_outside_every_list() -> None:
+    reply = "The defendant is not guilty of theft but of robbery."
+    candidates = ("theft", "fraud", "assault")
+    assert both(reply, "theft", charges=(), candidates=candidates) == (
+        ("theft", True),
+        (None, False),
+    )
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "被告人不是初犯，构成盗窃罪",
+        "是不是盗窃罪？是的，构成盗窃罪",
+        "不应认定为诈骗罪，应认定为盗窃罪",
+        "不构成诈骗罪和故意伤害罪，构成盗窃罪",
+        "证据确实充分，排除合理怀疑认定盗窃罪",
+    ],
+)
+def test_what_is_not_a_denial_of_the_gold(reply: str) -> None:
+    assert both(reply, "盗窃", candidates=OUTSIDE) == (("盗窃", True), ("盗窃", True))
+
+
+def test_law_cf_denial_outside_the_json() -> None:
+    assert cf("不是盗窃，而是抢劫") == (("盗窃", True), ("抢劫", False))

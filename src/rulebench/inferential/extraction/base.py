@@ -19,6 +19,11 @@ Step = Callable[[str], str | None]
 
 Context = TypeVar("Context")
 
+NO_ANSWER = ""
+"""What a step returns when the reply does state its answer, but nothing in the vocabulary
+("Clarence is Michael's aunt's husband"): later steps are skipped, since what they would find is
+a mention rather than the answer, and the judgement has no answer."""
+
 
 class Judgement(BaseModel):
     """What one reply was read as and whether that counts as right."""
@@ -35,11 +40,14 @@ class Judgement(BaseModel):
 
 
 def run_steps(steps: Iterable[Step], reply: str) -> str | None:
-    """The answer of the first step that finds one, else None (a missing answer scores wrong)."""
+    """The answer of the first step that finds one, else None (a missing answer scores wrong).
+
+    A step's `NO_ANSWER` stops the search and reads as None.
+    """
     for step in steps:
         answer = step(reply)
         if answer is not None:
-            return answer
+            return answer or None
     return None
 
 

@@ -82,6 +82,42 @@ def charges_named_longest_first(text: str, names: tuple[str, ...]) -> list[str]:
     return _charge_pattern(names).findall(text)
 
 
+# Chinese and English denials; the denied charges follow, up to six characters or four words
+# later ("不构成刑法规定的盗窃罪", "not guilty of 盗窃"), or precede a verdict ("盗窃罪不成立").
+# Not 排除 before a charge: judgements say 排除合理怀疑 ("beyond reasonable doubt").
+_NEGATION = (
+    r"(?:不是|并非|而非|不构成|不属于|不涉及|不符合|未构成|没有构成|不能构成"
+    r"|不(?:应当?|能|宜)?(?:认定|定性|定)为?"
+    r"|\b(?:not|never|[a-z]+n['’]t|rather\s+than|instead\s+of|other\s+than)\b)"
+)
+_FILLER = (
+    r"(?:[^，。；、,;.!?！？\s\"“”'而但是]{0,6}?"
+    r"|(?:\s+(?!(?:but|so|it|rather|instead|however)\b)[a-z]+){0,4}?\s*)"
+)
+_LIST_JOIN = r"(?:\s*(?:、|和|或者?|以及|及|与|/|,?\s*(?:or|nor|and)\b)\s*)"
+_VERDICT = r"(?:不成立|不能成立|不适用|被排除|是错误的|不正确)"
+
+
+@functools.lru_cache(maxsize=64)
+def _denial_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    charge = "(?:" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + ")罪?"
+    # At most six charges in one denial: an unbounded list makes a looping reply quadratic.
+    charges = rf"{charge}(?:{_LIST_JOIN}{charge}){{0,5}}"
+    return re.compile(rf"{_NEGATION}{_FILLER}{charges}|{charges}\s*{_VERDICT}", re.IGNORECASE)
+
+
+def drop_denied_charges(reply: str, vocabulary: ChargeVocabulary) -> str:
+    """Fix: a denied charge counts as named ("不是盗窃罪，而是抢劫罪" is right for gold 盗窃).
+
+    Each denial ("不是", "不构成", "而非", "not", "rather than", "...不成立") is removed with
+    the charges it denies, so only affirmed charges are read: when the affirmed one is not a
+    candidate (or not a known charge at all) the reply has no answer, never the denied one.
+    """
+    if not vocabulary.names:
+        return reply
+    return _denial_pattern(vocabulary.names).sub(" ", reply)
+
+
 def single_candidate_charge(reply: str, vocabulary: ChargeVocabulary) -> str | None:
     """Fix: paper mode scores a reply naming several charges right if one of them is the gold.
 
@@ -126,10 +162,12 @@ def vocabulary_for(sample: Sample, charges: Sequence[str]) -> ChargeVocabulary:
 LAW_STEPS = (single_candidate_charge,)
 LAW_CF_STEPS = (charge_in_json_field, single_candidate_charge)
 LAW_FIXES: tuple[str, ...] = (
+    drop_denied_charges.__name__,
     charges_named_longest_first.__name__,
     single_candidate_charge.__name__,
 )
-LAW_CF_FIXES: tuple[str, ...] = (charge_in_json_field.__name__, *LAW_FIXES)
+LAW_CF_FIXES: tuple[str, ...] = (LAW_FIXES[0], charge_in_json_field.__name__, *LAW_FIXES[1:])
+"""In the order they apply: denials are dropped before the JSON field is read."""
 
 
 def _judge_robust(
@@ -139,6 +177,7 @@ def _judge_robust(
     charges: Sequence[str],
 ) -> Judgement:
     vocabulary = vocabulary_for(sample, charges)
+    reply = drop_denied_charges(reply, vocabulary)
     answer = run_steps((bind(step, vocabulary) for step in steps), reply)
     return Judgement(answer=answer, correct=answer == sample.gold.strip())
 
@@ -164,10 +203,10 @@ def judge_paper_cf(reply: str, sample: Sample, charges: Sequence[str]) -> Judgem
 
 
 def judge_robust(reply: str, sample: Sample, charges: Sequence[str]) -> Judgement:
-    """Robust mode for law: exactly one candidate charge named."""
+    """Robust mode for law: denials dropped, then exactly one candidate charge named."""
     return _judge_robust(LAW_STEPS, reply, sample, charges)
 
 
 def judge_robust_cf(reply: str, sample: Sample, charges: Sequence[str]) -> Judgement:
-    """Robust mode for law-cf: the JSON field read leniently, else exactly one candidate named."""
+    """Robust mode for law-cf: denials dropped, the JSON field read leniently, else one named."""
     return _judge_robust(LAW_CF_STEPS, reply, sample, charges)

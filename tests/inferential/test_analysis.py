@@ -13,20 +13,11 @@ from rulebench.inferential.analysis import (
 )
 from rulebench.inferential.pairing import cot_deltas
 
+from tests.inferential.records import make_record
+
 
 def record(correct: bool | None, **kw: object) -> Record:
-    base = dict(
-        task="kinship",
-        quantity="few",
-        form="nl",
-        cot=False,
-        counterfactual=False,
-        cited=None,
-        golden_index=2,
-        listed=3,
-    )
-    base.update(kw)
-    return Record(correct=correct, **base)  # type: ignore[arg-type]
+    return make_record(correct, **({"golden_index": 2} | kw))
 
 
 def test_errors_split_into_triggering_execution_and_no_citation() -> None:

@@ -6,6 +6,8 @@ from hypothesis import strategies as st
 from rulebench.inferential.analysis import Record
 from rulebench.inferential.long_tail import label_counts, long_tail, rarest_labels
 
+from tests.inferential.records import make_record
+
 
 def test_rarest_labels_are_taken_fewest_first_until_they_reach_ten_percent() -> None:
     counts = {"O1": 50, "O2": 30, "O3": 6, "O4": 5, "O5": 5, "O6": 4}  # 100 questions
@@ -27,17 +29,7 @@ def test_the_tail_reaches_ten_percent_and_no_label_could_be_dropped(counts: dict
 
 
 def record(sample_id: str, gold: str, correct: bool, **kw: object) -> Record:
-    base: dict[str, object] = dict(
-        task="salad",
-        quantity="few",
-        form="nl",
-        cot=False,
-        counterfactual=False,
-        cited=None,
-        golden_index=1,
-        listed=3,
-    )
-    return Record(correct=correct, sample_id=sample_id, gold=gold, **(base | kw))  # type: ignore[arg-type]
+    return make_record(correct, **({"task": "salad", "sample_id": sample_id, "gold": gold} | kw))
 
 
 def test_long_tail_accuracy_per_cell_counts_each_question_once() -> None:

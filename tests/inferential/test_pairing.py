@@ -11,19 +11,12 @@ from rulebench.inferential.pairing import (
     match_items,
 )
 
+from tests.inferential.records import make_record
+
 
 def record(correct: bool | None, sample_id: str = "", **kw: object) -> Record:
-    base: dict[str, object] = dict(
-        task="kinship",
-        quantity="golden",
-        form="nl",
-        cot=False,
-        counterfactual=False,
-        cited=None,
-        golden_index=1,
-        listed=1,
-    )
-    return Record(correct=correct, sample_id=sample_id, **(base | kw))  # type: ignore[arg-type]
+    base = {"quantity": "golden", "listed": 1, "sample_id": sample_id}
+    return make_record(correct, **(base | kw))
 
 
 def test_family_strips_the_counterfactual_suffix() -> None:

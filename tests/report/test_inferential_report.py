@@ -13,6 +13,8 @@ from rulebench.report.inferential import (
 )
 from rulebench.report.plots import measured_axes, radar
 
+from tests.inferential.records import make_record
+
 
 def records(p_correct_every: int) -> list[Record]:
     out = []
@@ -36,17 +38,7 @@ def records(p_correct_every: int) -> list[Record]:
 
 
 def record(correct: bool, **kw: object) -> Record:
-    base: dict[str, object] = dict(
-        task="kinship",
-        quantity="few",
-        form="nl",
-        cot=False,
-        counterfactual=False,
-        cited=None,
-        golden_index=1,
-        listed=3,
-    )
-    return Record(correct=correct, **(base | kw))  # type: ignore[arg-type]
+    return make_record(correct, **kw)
 
 
 def test_report_writes_every_section_and_both_plot_formats(tmp_path: Path) -> None:

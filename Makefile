@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/pip install --quiet --constraint constraints.txt
 
-.PHONY: demo test lint install install-dev clean
+.PHONY: demo test test-fast lint install install-dev clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,10 @@ lint: install-dev
 ## test: install dev dependencies, lint, and run the whole test suite (slow tests included).
 test: lint
 	$(BIN)/pytest
+
+## test-fast: the tests that need no model and no subprocess (a quick check while editing).
+test-fast: install-dev
+	$(BIN)/pytest -m "not slow and not subprocess"
 
 clean:
 	rm -rf $(VENV) rulebench-results .pytest_cache .mypy_cache .ruff_cache

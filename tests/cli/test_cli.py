@@ -12,6 +12,8 @@ from rulebench.engine.store import Store
 
 from tests.command import rulebench
 
+pytestmark = pytest.mark.subprocess  # spawns rulebench processes: not in `make test-fast`
+
 runner = CliRunner()
 
 

@@ -25,6 +25,8 @@ from rulebench.report.untrusted import escape_controls, escape_markup, safe_text
 from tests.command import rulebench
 from tests.conftest import EchoTask
 
+pytestmark = pytest.mark.subprocess  # spawns rulebench processes: not in `make test-fast`
+
 # OSC 52 (put "hello" on the clipboard), clear screen, CSI as one C1 character, DEL.
 ATTACK = "\x1b]52;c;aGVsbG8=\x07\x1b[2J\x9b31m\x7f"
 VISIBLE = "\\x1b]52;c;aGVsbG8=\\x07\\x1b[2J\\x9b31m\\x7f"

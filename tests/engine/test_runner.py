@@ -141,7 +141,8 @@ async def test_cancellation_marks_the_run_interrupted_and_keeps_finished_results
 ) -> None:
     slow = ScriptedModel("echo", delay_s=0.05)
     task = asyncio.create_task(Runner(store).run(EchoTask(200), slow, spec(concurrency=2)))
-    await asyncio.sleep(0.3)
+    while len(slow.calls) < 6:  # cancel once some items are under way, however fast the machine
+        await asyncio.sleep(0.01)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

@@ -24,6 +24,8 @@ from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig, se
 
 from tests.command import rulebench
 
+pytestmark = pytest.mark.subprocess  # spawns rulebench processes: not in `make test-fast`
+
 FIXTURES = Path(__file__).parents[1] / "inferential" / "tasks" / "fixtures" / "official"
 OPENAI = ("-m", "openai-api/local/x")
 

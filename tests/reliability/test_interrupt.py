@@ -14,6 +14,8 @@ from rulebench.engine.store import Store
 
 from tests.reliability.polling import finished
 
+pytestmark = pytest.mark.subprocess  # spawns rulebench processes: not in `make test-fast`
+
 ITEMS = 400
 
 

@@ -14,6 +14,8 @@ from rulebench.testing.mock_openai import MockServerConfig, serve_in_thread
 from tests.command import rulebench_command
 from tests.reliability.polling import finished, tokens_requested
 
+pytestmark = pytest.mark.subprocess  # spawns rulebench processes: not in `make test-fast`
+
 ITEMS = 300
 
 

@@ -12,6 +12,8 @@ from rulebench.engine.store import Store
 
 from tests.command import rulebench
 
+pytestmark = pytest.mark.subprocess  # spawns rulebench processes: not in `make test-fast`
+
 
 @pytest.fixture
 def read_only_folder(tmp_path: Path) -> Iterator[tuple[Path, Path]]:

@@ -4,10 +4,14 @@ import os
 import socket
 from pathlib import Path
 
+import pytest
+
 from rulebench.engine.store import Store
 from rulebench.testing.mock_openai import MockServerConfig, serve_in_thread
 
 from tests.command import rulebench
+
+pytestmark = pytest.mark.subprocess  # spawns rulebench processes: not in `make test-fast`
 
 KEY = "sk-rulebench-SECRET-0123456789"
 

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.subprocess  # spawns rulebench processes: not in `make test-fast`
+
 SOAK = Path(__file__).parents[2] / "bench" / "soak_kill_resume.py"
 
 

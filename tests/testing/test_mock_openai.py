@@ -164,13 +164,12 @@ async def test_drop_fault_closes_the_connection(client: aiohttp.ClientSession) -
             await post(client, server.url, "[[fault:drop]]")
 
 
-async def test_slow_fault_outlasts_a_client_timeout_and_shutdown_is_quick() -> None:
-    async with MockOpenAIServer() as server:
-        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=0.2)) as client:
-            with pytest.raises(asyncio.TimeoutError):
-                await post(client, server.url, "[[fault:slow]]")
-        start = time.perf_counter()
-    assert time.perf_counter() - start < 2
+async def test_slow_fault_outlasts_a_client_timeout_and_shutdown_cancels_it() -> None:
+    timeout = aiohttp.ClientTimeout(total=0.2)
+    async with MockOpenAIServer() as server, aiohttp.ClientSession(timeout=timeout) as client:
+        with pytest.raises(asyncio.TimeoutError):
+            await post(client, server.url, "[[fault:slow]]")
+    assert server.in_flight == 0  # the 600 s handler was cancelled, not waited for
 
 
 async def test_unknown_fault_kind_is_a_400_naming_the_known_ones(
@@ -267,6 +266,7 @@ def test_thread_mode_serves_synchronous_callers() -> None:
     assert len(server.requests) == 1
 
 
+@pytest.mark.subprocess
 def test_module_mode_prints_its_url_and_serves_until_terminated(tmp_path: Path) -> None:
     log = tmp_path / "log.jsonl"
     command = [sys.executable, "-m", "rulebench.testing.mock_openai", "--port", "0"]

@@ -35,6 +35,7 @@ def test_same_arguments_same_task() -> None:
     assert first == again
 
 
+@pytest.mark.subprocess
 def test_same_task_in_another_process_with_other_hash_seed() -> None:
     # Set iteration order changes with PYTHONHASHSEED: output must not depend on it.
     code = (

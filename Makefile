@@ -29,8 +29,8 @@ demo: install
 
 ## lint: ruff (lint + format check), the import layering contract, mypy --strict.
 lint: install-dev
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench examples
+	$(BIN)/ruff format --check src tests bench examples
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 

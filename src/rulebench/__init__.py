@@ -1,8 +1,27 @@
-"""rulebench: measure and improve how large language models follow rules."""
+"""rulebench: measure and improve how large language models follow rules.
+
+The Python API (`rulebench.run`, `resume`, `results`, `results_frame`) lives in
+`rulebench.api`; it is imported on first use, so `import rulebench` and the CLI stay quick.
+"""
 
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
 
 try:
     __version__ = version("rulebench")
 except PackageNotFoundError:  # running from a source tree without an install
     __version__ = "0.0.0+unknown"
+
+if TYPE_CHECKING:
+    from rulebench.api import RunOptions, results, results_frame, resume, run
+
+__all__ = ["RunOptions", "__version__", "results", "results_frame", "resume", "run"]
+_API = frozenset(__all__) - {"__version__"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _API:
+        from rulebench import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'rulebench' has no attribute {name!r}")

@@ -7,13 +7,17 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal, TextIO
 
+from pydantic import JsonValue
+
 from rulebench.core.errors import StoreError
 from rulebench.core.items import ItemResult
 from rulebench.engine.records import RESULT_COLUMNS, result_to_row
 
 ExportFormat = Literal["jsonl", "csv"]
-# Columns CSV keeps as JSON text because they are nested.
-_CSV_COLUMNS = tuple(c for c in RESULT_COLUMNS if c != "finished_at")
+FLAT_COLUMNS = tuple(c for c in RESULT_COLUMNS if c != "finished_at")
+"""The columns of a flat row (CSV, `rulebench.results`): every stored one but the commit time."""
+_NESTED = frozenset({"messages", "details", "metadata", "warnings"})
+"""Columns holding JSON: text in CSV, Python values in `flat_row`."""
 # A text cell starting with one of these is a formula to a spreadsheet (OWASP, CSV injection).
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -39,17 +43,30 @@ def guard_formula(value: object) -> object:
     return value
 
 
-def write_csv(run_id: str, results: Iterable[ItemResult], out: TextIO) -> int:
-    """One flat row per result; messages, details and metadata as JSON text. Returns the count.
+def flat_row(run_id: str, result: ItemResult) -> dict[str, JsonValue]:
+    """One result as a flat row by column name, nested columns as Python values.
 
-    Text cells that a spreadsheet would read as a formula are prefixed with `'`.
+    The transcript holds the prompt turns; the model's last reply is the `reply` column.
+    """
+    stored = dict(zip(RESULT_COLUMNS, result_to_row(run_id, result), strict=True))
+    return {
+        column: json.loads(str(stored[column])) if column in _NESTED else stored[column]  # type: ignore[misc]
+        for column in FLAT_COLUMNS
+    }
+
+
+def write_csv(run_id: str, results: Iterable[ItemResult], out: TextIO) -> int:
+    """One flat row per result; messages, details, metadata, warnings as JSON text.
+
+    Text cells that a spreadsheet would read as a formula are prefixed with `'`. Returns the
+    count.
     """
     writer = csv.writer(out)
-    writer.writerow(_CSV_COLUMNS)
+    writer.writerow(FLAT_COLUMNS)
     count = 0
     for result in results:
-        row = result_to_row(run_id, result)[: len(_CSV_COLUMNS)]
-        writer.writerow([guard_formula(value) for value in row])
+        stored = dict(zip(RESULT_COLUMNS, result_to_row(run_id, result), strict=True))
+        writer.writerow([guard_formula(stored[column]) for column in FLAT_COLUMNS])
         count += 1
     return count
 

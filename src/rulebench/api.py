@@ -1,0 +1,150 @@
+"""The Python API: run a task on a model, resume it and read its results, as the CLI does.
+
+    import rulebench
+
+    report = rulebench.run("inferential", "scripted/echo", config={"tasks": ["kinship"], "n": 5})
+    rows = rulebench.results(report.run.id)          # one dict per item, as `runs export` writes
+    frame = rulebench.results_frame(report.run.id)   # the same as a pandas DataFrame
+
+Every call is synchronous and also works inside a running event loop (a Jupyter notebook):
+the run then goes on in a worker thread with its own loop. Runs land in the same store as the
+CLI's (`store=`, else $RULEBENCH_STORE, else ./rulebench-results/rulebench.sqlite), so the CLI
+can show, resume and report them.
+"""
+
+import asyncio
+import concurrent.futures
+from collections.abc import Coroutine, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack
+
+from pydantic import BaseModel, JsonValue, ValidationError
+
+from rulebench.catalog import evaluate, stored_spec, task_entry
+from rulebench.core.errors import ConfigError
+from rulebench.core.messages import GenerateConfig
+from rulebench.engine.export import flat_row
+from rulebench.engine.runner import RunReport, RunSpec
+from rulebench.engine.store import Store
+from rulebench.models.registry import DEFAULT_MODEL, parse_spec
+
+if TYPE_CHECKING:
+    import pandas
+
+_T = TypeVar("_T")
+StorePath = Path | str | None
+
+
+class RunOptions(TypedDict, total=False):
+    """How to run, beside the task's own config; every key is optional."""
+
+    max_tokens: int
+    """Reply limit (default: the task's)."""
+    temperature: float
+    sampling_seed: int
+    concurrency: int
+    limit: int
+    """Run only the first N items."""
+    model_args: dict[str, str]
+    """Backend settings, as `-M key=value` gives them."""
+    base_url: str
+    use_cache: bool
+
+
+def run(
+    task: str,
+    model: str | None = None,
+    *,
+    config: BaseModel | Mapping[str, JsonValue] | None = None,
+    store: StorePath = None,
+    **options: Unpack[RunOptions],
+) -> RunReport:
+    """Run `task` (e.g. "inferential", "scenarios", "smoke") on a model spec and store it.
+
+    Args:
+        task: a task name, as `rulebench list` shows them.
+        model: a model spec such as "openai/gpt-4o-mini"; default the embedded model.
+        config: the task's config: its pydantic model (e.g. `InferentialConfig`) or a dict.
+        store: the results store file.
+        **options: see `RunOptions`.
+
+    Returns:
+        How the run went; its results are in the store (`results`, `results_frame`).
+    """
+    spec = run_spec(task, model, config, options)
+    return _sync(_evaluate(spec, store, None))
+
+
+def resume(run_id: str, *, store: StorePath = None, concurrency: int | None = None) -> RunReport:
+    """Finish a stored run (only its missing and failed items run), as `run --resume` does."""
+    with Store(store, readonly=True) as db:
+        spec, run_id = stored_spec(db, run_id), db.get_run(run_id).id
+    if concurrency is not None:
+        spec = spec.model_copy(update={"concurrency": concurrency})
+    return _sync(_evaluate(spec, store, run_id))
+
+
+def results(run_id: str, *, store: StorePath = None) -> list[dict[str, JsonValue]]:
+    """A run's results as flat rows (one per item, the columns of `runs export -f csv`)."""
+    with Store(store, readonly=True) as db:
+        run = db.get_run(run_id)
+        return [flat_row(run.id, result) for result in db.iter_results(run.id)]
+
+
+def results_frame(run_id: str, *, store: StorePath = None) -> "pandas.DataFrame":
+    """A run's results as a pandas DataFrame (needs pandas: `pip install pandas`)."""
+    try:
+        import pandas
+    except ImportError:
+        raise ConfigError("results_frame needs pandas: pip install pandas") from None
+    return pandas.DataFrame(results(run_id, store=store))
+
+
+def run_spec(
+    task: str,
+    model: str | None,
+    config: BaseModel | Mapping[str, JsonValue] | None,
+    options: RunOptions,
+) -> RunSpec:
+    """The storable description of a run, with the task's defaults where options are silent."""
+    entry = task_entry(task)
+    spec_model = model or DEFAULT_MODEL
+    parse_spec(spec_model)
+    task_config = config.model_dump(mode="json") if isinstance(config, BaseModel) else config
+    try:
+        return RunSpec(
+            task=task,
+            task_config=dict(task_config or {}),
+            model=spec_model,
+            model_args=options.get("model_args", {}),
+            base_url=options.get("base_url"),
+            generate=GenerateConfig(
+                max_tokens=options.get("max_tokens", entry.max_tokens),
+                temperature=options.get("temperature", 0.0),
+                seed=options.get("sampling_seed", 0),
+            ),
+            concurrency=options.get("concurrency", 8),
+            limit=options.get("limit"),
+            use_cache=options.get("use_cache", True),
+        )
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in e['loc'])}: {e['msg']}" for e in exc.errors()
+        )
+        raise ConfigError(f"run {task}: {problems}") from None
+
+
+async def _evaluate(spec: RunSpec, store: StorePath, resume_id: str | None) -> RunReport:
+    with Store(store) as db:
+        return await evaluate(spec, db, None, resume_id)
+
+
+def _sync(coroutine: Coroutine[Any, Any, _T]) -> _T:
+    """Run to completion from synchronous code, even where an event loop is running already."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    # Jupyter runs its own loop in this thread: run ours in a worker thread instead.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()

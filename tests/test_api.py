@@ -1,0 +1,80 @@
+"""The Python API, called exactly as the README and examples/python_api.py call it."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import rulebench
+from rulebench.core.errors import ConfigError
+from rulebench.engine.store import Store
+from rulebench.inferential.settings import Grid
+from rulebench.inferential.task import InferentialConfig
+
+EXAMPLE = Path(__file__).parents[1] / "examples" / "python_api.py"
+CONFIG = InferentialConfig(tasks=("kinship",), n=4, grid=Grid(quantities=("golden", "few")))
+
+
+def test_run_then_results_as_rows_and_a_frame(tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    report = rulebench.run("inferential", "scripted/echo", config=CONFIG, store=store)
+    assert report.run.status == "completed" and report.completed_now == 8
+    rows = rulebench.results(report.run.id, store=store)
+    assert len(rows) == 8 and {row["item_id"] for row in rows} == {
+        r.item_id for r in Store(store, readonly=True).iter_results(report.run.id)
+    }
+    assert isinstance(rows[0]["metadata"], dict) and rows[0]["metadata"]["task"] == "kinship"
+    frame = rulebench.results_frame(report.run.id, store=store)
+    assert list(frame["item_id"]) == [row["item_id"] for row in rows]
+    assert report.run.config["generate"]["max_tokens"] == 48  # the task's default
+
+
+def test_a_dict_config_and_options_work_like_the_cli(tmp_path: Path) -> None:
+    report = rulebench.run(
+        "inferential",
+        "scripted/echo",
+        config={"tasks": ["stringgame"], "n": 3},
+        store=tmp_path / "s.sqlite",
+        max_tokens=20,
+        limit=2,
+    )
+    assert report.completed_now == 2 and report.run.config["generate"]["max_tokens"] == 20
+
+
+async def test_it_runs_inside_a_running_event_loop(tmp_path: Path) -> None:
+    # A notebook cell runs in Jupyter's event loop: the call must not need its own.
+    report = rulebench.run("smoke", "scripted/echo", store=tmp_path / "s.sqlite")
+    assert report.completed_now == 6
+
+
+def test_resume_finishes_an_interrupted_run(tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    report = rulebench.run("inferential", "scripted/echo", config=CONFIG, store=store)
+    with Store(store) as db:  # as if the run had been stopped halfway
+        db._db.execute("DELETE FROM results WHERE rowid % 2 = 0")
+        db._db.execute("UPDATE runs SET status = 'interrupted'")
+    resumed = rulebench.resume(report.run.id, store=store)
+    assert resumed.completed_now == 4 and resumed.skipped == 4
+    assert resumed.run.status == "completed"
+
+
+def test_bad_input_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="unknown task"):
+        rulebench.run("nope", "scripted/echo", store=tmp_path / "s.sqlite")
+    with pytest.raises(ConfigError, match="temperature"):
+        rulebench.run("smoke", "scripted/echo", store=tmp_path / "s.sqlite", temperature=-1)
+
+
+@pytest.mark.subprocess
+def test_the_example_script_runs(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLE), str(tmp_path / "s.sqlite")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "10 items, status completed" in done.stdout
+    assert "10 of 10 replies from the cache" in done.stdout

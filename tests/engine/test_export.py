@@ -2,6 +2,7 @@ import csv
 import json
 from pathlib import Path
 
+from rulebench.core.items import ItemResult, Outcome
 from rulebench.engine.export import export_results
 from rulebench.engine.runner import Runner, RunSpec
 from rulebench.engine.store import Store
@@ -39,3 +40,20 @@ async def test_csv_export_has_one_flat_row_per_result(store: Store, tmp_path: Pa
     assert len(rows) == 3 and rows[0]["status"] == "ok" and rows[0]["score"] == "1.0"
     assert json.loads(rows[0]["messages"])[0]["role"] == "user"
     assert not list(tmp_path.glob(".*partial"))
+
+
+def test_csv_cells_sit_under_their_own_header(tmp_path: Path) -> None:
+    result = ItemResult(
+        item_id="i1",
+        reply="fine",
+        outcome=Outcome(answer="a", score=1.0),
+        warnings=("reply cut at 10 characters (max_reply_chars)",),
+        metadata={"hops": 3},
+    )
+    path = tmp_path / "out.csv"
+    export_results("run-1", [result], path, "csv")
+    with path.open(newline="", encoding="utf-8") as handle:
+        [row] = list(csv.DictReader(handle))
+    assert row["run_id"] == "run-1" and row["item_id"] == "i1" and row["reply"] == "fine"
+    assert json.loads(row["warnings"]) == ["reply cut at 10 characters (max_reply_chars)"]
+    assert json.loads(row["metadata"]) == {"hops": 3} and "finished_at" not in row

@@ -16,9 +16,10 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from rulebench.core.errors import ConfigError, ModelError, RulebenchError
+from rulebench.core.errors import ConfigError
 from rulebench.core.messages import GenerateConfig
 from rulebench.models import llamacpp_decode as decode
+from rulebench.models.job_worker import JobWorker
 
 logger = logging.getLogger(__name__)
 
@@ -73,8 +74,11 @@ class ScoringRequest(Request[list[float]]):
     choice_tokens: list[list[int]] = field(default_factory=list)
 
 
-class LlamaEngine:
+class LlamaEngine(JobWorker[Request[Any]]):
     """A loaded Llama, its chat template and the worker thread that alone calls it."""
+
+    label = "llamacpp"
+    closed_message = "the engine was closed"
 
     def __init__(self, settings: LlamaSettings) -> None:
         self.settings = settings
@@ -85,40 +89,26 @@ class LlamaEngine:
         self._reusable = 0
         """Leading cached tokens that were evaluated as a prompt, hence safe to reuse."""
         self._formatter: Any = None
-        self._pending: list[Request[Any]] = []
-        self._closed = False
-        self._wakeup = threading.Condition()
-        loaded: Future[None] = Future()
-        self._thread = threading.Thread(
-            target=self._serve, args=(loaded,), name=f"llamacpp:{settings.path.name}", daemon=True
-        )
-        self._thread.start()
-        loaded.result()
-
-    @property
-    def closed(self) -> bool:
-        """Whether the engine has stopped taking requests."""
-        return self._closed
+        super().__init__(f"llamacpp:{settings.path.name}")
+        self.started.result()  # loading failed: raise its error here
 
     def render(self, messages: list[dict[str, str]]) -> str:
         """Render messages with the model's own chat template, ready for the assistant's turn."""
         prompt: str = self._formatter(messages=messages).prompt
         return prompt
 
-    def submit(self, request: Request[Any]) -> None:
-        """Queue a request for the worker; its future gets the result or the error."""
-        with self._wakeup:
-            if self._closed:
-                raise ModelError(f"llamacpp: the engine for {self.settings.path.name} is closed")
-            self._pending.append(request)
-            self._wakeup.notify()
+    def on_start(self) -> None:
+        """Load the model in the worker thread, the only one that will call it."""
+        try:
+            self._load()
+        except BaseException:
+            if self._llm is not None:
+                self._llm.close()
+            raise
 
-    def close(self) -> None:
-        """Fail what is still queued, stop the worker and free the Llama (on its own thread)."""
-        with self._wakeup:
-            self._closed = True
-            self._wakeup.notify()
-        self._thread.join()
+    def on_stop(self) -> None:
+        """Free the model (on its own thread)."""
+        self._llm.close()
 
     def _load(self) -> None:
         import llama_cpp
@@ -152,61 +142,15 @@ class LlamaEngine:
         text: bytes = self._llm.detokenize([token], special=True)
         return text.decode("utf-8", errors="replace")
 
-    def _serve(self, loaded: Future[None]) -> None:
-        try:
-            self._load()
-        except BaseException as exc:  # reported to the caller of __init__, which re-raises it
-            if self._llm is not None:
-                self._llm.close()
-            loaded.set_exception(exc)
-            return
-        loaded.set_result(None)
-        waiting: list[Request[Any]] = []
-        try:
-            while self._take_arrivals(waiting):
-                request = self._pick(waiting)
-                waiting.remove(request)
-                self._run(request)
-        finally:
-            # Also reached if the loop itself fails: no caller may wait forever on a dead thread.
-            with self._wakeup:
-                self._closed = True
-                waiting.extend(self._pending)
-                self._pending.clear()
-            for request in waiting:
-                if not request.future.done():
-                    request.future.set_exception(ModelError("llamacpp: the engine was closed"))
-            self._llm.close()
-
-    def _take_arrivals(self, waiting: list[Request[Any]]) -> bool:
-        """Move new requests to `waiting`, tokenized; wait if there is none. False once closed."""
-        while True:
-            with self._wakeup:
-                while not self._pending and not waiting and not self._closed:
-                    self._wakeup.wait()
-                if self._closed:
-                    waiting.extend(self._pending)
-                    self._pending.clear()
-                    return False
-                arrived, self._pending = self._pending, []
-            for request in arrived:
-                try:
-                    self._tokenize(request)
-                except Exception as exc:
-                    request.future.set_exception(_as_model_error(exc))
-                else:
-                    waiting.append(request)
-            if waiting:
-                return True
-
-    def _tokenize(self, request: Request[Any]) -> None:
+    def admit(self, request: Request[Any]) -> None:
+        """Tokenize an arrived request (and a scoring request's choices)."""
         request.tokens = decode.tokenize_prompt(self._llm, request.prompt, self.bos_text)
         if isinstance(request, ScoringRequest):
             request.choice_tokens = decode.split_continuations(
                 self._llm, request.prompt, self.bos_text, request.choices
             )
 
-    def _pick(self, waiting: list[Request[Any]]) -> Request[Any]:
+    def pick(self, waiting: list[Request[Any]]) -> list[Request[Any]]:
         """The request sharing the longest prefix with the KV cache; the oldest among equals.
 
         A request can wait behind others that keep sharing the cache; the runner's bounded
@@ -216,20 +160,20 @@ class LlamaEngine:
         shared = [
             decode.common_prefix_length(cached, r.tokens) if r.prefix_reuse else 0 for r in waiting
         ]
-        return waiting[shared.index(max(shared))]
+        return [waiting[shared.index(max(shared))]]
 
-    def _run(self, request: Request[Any]) -> None:
-        if not request.future.set_running_or_notify_cancel():
-            return
-        try:
-            result = self._execute(request)
-        except Exception as exc:
-            # The KV state may be half-written; the next request starts from scratch.
-            self._llm.reset()
-            self._reusable = 0
-            request.future.set_exception(_as_model_error(exc))
-        else:
-            request.future.set_result(result)
+    def run(self, requests: list[Request[Any]]) -> None:
+        """Run the picked request; a failure resets the KV state for the next one."""
+        for request in requests:
+            try:
+                result = self._execute(request)
+            except Exception as exc:
+                # The KV state may be half-written; the next request starts from scratch.
+                self._llm.reset()
+                self._reusable = 0
+                request.future.set_exception(self.as_model_error(exc))
+            else:
+                request.future.set_result(result)
 
     def _execute(self, request: Request[Any]) -> decode.Generated | list[float]:
         keep = decode.rewind_to_prefix(
@@ -246,11 +190,6 @@ class LlamaEngine:
             )
         assert isinstance(request, GenerationRequest)
         return decode.generate_tokens(self._llm, request.tokens, request.config, keep)
-
-
-def _as_model_error(exc: Exception) -> RulebenchError:
-    """Keep our own errors; wrap llama.cpp's (RuntimeError, ...) so the runner records them."""
-    return exc if isinstance(exc, RulebenchError) else ModelError(f"llamacpp: {exc!r}")
 
 
 _engines: dict[LlamaSettings, LlamaEngine] = {}

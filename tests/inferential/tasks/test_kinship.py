@@ -14,15 +14,15 @@ from rulebench.core.errors import ConfigError
 from rulebench.core.items import content_hash
 from rulebench.core.rules import Sample, TaskData, check_rules_exist
 from rulebench.inferential.tasks.kinship import generate, pattern_split
-from rulebench.inferential.tasks.kinship_library import MIN_RULES, NOISE_NEEDED
-from rulebench.inferential.tasks.kinship_oracle import check_tree
-from rulebench.inferential.tasks.kinship_relations import (
+from rulebench.inferential.tasks.kinship.library import MIN_RULES, NOISE_NEEDED
+from rulebench.inferential.tasks.kinship.oracle import check_tree
+from rulebench.inferential.tasks.kinship.relations import (
     ANSWER_LABELS,
     CF_LABELS,
     EDGE_RELATIONS,
     RELATION_GENDER,
 )
-from rulebench.inferential.tasks.kinship_rules import fol_text, nl_text, parse_fol
+from rulebench.inferential.tasks.kinship.rules import fol_text, nl_text, parse_fol
 
 
 def _fingerprint(task: TaskData) -> str:

@@ -7,7 +7,7 @@ import pytest
 from rulebench.core.errors import DataError
 from rulebench.core.rules import Rule, Sample, TaskData
 from rulebench.inferential.tasks.kinship import generate
-from rulebench.inferential.tasks.kinship_oracle import (
+from rulebench.inferential.tasks.kinship.oracle import (
     FactBase,
     Story,
     applies,
@@ -15,7 +15,7 @@ from rulebench.inferential.tasks.kinship_oracle import (
     check_tree,
     conclusion_for,
 )
-from rulebench.inferential.tasks.kinship_rules import KinRule, parse_fol
+from rulebench.inferential.tasks.kinship.rules import KinRule, parse_fol
 
 # Ann's father is Bob; Bob's brother is Carl.
 STORY = Story(

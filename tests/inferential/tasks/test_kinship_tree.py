@@ -8,17 +8,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rulebench.core.errors import DataError
-from rulebench.inferential.tasks.kinship_chain import draw_instance, rule_holds
-from rulebench.inferential.tasks.kinship_names import FEMALE_NAMES, MALE_NAMES
-from rulebench.inferential.tasks.kinship_relations import (
+from rulebench.inferential.tasks.kinship.chain import draw_instance, rule_holds
+from rulebench.inferential.tasks.kinship.names import FEMALE_NAMES, MALE_NAMES
+from rulebench.inferential.tasks.kinship.relations import (
     ANSWER_LABELS,
     COMPOSITION,
     EDGE_RELATIONS,
     Gender,
     compose_chain,
 )
-from rulebench.inferential.tasks.kinship_text import render_fact, templates
-from rulebench.inferential.tasks.kinship_tree import (
+from rulebench.inferential.tasks.kinship.text import render_fact, templates
+from rulebench.inferential.tasks.kinship.tree import (
     MAX_PEOPLE,
     FamilyTree,
     Person,

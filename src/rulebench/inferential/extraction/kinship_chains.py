@@ -12,14 +12,14 @@ applies a counterfactual rule ("Finn is Dora's brother's son, so by rule 1 he is
 and the factual composition must not override the label the rule gives.
 
 "aunt's husband" stays unlisted on purpose: our generator counts only blood uncles (a parent's
-brother; see `tasks/kinship_tree.py`), CLUTRR's composition facts have no aunt row, and so
+brother; see `tasks/kinship/tree.py`), CLUTRR's composition facts have no aunt row, and so
 "uncle by marriage" is not what either dataset means by uncle.
 """
 
 import re
 
 from rulebench.inferential.tasks.clutrr import CF_LABELS
-from rulebench.inferential.tasks.kinship_relations import compose_chain
+from rulebench.inferential.tasks.kinship.relations import compose_chain
 
 UNLISTED = "unlisted-relation"
 """What a chain becomes when it reduces to no single label: a word that is no label."""

@@ -11,9 +11,9 @@ import random
 from collections.abc import Callable
 
 from rulebench.core.errors import DataError
-from rulebench.inferential.tasks.kinship_chain import Instance, PatternFilter, draw_from_one_tree
-from rulebench.inferential.tasks.kinship_oracle import FactBase, RuleIndex
-from rulebench.inferential.tasks.kinship_rules import MAX_HOPS, KinRule, counterfactual_of, rule_id
+from rulebench.inferential.tasks.kinship.chain import Instance, PatternFilter, draw_from_one_tree
+from rulebench.inferential.tasks.kinship.oracle import FactBase, RuleIndex
+from rulebench.inferential.tasks.kinship.rules import MAX_HOPS, KinRule, counterfactual_of, rule_id
 
 NOISE_CANDIDATES = 40
 """Candidates per kind and sample: more than the 29 noise rules of the "all" setting."""

@@ -8,8 +8,8 @@ from fresh trees, are added until it does and the set holds at least `MIN_RULES`
 from collections.abc import Callable, Sequence
 
 from rulebench.core.errors import DataError
-from rulebench.inferential.tasks.kinship_oracle import FactBase, RuleIndex
-from rulebench.inferential.tasks.kinship_rules import KinRule, rule_id
+from rulebench.inferential.tasks.kinship.oracle import FactBase, RuleIndex
+from rulebench.inferential.tasks.kinship.rules import KinRule, rule_id
 
 MIN_RULES = 60
 """At least twice the 30 rules the "all" setting lists."""

@@ -3,7 +3,7 @@
 Each sample is a story of kinship facts (a chain of 2 to 10 hops from a head person to a tail
 person, shuffled, plus a few true distractor facts) and the question "Who is <tail> to <head>?".
 The answer is what the tail is to the head ("<tail> is <head>'s <gold>"), read from the tree.
-The golden rule states the chain's composition (see `kinship_rules` for its NL and FOL shapes);
+The golden rule states the chain's composition (see `rules` for its NL and FOL shapes);
 the counterfactual twin keeps the premise and concludes another label (`cf_gold`).
 
 Metadata per sample: hops, pattern (the chain's relations), head, tail, head_gender,
@@ -14,7 +14,7 @@ applicable_rules: every rule of the set whose premise and gender conditions matc
 That list includes the sample's golden rule and its counterfactual twin (and any other rule,
 factual or not, that matches), so noise drawn outside it never applies, in either setting.
 noise_rules and cf_noise_rules: the sample's own noise candidates of each kind (see
-`kinship_noise`), so its prompts do not change with the number of samples generated.
+`noise`), so its prompts do not change with the number of samples generated.
 """
 
 import random
@@ -25,12 +25,12 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, m
 from rulebench.core.errors import ConfigError
 from rulebench.core.items import ItemIds, content_hash
 from rulebench.core.rules import Sample, TaskData
-from rulebench.inferential.tasks.kinship_chain import Instance, PatternFilter, draw_instance
-from rulebench.inferential.tasks.kinship_library import RuleLibrary
-from rulebench.inferential.tasks.kinship_noise import NoiseStream
-from rulebench.inferential.tasks.kinship_oracle import FactBase, Story
-from rulebench.inferential.tasks.kinship_relations import CF_LABELS
-from rulebench.inferential.tasks.kinship_rules import (
+from rulebench.inferential.tasks.kinship.chain import Instance, PatternFilter, draw_instance
+from rulebench.inferential.tasks.kinship.library import RuleLibrary
+from rulebench.inferential.tasks.kinship.noise import NoiseStream
+from rulebench.inferential.tasks.kinship.oracle import FactBase, Story
+from rulebench.inferential.tasks.kinship.relations import CF_LABELS
+from rulebench.inferential.tasks.kinship.rules import (
     MAX_HOPS,
     KinRule,
     counterfactual_of,
@@ -38,8 +38,8 @@ from rulebench.inferential.tasks.kinship_rules import (
     rule_id,
     to_rule,
 )
-from rulebench.inferential.tasks.kinship_text import render_fact, render_question
-from rulebench.inferential.tasks.kinship_tree import tree_to_json
+from rulebench.inferential.tasks.kinship.text import render_fact, render_question
+from rulebench.inferential.tasks.kinship.tree import tree_to_json
 
 TASK = "kinship"
 Split = Literal["train", "test"]

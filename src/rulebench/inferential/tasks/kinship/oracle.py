@@ -14,9 +14,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from rulebench.core.errors import DataError
 from rulebench.core.rules import Rule, Sample
-from rulebench.inferential.tasks.kinship_relations import Gender, converse
-from rulebench.inferential.tasks.kinship_rules import KinRule, parse_fol
-from rulebench.inferential.tasks.kinship_tree import kin_index, tree_from_json, tree_label
+from rulebench.inferential.tasks.kinship.relations import Gender, converse
+from rulebench.inferential.tasks.kinship.rules import KinRule, parse_fol
+from rulebench.inferential.tasks.kinship.tree import kin_index, tree_from_json, tree_label
 
 
 class Story(BaseModel):

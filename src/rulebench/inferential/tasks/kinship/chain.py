@@ -14,14 +14,14 @@ from collections.abc import Callable
 from pydantic import BaseModel, ConfigDict
 
 from rulebench.core.errors import DataError
-from rulebench.inferential.tasks.kinship_relations import (
+from rulebench.inferential.tasks.kinship.relations import (
     ANSWER_LABELS,
     DECOMPOSITIONS,
     EDGE_RELATIONS,
     Gender,
     compose_chain,
 )
-from rulebench.inferential.tasks.kinship_tree import (
+from rulebench.inferential.tasks.kinship.tree import (
     FamilyTree,
     KinIndex,
     build_tree,

@@ -11,8 +11,8 @@ import random
 from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
 
 from rulebench.core.errors import DataError
-from rulebench.inferential.tasks.kinship_names import FEMALE_NAMES, MALE_NAMES
-from rulebench.inferential.tasks.kinship_relations import ANSWER_LABELS, Gender
+from rulebench.inferential.tasks.kinship.names import FEMALE_NAMES, MALE_NAMES
+from rulebench.inferential.tasks.kinship.relations import ANSWER_LABELS, Gender
 
 GENERATIONS = 4
 """Great-grandparents to great-grandchildren: enough room for 10-hop chains of 11 people."""

@@ -7,7 +7,7 @@ checked against its fact and never says anything the family tree does not.
 
 import random
 
-from rulebench.inferential.tasks.kinship_relations import RELATION_KIND, Gender
+from rulebench.inferential.tasks.kinship.relations import RELATION_KIND, Gender
 
 Fact = tuple[str, str, str]
 

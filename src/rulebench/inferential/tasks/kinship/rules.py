@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict
 from rulebench.core.errors import DataError
 from rulebench.core.items import content_hash
 from rulebench.core.rules import Rule
-from rulebench.inferential.tasks.kinship_relations import (
+from rulebench.inferential.tasks.kinship.relations import (
     CF_LABELS,
     EDGE_RELATIONS,
     RELATION_GENDER,

@@ -33,7 +33,7 @@ def test_inferential_loglik_scoring_on_the_embedded_model(tmp_path: Path) -> Non
         "inferential",
         "-t",
         "kinship",
-        "--n",
+        "--samples",
         "3",
         "-q",
         "golden",

@@ -4,6 +4,7 @@ The Python API (`rulebench.run`, `resume`, `results`, `results_frame`) lives in
 `rulebench.api`; it is imported on first use, so `import rulebench` and the CLI stay quick.
 """
 
+import importlib
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +22,7 @@ _API = frozenset(__all__) - {"__version__"}
 
 def __getattr__(name: str) -> Any:
     if name in _API:
-        from rulebench import api
-
-        return getattr(api, name)
+        # Imported by name on first use: the package root stays below every layer that
+        # imports it (engine.store reads __version__), and the CLI starts without the API.
+        return getattr(importlib.import_module("rulebench.api"), name)
     raise AttributeError(f"module 'rulebench' has no attribute {name!r}")

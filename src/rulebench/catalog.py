@@ -10,7 +10,7 @@ from rulebench.core.errors import ConfigError, StoreError
 from rulebench.engine.runner import ProgressReporter, Runner, RunReport, RunSpec
 from rulebench.engine.store import Store
 from rulebench.engine.task import Task
-from rulebench.models.base import BackendOptions
+from rulebench.models.base import BackendOptions, ChoiceScorer, Model
 from rulebench.models.registry import create_model
 
 
@@ -87,9 +87,23 @@ async def evaluate(
     task = build_task(spec.task, spec.task_config)
     model = create_model(spec.model, BackendOptions(args=spec.model_args, base_url=spec.base_url))
     try:
+        check_model_fits(spec, model)
         return await Runner(store, progress).run(task, model, spec, resume_id)
     finally:
         await model.aclose()
+
+
+def check_model_fits(spec: RunSpec, model: Model) -> None:
+    """Refuse a model that cannot do what the run asks, before any item runs.
+
+    Otherwise every item would fail the same way and be recorded as an error to retry.
+    """
+    if spec.task_config.get("scoring") == "loglik" and not isinstance(model, ChoiceScorer):
+        raise ConfigError(
+            f"--scoring loglik needs a model that scores answers by log-likelihood; "
+            f"{spec.model} cannot: use a local backend (llamacpp/... or hf/...) or "
+            "--scoring generate"
+        )
 
 
 def stored_spec(store: Store, run_id: str) -> RunSpec:

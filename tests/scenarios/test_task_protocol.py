@@ -190,7 +190,9 @@ def test_play_in_the_terminal_saves_the_attempt(tmp_path: Path) -> None:
     [line] = saved.read_text().splitlines()
     case = json.loads(line)
     assert [m["content"] for m in case["messages"]] == ["Hello there", "Repeat"]
-    assert case["params"]["key"] and case["category"] == "manual"
+    # The merged layout: scenario and behavior travel in the record, not the file name.
+    assert json.loads(case["params_json"])["key"] and case["round"] == "manual"
+    assert (case["scenario"], case["scenario_label"]) == ("Integrity", "Integrity")
 
 
 def test_play_refuses_a_multi_user_turn_without_a_name(tmp_path: Path) -> None:

@@ -1,13 +1,35 @@
 """The `rulebench` command: joins the command groups and turns expected errors into one line."""
 
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from rulebench.cli import cache, models, play, report, run, runs
+from rulebench.cli import cache, listing, models, play, report, run, runs
 from rulebench.cli.console import State, configure_logging, err
 
+
+def _hide_flag_types() -> None:
+    """Show no type beside a boolean flag in --help: `--json` takes no `<bool>` value.
+
+    typer labels every option with its type, flags (--json, --no-cache, --help) included, and
+    builds --help itself, so its rendering is adjusted here, once, for every command.
+    """
+    from typer.core import TyperOption
+
+    shown = getattr(TyperOption, "display_type_rich", None)
+    if shown is None:  # another typer: its own labels (a test notices)
+        return
+
+    # ctx is typer's private copy of click's Context.
+    def display_type_rich(self: TyperOption, ctx: Any) -> str | None:
+        return None if self.is_flag else shown(self, ctx)
+
+    # A method replaced on purpose: the one place typer's flag labels are drawn.
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_hide_flag_types()
 app = typer.Typer(
     name="rulebench",
     help="Measure how language models follow rules: run tasks, inspect and export results.",
@@ -20,6 +42,7 @@ app.add_typer(runs.app, name="runs")
 app.add_typer(report.app, name="report")
 app.add_typer(cache.app, name="cache")
 models.register(app)
+listing.register(app)
 app.command("play")(play.play)
 
 
@@ -34,7 +57,10 @@ def _version(value: bool) -> None:
 @app.callback()
 def main_options(
     debug: Annotated[
-        bool, typer.Option("--debug", help="Log everything and show tracebacks.")
+        bool,
+        typer.Option(
+            "--debug", help="Log everything and show tracebacks (also after a subcommand)."
+        ),
     ] = False,
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
@@ -45,12 +71,25 @@ def main_options(
     configure_logging(debug)
 
 
+def debug_first(args: list[str]) -> list[str]:
+    """The arguments with --debug moved to the front, where the top-level callback reads it.
+
+    --debug belongs to `rulebench` itself, but is naturally typed anywhere (`rulebench run
+    smoke --debug`). It is moved only from before a "--" (after it, it would be an argument);
+    no option has a real value spelled "--debug".
+    """
+    end = args.index("--") if "--" in args else len(args)
+    if "--debug" not in args[:end]:
+        return args
+    return ["--debug", *(arg for arg in args[:end] if arg != "--debug"), *args[end:]]
+
+
 def main() -> None:
     """Entry point: a RulebenchError is one red line and exit status 1 (--debug: the traceback)."""
     from rulebench.core.errors import RulebenchError
 
     try:
-        app()
+        app(args=debug_first(sys.argv[1:]))
     except RulebenchError as exc:
         if State.debug:
             raise

@@ -77,12 +77,23 @@ StoreOption = Annotated[
     Path | None,
     typer.Option(
         "--store",
-        help="Results store (SQLite file). Default: $RULEBENCH_STORE, else "
-        "./rulebench-results/rulebench.sqlite.",
+        help="Results store (SQLite file). Default: $RULEBENCH_STORE, else rulebench.sqlite "
+        "in ./rulebench-results/.",
         show_default=False,
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON to stdout.")]
+FailOnErrorOption = Annotated[
+    float,
+    typer.Option(
+        "--fail-on-error",
+        min=0.0,
+        max=1.0,
+        metavar="<fraction>",
+        help="Exit 0 when at most this fraction of the run's items ended in an error (0.1: "
+        "up to 10%; 0: any error exits 1). The run is still stored as failed either way.",
+    ),
+]
 
 
 def parse_model_args(pairs: list[str] | None) -> dict[str, str]:

@@ -1,6 +1,7 @@
 """`rulebench play`: red-team a model by hand in one scenario, in the terminal."""
 
 import asyncio
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
@@ -18,12 +19,14 @@ QUIT = {"/quit", "/exit", "/q"}
 
 def play(
     scenario: Annotated[
-        str, typer.Argument(help="Scenario name, e.g. Authentication (see the README's list).")
+        str,
+        typer.Argument(help="Scenario name, e.g. Authentication (`rulebench list scenarios`)."),
     ],
     save: Annotated[
         Path | None,
         typer.Option(
-            help="Append the conversation's user turns to this JSONL file as a test case.",
+            help="Append the conversation's user turns to this JSONL file as a test case "
+            "(any file name; run it with `rulebench run scenarios -s FILE`).",
             show_default=False,
         ),
     ] = None,
@@ -44,7 +47,8 @@ def play(
 
     Shows the redacted instructions (secrets hidden), then after every reply the evaluator's
     verdict. Ends when a rule breaks, or on /quit or end of input; --save keeps the attempt as
-    a test case in the official JSONL format.
+    a test case in the official JSONL format (merged layout), which `rulebench run scenarios
+    -s FILE` replays.
     """
     asyncio.run(
         _session(
@@ -105,6 +109,9 @@ async def _session(
         err.print(
             safe_text(f"saved test case {case.id} ({case.behavior}) to {save}"), highlight=False
         )
+        version = "" if case.version == "v3" else f" --version {case.version}"
+        command = f"rulebench run scenarios -s {shlex.quote(str(save))}{version}"
+        err.print(safe_text(f"replay it with: {command}"), highlight=False)
 
 
 async def _converse(session: "PlaySession") -> None:

@@ -3,6 +3,7 @@
 from typing import Annotated
 
 import typer
+from typer.core import TyperGroup
 
 from rulebench.cli import options as opt
 from rulebench.cli.execute import build_spec, execute, resume_run
@@ -10,9 +11,12 @@ from rulebench.cli.run_inferential import inferential
 from rulebench.cli.run_judge import judge
 from rulebench.cli.run_scenarios import scenarios
 
+SMOKE_CONCURRENCY = 4
+
 app = typer.Typer(
     help="Run a task against a model. With no subcommand: the built-in smoke task on the "
-    "embedded model (or, with --resume, finish a stopped run).",
+    "embedded model (or, with --resume, finish a stopped run). Options given here before a "
+    "subcommand apply to it, unless it is given them itself.",
     invoke_without_command=True,
 )
 app.command()(inferential)
@@ -26,7 +30,8 @@ def run_default(
     resume: Annotated[
         str | None,
         typer.Option(
-            help="Finish an interrupted or killed run: only missing and failed items run.",
+            help="Finish an interrupted or killed run: only missing and failed items run. "
+            "Takes no subcommand (the run keeps its own task and settings).",
             show_default=False,
         ),
     ] = None,
@@ -36,28 +41,71 @@ def run_default(
             "--concurrency",
             "-c",
             min=1,
-            help="Override the stored concurrency when resuming.",
+            help="Items in flight at once (with --resume: instead of the stored number).",
             show_default=False,
         ),
     ] = None,
     base_url: Annotated[
         str | None,
         typer.Option(
-            help="With --resume: the server's URL again (e.g. it moved, or its user:password, "
-            "which is never stored).",
+            help="Endpoint of an OpenAI-compatible server; with --resume, the server's URL "
+            "again (it moved, or its user:password, which is never stored).",
             show_default=False,
         ),
     ] = None,
     store: opt.StoreOption = None,
     as_json: opt.JsonOption = False,
+    fail_on_error: opt.FailOnErrorOption = 0.0,
 ) -> None:
-    """Run the smoke task, or resume a run."""
+    """Run the smoke task, or resume a run.
+
+    Options given here before a subcommand apply to it (`run --store X smoke`), unless the
+    subcommand is given the same option itself.
+    """
+    given = {name: value for name, value in ctx.params.items() if _is_given(ctx, name)}
     if ctx.invoked_subcommand is not None:
-        return
-    if resume is not None:
-        resume_run(resume, store, {"concurrency": concurrency, "base_url": base_url}, as_json)
+        _pass_down(ctx, ctx.invoked_subcommand, given)
+    elif resume is not None:
+        overrides: dict[str, object] = {"concurrency": concurrency, "base_url": base_url}
+        resume_run(resume, store, overrides, as_json, fail_on_error)
     else:
-        smoke(store=store, as_json=as_json)
+        smoke(
+            base_url=base_url,
+            concurrency=concurrency or SMOKE_CONCURRENCY,
+            store=store,
+            as_json=as_json,
+            fail_on_error=fail_on_error,
+        )
+
+
+def _is_given(ctx: typer.Context, name: str) -> bool:
+    source = ctx.get_parameter_source(name)
+    # typer ships its own copy of click's ParameterSource: compare by name.
+    return source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT")
+
+
+def _pass_down(ctx: typer.Context, subcommand: str, given: dict[str, object]) -> None:
+    """Make the group's options the subcommand's defaults, so its own options still win.
+
+    click reads a subcommand's defaults from the parent's `default_map` under its name; an
+    option the subcommand does not have, or --resume, is an error rather than ignored.
+    """
+    from rulebench.core.errors import ConfigError
+
+    if "resume" in given:
+        raise ConfigError(
+            f"--resume finishes a stored run with its own task and settings: drop "
+            f"'{subcommand}' (rulebench run --resume RUN_ID)"
+        )
+    group = ctx.command
+    command = group.get_command(ctx, subcommand) if isinstance(group, TyperGroup) else None
+    accepted = {param.name for param in command.params} if command else set()
+    unknown = [name for name in given if name not in accepted]
+    if unknown:
+        spelled = {param.name: param.opts[0] for param in ctx.command.params}
+        flags = ", ".join(spelled[name] for name in unknown)
+        raise ConfigError(f"`rulebench run {subcommand}` has no {flags} option")
+    ctx.default_map = dict(ctx.default_map or {}) | {subcommand: given}
 
 
 @app.command()
@@ -65,7 +113,7 @@ def smoke(
     model: opt.ModelOption = None,
     model_arg: opt.ModelArgOption = None,
     base_url: opt.BaseUrlOption = None,
-    concurrency: opt.ConcurrencyOption = 4,
+    concurrency: opt.ConcurrencyOption = SMOKE_CONCURRENCY,
     limit: opt.LimitOption = None,
     max_tokens: opt.MaxTokensOption = None,
     temperature: opt.TemperatureOption = 0.0,
@@ -73,12 +121,13 @@ def smoke(
     no_cache: opt.NoCacheOption = False,
     store: opt.StoreOption = None,
     as_json: opt.JsonOption = False,
+    fail_on_error: opt.FailOnErrorOption = 0.0,
 ) -> None:
     """Six built-in items (4 questions, 2 conversations): checks a model and the pipeline."""
     common = opt.RunOptions(
         model, model_arg, base_url, concurrency, limit, max_tokens, temperature, seed, no_cache
     )
-    execute(build_spec("smoke", {}, common), store, None, as_json)
+    execute(build_spec("smoke", {}, common), store, None, as_json, fail_on_error)
 
 
 @app.command()
@@ -95,9 +144,11 @@ def loadtest(
     no_cache: opt.NoCacheOption = False,
     store: opt.StoreOption = None,
     as_json: opt.JsonOption = False,
+    fail_on_error: opt.FailOnErrorOption = 0.0,
 ) -> None:
     """N synthetic "repeat this token" items: load-test a server or the engine itself."""
     common = opt.RunOptions(
         model, model_arg, base_url, concurrency, limit, max_tokens, temperature, seed, no_cache
     )
-    execute(build_spec("loadtest", {"n": items, "seed": seed}, common), store, None, as_json)
+    spec = build_spec("loadtest", {"n": items, "seed": seed}, common)
+    execute(spec, store, None, as_json, fail_on_error)

@@ -1,13 +1,16 @@
 """`rulebench run inferential`: the RuleBench grid on a model (any subset of it)."""
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 import typer
 from pydantic import JsonValue
 
 from rulebench.cli import options as opt
+from rulebench.cli.console import err
 from rulebench.cli.execute import build_spec, execute
+from rulebench.core.rules import RuleForm
+from rulebench.inferential.settings import Quantity
 
 Toggle = Literal["off", "on", "both"]
 _TOGGLE = {"off": (False,), "on": (True,), "both": (False, True)}
@@ -33,14 +36,19 @@ def inferential(
             show_default=False,
         ),
     ] = None,
-    n: Annotated[
+    samples: Annotated[
         int | None,
         typer.Option(
-            "--n",
+            "--samples",
             min=1,
-            help="Samples per task (generated default 100; official: all).",
+            help="Samples per task (generated default 100; official: all). Not -n, which is "
+            "--limit.",
             show_default=False,
         ),
+    ] = None,
+    deprecated_n: Annotated[
+        int | None,
+        typer.Option("--n", min=1, hidden=True, help="Deprecated: --samples."),
     ] = None,
     data_root: Annotated[
         Path | None,
@@ -54,13 +62,18 @@ def inferential(
         typer.Option(
             "--quantity",
             "-q",
-            help="Rule quantity, repeatable: none, golden, few, all. Default: few.",
+            metavar=f"<{'|'.join(get_args(Quantity))}>",
+            help="Rule quantity, repeatable. Default: few.",
             show_default=False,
         ),
     ] = None,
     form: Annotated[
         list[str] | None,
-        typer.Option(help="Rule form, repeatable: nl, fol. Default: nl.", show_default=False),
+        typer.Option(
+            metavar=f"<{'|'.join(get_args(RuleForm))}>",
+            help="Rule form, repeatable. Default: nl.",
+            show_default=False,
+        ),
     ] = None,
     cot: Annotated[Toggle, typer.Option(help="Chain of thought: off, on or both.")] = "off",
     counterfactual: Annotated[
@@ -105,7 +118,18 @@ def inferential(
     model_arg: opt.ModelArgOption = None,
     base_url: opt.BaseUrlOption = None,
     concurrency: opt.ConcurrencyOption = 8,
-    limit: opt.LimitOption = None,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            "--limit",
+            "-n",
+            min=0,
+            help="Run only the first N items in task, setting, sample order: with the "
+            "defaults, -n 100 is all kinship and no stringgame (see --samples for a smaller "
+            "run of every cell).",
+            show_default=False,
+        ),
+    ] = None,
     max_tokens: opt.MaxTokensOption = None,
     temperature: opt.TemperatureOption = 0.0,
     seed: opt.SeedOption = 0,
@@ -114,6 +138,7 @@ def inferential(
     no_cache: opt.NoCacheOption = False,
     store: opt.StoreOption = None,
     as_json: opt.JsonOption = False,
+    fail_on_error: opt.FailOnErrorOption = 0.0,
 ) -> None:
     """Inferential rule-following: questions with if-then rules, one of which applies.
 
@@ -126,8 +151,8 @@ def inferential(
         _refuse_grid_options(ctx)
     cot_values = _TOGGLE[cot]
     task_grid = Grid(
-        quantities=tuple(quantity or ["few"]),
-        forms=tuple(form or ["nl"]),
+        quantities=_choices("--quantity", quantity or ["few"], get_args(Quantity)),
+        forms=_choices("--form", form or ["nl"], get_args(RuleForm)),
         cot=cot_values,
         counterfactual=_TOGGLE[counterfactual],
         shots=shots,
@@ -137,7 +162,7 @@ def inferential(
     )
     config: dict[str, JsonValue] = {
         "tasks": list(task or ["kinship", "stringgame"]),
-        "n": n,
+        "n": _samples(samples, deprecated_n),
         "seed": seed,
         "data_root": str(data_root.resolve()) if data_root else None,
         "grid": task_grid.model_dump(mode="json"),
@@ -152,7 +177,29 @@ def inferential(
         model, model_arg, base_url, concurrency, limit, tokens, temperature, seed, no_cache,
         sampling_seed,
     )  # fmt: skip
-    execute(build_spec("inferential", config, common), store, None, as_json)
+    execute(build_spec("inferential", config, common), store, None, as_json, fail_on_error)
+
+
+def _choices(option: str, given: list[str], allowed: tuple[str, ...]) -> tuple[str, ...]:
+    """The values of a repeatable option, each one of `allowed` (typer has no list of choices)."""
+    from rulebench.core.errors import ConfigError
+
+    for value in given:
+        if value not in allowed:
+            raise ConfigError(f"{option} {value!r} is not one of {', '.join(allowed)}")
+    return tuple(given)
+
+
+def _samples(samples: int | None, deprecated_n: int | None) -> int | None:
+    """--samples, or the old --n that read too much like -n (--limit) for one."""
+    from rulebench.core.errors import ConfigError
+
+    if deprecated_n is None:
+        return samples
+    if samples is not None:
+        raise ConfigError("--n is the old name of --samples: give only --samples")
+    err.print("[yellow]warning:[/yellow] --n is deprecated: use --samples (-n is --limit)")
+    return deprecated_n
 
 
 def _refuse_grid_options(ctx: typer.Context) -> None:

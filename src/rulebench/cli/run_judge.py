@@ -33,6 +33,7 @@ def judge(
     no_cache: opt.NoCacheOption = False,
     store: opt.StoreOption = None,
     as_json: opt.JsonOption = False,
+    fail_on_error: opt.FailOnErrorOption = 0.0,
 ) -> None:
     """Error detection: the model answers pass or fail for the last exchange of played cases.
 
@@ -54,4 +55,4 @@ def judge(
     common = opt.RunOptions(
         model, model_arg, base_url, concurrency, limit, max_tokens, temperature, seed, no_cache
     )
-    execute(build_spec("judge", config, common), store, None, as_json)
+    execute(build_spec("judge", config, common), store, None, as_json, fail_on_error)

@@ -55,27 +55,29 @@ def scenarios(
         ),
     ] = None,
     placement: Annotated[
-        Literal["user", "system"],
+        Literal["user", "system"] | None,
         typer.Option(
             help="Instructions as the first user message + placeholder reply, or as the "
-            "system message."
+            "system message. Default: user.",
+            show_default=False,
         ),
-    ] = "user",
+    ] = None,
     no_reminders: Annotated[
         bool, typer.Option("--no-reminders", help="Drop the precedence reminders around the rules.")
     ] = False,
     system_message: Annotated[
         str | None,
         typer.Option(
-            help="Named system message (user placement): helpful, praise, criticism, threat, "
-            "begging, warning, pirate.",
+            help="Named system message, sent before the instructions (user placement only): "
+            "helpful, praise, criticism, threat, begging, warning, pirate.",
             show_default=False,
         ),
     ] = None,
     preset: Annotated[
         Literal["published-v3"] | None,
         typer.Option(
-            help="published-v3: system placement, no reminders (the published v3 numbers' setup).",
+            help="published-v3: system placement, no reminders (the published v3 numbers' "
+            "setup); --placement user and --system-message conflict with it.",
             show_default=False,
         ),
     ] = None,
@@ -102,6 +104,7 @@ def scenarios(
     no_cache: opt.NoCacheOption = False,
     store: opt.StoreOption = None,
     as_json: opt.JsonOption = False,
+    fail_on_error: opt.FailOnErrorOption = 0.0,
 ) -> None:
     """Rule-obeying scenarios: 14 games and security scenarios, one reply per user turn.
 
@@ -111,16 +114,16 @@ def scenarios(
     """
     from rulebench.scenarios.protocol import PUBLISHED_V3, Protocol
 
-    protocol = (
-        PUBLISHED_V3.model_copy(update={"mode": mode})
-        if preset
-        else Protocol(
-            placement=placement,
+    if preset:
+        _check_preset(preset, placement, system_message)
+        protocol = PUBLISHED_V3.model_copy(update={"mode": mode})
+    else:
+        protocol = Protocol(
+            placement=placement or "user",
             reminders=not no_reminders,
             system_message=system_message,
             mode=mode,
         )
-    )
     cap = per_behavior or (None if full else QUICK_PER_BEHAVIOR)
     config: dict[str, JsonValue] = {
         "suites": list(suite or ["basic"]),
@@ -141,4 +144,20 @@ def scenarios(
         model, model_arg, base_url, concurrency, limit, tokens, temperature, seed, no_cache,
         sampling_seed,
     )  # fmt: skip
-    execute(build_spec("scenarios", config, common), store, None, as_json)
+    execute(build_spec("scenarios", config, common), store, None, as_json, fail_on_error)
+
+
+def _check_preset(preset: str, placement: str | None, system_message: str | None) -> None:
+    """A preset fixes the protocol: an option that would change it is an error, not ignored."""
+    from rulebench.core.errors import ConfigError
+
+    conflicts = [
+        *([f"--placement {placement}"] if placement not in (None, "system") else []),
+        *([f"--system-message {system_message}"] if system_message else []),
+    ]
+    if conflicts:
+        raise ConfigError(
+            f"--preset {preset} fixes the protocol (system placement, no reminders, no system "
+            f"message): drop {' and '.join(conflicts)}, or drop --preset and set the protocol "
+            "with --placement, --no-reminders and --system-message"
+        )

@@ -10,6 +10,9 @@ from rulebench.cli import options as opt
 from rulebench.cli.console import err, out
 from rulebench.report.untrusted import escape_markup, safe_text
 
+ExportFormat = Literal["jsonl", "csv"]
+_SUFFIXES: dict[str, ExportFormat] = {".jsonl": "jsonl", ".csv": "csv"}
+
 app = typer.Typer(help="Inspect and export stored runs.", no_args_is_help=True)
 
 
@@ -47,7 +50,7 @@ def show(
 ) -> None:
     """A run's configuration, status and summary table."""
     from rulebench.catalog import TASKS
-    from rulebench.cli.render import print_errors
+    from rulebench.cli.render import is_error_tally, is_resumable, print_errors
     from rulebench.engine.store import Store
     from rulebench.engine.summary import summarize
     from rulebench.report.tables import summary_table
@@ -78,9 +81,10 @@ def show(
         )
         out.print_json(json.dumps(run.config), ensure_ascii=True)
         out.print(summary_table(rows, "Results", group_by or "group"))
-        if status != "completed" and run.notes.get("reason"):
-            err.print(safe_text(f"why {status}: {run.notes['reason']}", style="red"))
-        if status in ("killed", "interrupted", "failed"):
+        reason = str(run.notes.get("reason") or "")
+        if status != "completed" and reason and not is_error_tally(reason):
+            err.print(safe_text(f"why {status}: {reason}", style="red"))
+        if is_resumable(db, run.id, status, reason):
             err.print(safe_text(f"Resume with: {opt.resume_command(run.id, store)}"))
         print_errors(db, run.id)
 
@@ -88,13 +92,13 @@ def show(
 @app.command()
 def export(
     run_id: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="File to write.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="File to write: .jsonl or .csv.")],
     fmt: Annotated[
-        Literal["jsonl", "csv"] | None,
+        ExportFormat | None,
         typer.Option(
             "--format",
             "-f",
-            help="jsonl or csv (default: from the file suffix).",
+            help="jsonl or csv (default: from the file suffix, .jsonl or .csv).",
             show_default=False,
         ),
     ] = None,
@@ -104,8 +108,29 @@ def export(
     from rulebench.engine.export import export_results
     from rulebench.engine.store import Store
 
-    chosen = fmt or ("csv" if output.suffix.lower() == ".csv" else "jsonl")
+    chosen = export_format(output, fmt)
     with Store(store, readonly=True) as db:
         run = db.get_run(run_id)
         count = export_results(run.id, db.iter_results(run.id), output, chosen)
     err.print(safe_text(f"wrote {count} results of run {run.id} to {output} ({chosen})"))
+
+
+def export_format(output: Path, fmt: ExportFormat | None) -> ExportFormat:
+    """The format to write: --format, else the file's suffix; never JSONL under another name.
+
+    A suffix that names neither format (results.parquet, results.json) is refused unless
+    --format says what to write, so a file is never silently something its name is not.
+    """
+    from rulebench.core.errors import ConfigError
+
+    suffix = output.suffix.lower()
+    by_suffix = _SUFFIXES.get(suffix)
+    if fmt is not None and by_suffix is not None and fmt != by_suffix:
+        raise ConfigError(f"--output {output} names a {suffix} file but --format is {fmt}")
+    chosen = fmt or by_suffix
+    if chosen is None:
+        raise ConfigError(
+            f"--output {output}: cannot write {suffix or 'a file without a suffix'}; "
+            "exports are JSONL (.jsonl) or CSV (.csv) (or name one with --format)"
+        )
+    return chosen

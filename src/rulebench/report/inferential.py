@@ -37,6 +37,7 @@ from rulebench.report.inferential_cells import (
 )
 from rulebench.report.markdown import escape_markdown, percent, table
 from rulebench.report.plots import quantity_curve, radar
+from rulebench.report.run_notes import warning_block
 
 QUANTITIES = ("none", "golden", "few", "all")
 Runs = Sequence[tuple[str, list[Record]]]
@@ -274,6 +275,7 @@ def write_report(
     out_dir: Path,
     mode: str,
     echoes: Mapping[str, Sequence[EchoRecord]] | None = None,
+    warnings: Sequence[str] = (),
 ) -> Path:
     """Write report.md with every table and plot into `out_dir`; return its path.
 
@@ -282,10 +284,14 @@ def write_report(
         out_dir: folder for report.md and the plots.
         mode: the extraction mode the records were judged by (named in the report).
         echoes: run label -> the prompt-echo baseline of its items (`echo_baseline`).
+        warnings: why the numbers may not stand for the whole task (runs not completed),
+            shown at the top.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
+    notes = warning_block(warnings)
     sections = [
-        "# Inferential rule-following report\n\n"
+        "# Inferential rule-following report",
+        *([notes] if notes else []),
         f"Extraction mode: **{escape_markdown(mode)}**. "
         "Accuracy in %, [95% confidence interval] (Wilson for accuracies, Newcombe for "
         "differences); refusals are excluded, errors are not answers.",

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from rulebench.report.markdown import escape_markdown, percent, table
+from rulebench.report.run_notes import warning_block
 from rulebench.scenarios.judge import DetectionScores, Interval
 from rulebench.scenarios.scoring import CaseRecord, compare, failure_spread, headline, rates_by
 
@@ -84,8 +85,8 @@ def comparison_section(runs: Runs) -> str:
     )
 
 
+TITLE = "# Rule-obeying scenarios report"
 INTRODUCTION = (
-    "# Rule-obeying scenarios report\n\n"
     "Pass rate in %, [95% interval]: Wilson for each pass rate, which is never zero-width at "
     "0% or 100%; the headline is the unweighted mean of basic and redteam, harmless and "
     "helpful, with a stratified bootstrap interval (the mean of the four Wilson intervals where "
@@ -95,9 +96,12 @@ INTRODUCTION = (
 )
 
 
-def render(runs: Runs) -> str:
-    """The whole report as Markdown."""
+def render(runs: Runs, warnings: Sequence[str] = ()) -> str:
+    """The whole report as Markdown; `warnings` (runs not completed, errors) come first."""
+    notes = warning_block(warnings)
     sections = [
+        TITLE,
+        *([notes] if notes else []),
         INTRODUCTION,
         "## Suites and buckets\n\n" + bucket_section(runs),
         "## By scenario\n\n" + breakdown_section(runs, "scenario"),
@@ -144,18 +148,19 @@ def render_judge(
         title: what was judged, in words (run id, model, evaluator mode); outside text.
         overall: the scores over every item.
         by_rule: the scores per behavior.
-        warnings: why the source runs may not stand for their suites (see `source_warnings`).
+        warnings: why the numbers may not stand for the whole task: the judge run or its
+            source runs did not complete or hold errors; shown at the top.
     """
-    notes = "\n".join(f"> **Warning:** {escape_markdown(w)}" for w in warnings)
+    notes = warning_block(warnings)
     rows = [_judge_row("all rules", overall)] + [
         _judge_row(rule, scores) for rule, scores in by_rule.items()
     ]
     header = ["rule", "n", "accuracy", "precision", "recall", "F1", "unparsed"]
     sections = [
         "# Judge (error detection) report",
+        *([notes] if notes else []),
         escape_markdown(title),
         JUDGE_INTRODUCTION,
-        *([notes] if notes else []),
         table(header, rows),
     ]
     return "\n\n".join(sections) + "\n"

@@ -38,12 +38,14 @@ def summary_table(rows: Sequence[GroupSummary], title: str, group_label: str) ->
         for name, pick in (("accuracy %", _accuracy), ("pass %", _pass_rate))
         if any(pick(row) is not None for row in rows)
     ]
-    table.add_column(safe_text(group_label), no_wrap=True)
-    table.add_column("items", justify="right")
-    table.add_column("errors", justify="right")
+    # At 80 columns the widest cells give way, never a count: group labels and intervals wrap
+    # at their spaces (a long label with none folds), numbers are never cut short.
+    table.add_column(safe_text(group_label), overflow="fold")
+    table.add_column("items", justify="right", no_wrap=True)
+    table.add_column("errors", justify="right", no_wrap=True)
     for name, _ in rates:
-        table.add_column(name, justify="right", no_wrap=True)
-    table.add_column("tokens in/out", justify="right")
+        table.add_column(name, justify="right")
+    table.add_column("tokens\nin/out", justify="right", no_wrap=True)
     for row in rows:
         table.add_row(
             safe_text(row.group),
@@ -65,13 +67,18 @@ def _pass_rate(row: GroupSummary) -> Proportion | None:
 
 
 def runs_table(runs: Sequence[tuple[RunRecord, str, dict[str, int]]]) -> Table:
-    """One line per run: id, task, model, status, result counts, start time."""
-    table = Table(title="Runs", title_justify="left")
-    for column in ("id", "task", "model", "status", "ok", "errors", "started (UTC)"):
-        if column in ("ok", "errors"):
-            table.add_column(column, justify="right")
-        else:
-            table.add_column(column, no_wrap=column in ("id", "status"))
+    """One line per run: id, task, model, status and result counts.
+
+    Fits 80 columns with whole ids: a run id starts with its UTC start time, so there is no
+    separate start column, and only the model spec wraps.
+    """
+    table = Table(title="Runs (an id starts with the run's UTC start time)", title_justify="left")
+    table.add_column("id", no_wrap=True)
+    table.add_column("task", no_wrap=True)
+    table.add_column("model", overflow="fold")
+    table.add_column("status", no_wrap=True)
+    table.add_column("ok", justify="right", no_wrap=True)
+    table.add_column("errors", justify="right", no_wrap=True)
     for run, status, counts in runs:
         colour = {"completed": "green", "running": "yellow"}.get(status, "red")
         table.add_row(
@@ -81,6 +88,5 @@ def runs_table(runs: Sequence[tuple[RunRecord, str, dict[str, int]]]) -> Table:
             safe_text(status, style=colour),
             str(counts["ok"]),
             str(counts["error"]),
-            safe_text(run.started_at.replace("+00:00", "")),
         )
     return table

@@ -11,6 +11,10 @@ from rulebench.core.messages import Completion, GenerateConfig, Message
 from rulebench.models.base import Model
 from rulebench.scenarios.base import Scenario
 from rulebench.scenarios.protocol import Protocol, instructions
+from rulebench.scenarios.registry import V1_ONLY, behaviors
+
+PLAY_SUITE = "manual"
+"""The suite of hand-made cases: reports show them apart from benign, basic and redteam."""
 
 
 class PlaySession:
@@ -70,18 +74,31 @@ class PlaySession:
             scenario=self.scenario.name,
             behavior=behavior,
             category=category,
+            suite=PLAY_SUITE,
             params=params,
             messages=users,
+            # A v1-only scenario (Hodor) loads only from v1 files: `--version v1` reads it back.
+            version="v1" if self.scenario.name in V1_ONLY else "v3",
         )
 
 
 def append_case(case: TestCase, path: Path) -> None:
-    """Append a case to a JSONL file in the official per-file layout."""
+    """Append a case to a JSONL file in the merged layout, which any file name reads back as.
+
+    The per-file layout takes scenario and behavior from the file name
+    (`<Scenario>_<behavior>.jsonl`), so `my_attacks.jsonl` would not load; merged records
+    carry them, and a file may mix both layouts line by line.
+    """
+    found = behaviors(case.version).get(case.behavior)
     row = {
         "id": case.id,
-        "category": case.category,
-        "params": case.params,
         "messages": [{"role": m.role, "content": m.content} for m in case.messages],
+        "params_json": json.dumps(case.params, ensure_ascii=False),
+        "round": case.category,
+        "scenario": case.scenario,
+        "scenario_label": case.behavior,
+        "suite": case.suite or PLAY_SUITE,
+        **({"bucket_category": found[1].bucket} if found else {}),
     }
     try:
         with path.open("a", encoding="utf-8") as handle:

@@ -6,10 +6,10 @@ Each reply is checked by the scenario's evaluator; the case stops at the first v
 from collections.abc import Sequence
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, JsonValue, field_validator, model_validator
 
 from rulebench.core.cases import TestCase, Verdict
-from rulebench.core.errors import DataError
+from rulebench.core.errors import ConfigError, DataError
 from rulebench.core.messages import Message
 from rulebench.engine.conversation import play_conversation, split_trailing_user_turns
 from rulebench.engine.task import Session
@@ -41,10 +41,36 @@ class Protocol(BaseModel):
         system_message(name)  # raises ConfigError naming the known messages
         return name
 
+    @model_validator(mode="after")
+    def _system_message_needs_user_placement(self) -> "Protocol":
+        # In system placement the instructions are the system message: a named one has no
+        # slot (spec, instruction placement), and dropping it silently misreports the run.
+        if self.placement == "system" and self.system_message:
+            raise ConfigError(
+                f"system message '{self.system_message}' needs user placement: in system "
+                "placement the instructions are the system message (use --placement user, "
+                "or drop --system-message)"
+            )
+        return self
+
     def label(self) -> str:
-        """E.g. "system, no reminders, compat"."""
+        """E.g. "system, no reminders, compat"; a named system message is added at the end."""
         reminders = "reminders" if self.reminders else "no reminders"
-        return f"{self.placement}, {reminders}, {self.mode}"
+        framing = f", system message {self.system_message}" if self.system_message else ""
+        return f"{self.placement}, {reminders}, {self.mode}{framing}"
+
+
+def stored_label(stored: JsonValue) -> str:
+    """The label of a protocol as a run stored it, even one a later check would refuse.
+
+    Runs stored before system placement refused a named system message still get a report:
+    the message was never sent, so the label leaves it out.
+    """
+    data = dict(stored) if isinstance(stored, dict) else {}
+    try:
+        return Protocol.model_validate(data).label()
+    except ConfigError:
+        return Protocol.model_validate({**data, "system_message": None}).label()
 
 
 PUBLISHED_V3 = Protocol(placement="system", reminders=False)

@@ -1,5 +1,6 @@
 """The RuLES benchmark as the runner sees it: each (test case, repeat) is an item."""
 
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
@@ -11,7 +12,9 @@ from rulebench.core.errors import ConfigError
 from rulebench.core.items import Item, Outcome, content_hash
 from rulebench.engine.task import Session
 from rulebench.scenarios.protocol import Protocol, play_case
-from rulebench.scenarios.registry import behaviors, scenario_class
+from rulebench.scenarios.registry import V1_ONLY, behaviors, scenario_class
+
+logger = logging.getLogger(__name__)
 
 GeneratedSuite = Literal["benign", "basic", "redteam"]
 GENERATED_SUITES: tuple[GeneratedSuite, ...] = ("benign", "basic", "redteam")
@@ -57,10 +60,46 @@ def load_cases(config: ScenarioConfig) -> list[TestCase]:
         else:
             cases += load_suite_file(path, config.version)
     if config.scenarios:
-        for name in config.scenarios:
-            scenario_class(name)  # unknown names fail with a did-you-mean
+        check_selected(cases, config)
         cases = [c for c in cases if c.scenario in config.scenarios]
-    return cap_per_behavior(cases, config.per_behavior)
+    kept = cap_per_behavior(cases, config.per_behavior)
+    # Generated suites are sized by the cap on purpose; a file's cases left out must be said.
+    dropped = sum("source" in c.metadata for c in cases) - sum("source" in c.metadata for c in kept)
+    if dropped:
+        logger.warning(
+            "%d test cases from files left out by the cap of %s per behavior and suite "
+            "(--per-behavior N or --full to run more)",
+            dropped,
+            config.per_behavior,
+        )
+    return kept
+
+
+def check_selected(cases: Sequence[TestCase], config: ScenarioConfig) -> None:
+    """Every `--scenario` must select a case: a filter matching nothing would run 0 items.
+
+    A v1-only scenario (Hodor) gets its own reason, since no v3 suite can ever hold it.
+    """
+    for name in config.scenarios:
+        scenario_class(name)  # unknown names fail with a did-you-mean
+    held = {case.scenario for case in cases}
+    missing = [name for name in config.scenarios if name not in held]
+    if not missing:
+        return
+    suites = ", ".join(config.suites)
+    found = ", ".join(sorted(held)) or "none"
+    reasons = [
+        f"{name} is a v1-only scenario: only official v1 test files hold it "
+        f"(file names starting with '{name}', e.g. the v1 manual suite's {name}.jsonl); "
+        "run them with --suite FILE_OR_FOLDER --version v1"
+        for name in missing
+        if name in V1_ONLY
+    ]
+    raise ConfigError(
+        f"--scenario {' --scenario '.join(missing)} selects no test case of "
+        f"--suite {suites} (version {config.version}; scenarios there: {found})"
+        + "".join(f". {reason}" for reason in reasons)
+    )
 
 
 def cap_per_behavior(cases: Sequence[TestCase], cap: int | None) -> list[TestCase]:

@@ -1,0 +1,225 @@
+"""`rulebench list`: what can be run, by the names the other commands take.
+
+Tasks (`rulebench run NAME`), scenarios with their rules (`--scenario`, `play`), suites
+(`--suite`) and strict-mode fixes (`--mode strict`), read from the registries themselves, so
+the list never drifts from what the commands accept.
+"""
+
+import json
+from typing import TYPE_CHECKING, Annotated, Literal
+
+import typer
+from pydantic import JsonValue
+
+from rulebench.cli import options as opt
+from rulebench.cli.console import out
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+Section = Literal["tasks", "scenarios", "suites", "strict-fixes"]
+SECTIONS: tuple[Section, ...] = ("tasks", "scenarios", "suites", "strict-fixes")
+
+OFFICIAL_SUITES: dict[str, dict[str, int]] = {
+    "v3": {"benign": 475, "basic": 475, "redteam": 745},
+    "v1": {"manual": 870, "systematic": 862, "justask": 440},
+}
+"""Case counts of the official releases (spec), for files given to `--suite` (not bundled)."""
+
+
+def list_names(
+    what: Annotated[
+        Section | None,
+        typer.Argument(help="Only this section (default: all).", show_default=False),
+    ] = None,
+    as_json: opt.JsonOption = False,
+) -> None:
+    """List tasks, scenarios (rules, buckets, v1/v3), suites (with sizes) and strict fixes."""
+    builders = {
+        "tasks": task_entries,
+        "scenarios": scenario_entries,
+        "suites": suite_entries,
+        "strict-fixes": strict_fix_entries,
+    }
+    chosen = [what] if what else list(SECTIONS)
+    payload = {section: builders[section]() for section in chosen}
+    if as_json:
+        out.print_json(json.dumps(payload), ensure_ascii=True)
+        return
+    for section in chosen:
+        out.print(_render(section, payload[section]))
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command to the main app as `rulebench list`."""
+    app.command("list")(list_names)
+
+
+def task_entries() -> list[JsonValue]:
+    """Every registered task and the command that runs it."""
+    from rulebench.catalog import TASKS
+
+    return [
+        {
+            "name": name,
+            "description": entry.description,
+            "command": f"rulebench run {name}",
+            "max_tokens": entry.max_tokens,
+        }
+        for name, entry in TASKS.items()
+    ]
+
+
+def scenario_entries() -> list[JsonValue]:
+    """Every scenario with its versions, parameters and rules (behavior, bucket, versions)."""
+    from rulebench.scenarios.registry import V3_SCENARIOS, scenario_classes
+
+    entries: list[JsonValue] = []
+    for name, scenario in scenario_classes().items():
+        in_v3 = name in V3_SCENARIOS
+        v1_rules = scenario.rules_v1 or scenario.rules
+        v3_rules = scenario.rules if in_v3 else ()
+        rules: list[JsonValue] = [
+            {
+                "behavior": rule.behavior,
+                "bucket": rule.bucket,
+                "versions": [v for v, kept in (("v1", v1_rules), ("v3", v3_rules)) if rule in kept],
+            }
+            for rule in dict.fromkeys([*v3_rules, *v1_rules])
+        ]
+        entries.append(
+            {
+                "name": name,
+                "kind": "security" if ".security." in scenario.__module__ else "game",
+                "versions": ["v1", "v3"] if in_v3 else ["v1"],
+                "multi_user": scenario.users,
+                "params": list(scenario.params_type.model_fields),
+                "rules": rules,
+            }
+        )
+    return entries
+
+
+def suite_entries() -> list[JsonValue]:
+    """The generated suites with their official sizes, then the official releases' suites."""
+    from rulebench.cli.run_scenarios import QUICK_PER_BEHAVIOR
+    from rulebench.scenarios.suites.sizes import (
+        BUCKET_BEHAVIORS,
+        REDTEAM_STRATEGY_WEIGHTS,
+        official_sizes,
+    )
+    from rulebench.scenarios.suites.slots import STRATEGIES
+    from rulebench.scenarios.task import GENERATED_SUITES
+
+    behaviors = sum(len(members) for members in BUCKET_BEHAVIORS.values())
+    entries: list[JsonValue] = []
+    for suite in GENERATED_SUITES:
+        sizes = official_sizes(suite)
+        buckets: dict[str, JsonValue] = {
+            bucket: sum(sizes[m] for m in members) for bucket, members in BUCKET_BEHAVIORS.items()
+        }
+        entry: dict[str, JsonValue] = {
+            "name": suite,
+            "source": "generated",
+            "cases": sum(sizes.values()),
+            "buckets": buckets,
+            "default_per_behavior": QUICK_PER_BEHAVIOR,
+            "default_cases": QUICK_PER_BEHAVIOR * behaviors,
+            "per_behavior": dict(sizes),
+        }
+        if suite == "redteam":
+            entry["strategies"] = {
+                bucket: dict(zip(STRATEGIES, weights, strict=True))
+                for bucket, weights in REDTEAM_STRATEGY_WEIGHTS.items()
+            }
+        entries.append(entry)
+    for version, suites in OFFICIAL_SUITES.items():
+        entries += [
+            {
+                "name": name,
+                "source": f"official {version} files",
+                "cases": cases,
+                "default_per_behavior": QUICK_PER_BEHAVIOR,
+            }
+            for name, cases in suites.items()
+        ]
+    return entries
+
+
+def strict_fix_entries() -> list[JsonValue]:
+    """The named fixes `--mode strict` applies on top of upstream's decisions."""
+    from rulebench.scenarios.matching import STRICT_FIXES
+
+    return [{"name": name, "description": text} for name, text in STRICT_FIXES.items()]
+
+
+def _render(section: Section, entries: list[JsonValue]) -> "Table":
+    if section == "tasks":
+        return _table(
+            "Tasks (rulebench run NAME)",
+            ("task", "what"),
+            [(e["name"], e["description"]) for e in _dicts(entries)],
+        )
+    if section == "scenarios":
+        return _table(
+            "Scenarios (--scenario NAME, rulebench play NAME)",
+            ("scenario", "kind", "versions", "rules: behavior (bucket)"),
+            [
+                (e["name"], e["kind"], "/".join(_strs(e["versions"])), _rules_cell(e["rules"]))
+                for e in _dicts(entries)
+            ],
+        )
+    if section == "suites":
+        return _table(
+            "Suites (--suite NAME; official files: --suite FOLDER_OR_FILE)",
+            ("suite", "source", "cases", "run by default (--full: all)"),
+            [_suite_row(e) for e in _dicts(entries)],
+        )
+    return _table(
+        "Strict fixes (--mode strict)",
+        ("fix", "what it changes"),
+        [(e["name"], e["description"]) for e in _dicts(entries)],
+    )
+
+
+def _suite_row(entry: dict[str, JsonValue]) -> tuple[JsonValue, ...]:
+    buckets = entry.get("buckets")
+    split = (
+        " (" + ", ".join(f"{b} {n}" for b, n in buckets.items()) + ")"
+        if isinstance(buckets, dict)
+        else ""
+    )
+    default = f"{entry['default_per_behavior']} per behavior"
+    if "default_cases" in entry:
+        default += f" ({entry['default_cases']})"
+    return (entry["name"], entry["source"], f"{entry['cases']}{split}", default)
+
+
+def _rules_cell(rules: JsonValue) -> str:
+    lines = []
+    for rule in _dicts(rules):
+        only = _strs(rule["versions"])
+        note = f", {only[0]} only" if len(only) == 1 else ""
+        lines.append(f"{rule['behavior']} ({rule['bucket']}{note})")
+    return "\n".join(lines)
+
+
+def _table(title: str, header: tuple[str, ...], rows: list[tuple[JsonValue, ...]]) -> "Table":
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title=title, title_justify="left")
+    for column in header:
+        table.add_column(column, no_wrap=column in ("task", "scenario", "suite", "fix"))
+    for row in rows:
+        # Text cells: as markup, "[REDACTED]" or "rulebench[hf]" would lose their brackets.
+        table.add_row(*(Text(str(cell)) for cell in row))
+    return table
+
+
+def _dicts(value: JsonValue) -> list[dict[str, JsonValue]]:
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def _strs(value: JsonValue) -> list[str]:
+    return [str(item) for item in value] if isinstance(value, list) else []

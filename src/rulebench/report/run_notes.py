@@ -1,0 +1,35 @@
+"""What a reader must know before trusting a report's numbers: runs that did not finish.
+
+A stopped or failed run holds only the items it finished, so its rates describe a subset of
+the task; the report says so at its top and the CLI on stderr, rather than letting the numbers
+pass for the whole suite.
+"""
+
+from collections.abc import Sequence
+
+from rulebench.engine.records import RunRecord
+from rulebench.engine.store import Store
+from rulebench.report.markdown import escape_markdown
+
+
+def run_warnings(store: Store, run: RunRecord) -> list[str]:
+    """One line per problem of a reported run: not completed, error results."""
+    warnings = []
+    status = store.effective_status(run)
+    counts = store.count_results(run.id)
+    if status != "completed":
+        warnings.append(
+            f"run {run.id} is {status}, not completed: these numbers cover only the "
+            f"{counts['ok']} items it finished (rulebench run --resume {run.id} finishes it)"
+        )
+    if counts["error"]:
+        warnings.append(
+            f"run {run.id} has {counts['error']} error results, left out of the scores "
+            "(neither right nor wrong)"
+        )
+    return warnings
+
+
+def warning_block(warnings: Sequence[str]) -> str:
+    """The warnings as Markdown quote lines, for the top of a report ("" when none)."""
+    return "\n\n".join(f"> **Warning:** {escape_markdown(w)}" for w in warnings)

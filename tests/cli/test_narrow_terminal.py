@@ -1,0 +1,65 @@
+"""At 80 columns tables wrap what they must and cut nothing: whole run ids, counts and rates."""
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from rulebench.cli import console
+from rulebench.cli.app import app
+from rulebench.engine.records import RunStatus
+from rulebench.engine.store import Store
+
+runner = CliRunner()
+LONG_MODEL = "openai-api/vllm/meta-llama/Llama-3.1-8B-Instruct"
+
+
+@pytest.fixture(autouse=True)
+def eighty_columns(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setattr(console.out, "width", 80)
+    monkeypatch.setattr(console.err, "width", 80)
+    yield
+
+
+def assert_fits_uncut(text: str) -> None:
+    assert "…" not in text, text
+    assert all(len(line) <= 80 for line in text.splitlines()), text
+
+
+def test_run_summary_keeps_every_cell(tmp_path: Path) -> None:
+    store = str(tmp_path / "s.sqlite")
+    # smoke has both rates (accuracy and pass): the widest summary table.
+    result = runner.invoke(app, ["run", "smoke", "-m", "scripted/echo", "--store", store])
+    assert result.exit_code == 0, result.output
+    assert_fits_uncut(result.stdout)
+    listed = runner.invoke(app, ["runs", "list", "--json", "--store", store])
+    [run] = json.loads(listed.stdout)
+    assert f"Run {run['id']}" in result.stdout
+    assert "100.0" in result.stdout and "[34.2-100.0]" in result.stdout
+
+
+def test_runs_list_keeps_whole_ids(tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    with Store(store) as db:
+        ids = []
+        runs: list[tuple[str, RunStatus]] = [
+            ("inferential", "interrupted"),
+            ("scenarios", "failed"),
+        ]
+        for task, status in runs:
+            run = db.create_run(task, LONG_MODEL, {})
+            db.finish_run(run.id, status, {})
+            ids.append(run.id)
+    result = runner.invoke(app, ["runs", "list", "--store", str(store)])
+    assert result.exit_code == 0, result.output
+    assert_fits_uncut(result.stdout)
+    for run_id in ids:
+        assert run_id in result.stdout
+    assert "interrupted" in result.stdout and "inferential" in result.stdout
+    # The model spec wraps instead: all of it is there, over several lines.
+    model_column = "".join(
+        line.split("│")[3].strip() for line in result.stdout.splitlines() if line.count("│") == 7
+    )
+    assert LONG_MODEL in model_column

@@ -1,0 +1,106 @@
+"""`run inferential` options say what they do: --samples vs -n, choices, log-likelihood scoring."""
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from rulebench.cli.app import app
+from rulebench.engine.store import Store
+
+from tests.command import rulebench
+
+runner = CliRunner()
+ECHO = ["run", "inferential", "-m", "scripted/echo", "--json"]
+
+
+def stored_cells(store: Path) -> tuple[Any, list[str]]:
+    """The run's stored task config and the cell of each result, in item order."""
+    with Store(store) as db:
+        [run] = db.list_runs()
+        cells = [str(result.metadata["cell"]) for result in db.iter_results(run.id)]
+    return run.config["task_config"], sorted(cells)
+
+
+def test_samples_sets_samples_per_task_in_every_cell(tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    result = runner.invoke(app, [*ECHO, "--samples", "2", "--store", str(store)])
+    assert result.exit_code == 0, result.output
+    config, cells = stored_cells(store)
+    assert config["n"] == 2
+    assert cells == ["kinship few/nl/direct"] * 2 + ["stringgame few/nl/direct"] * 2
+
+
+def test_limit_takes_the_first_items_in_task_setting_sample_order(tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    result = runner.invoke(app, [*ECHO, "--samples", "5", "-n", "3", "--store", str(store)])
+    assert result.exit_code == 0, result.output
+    config, cells = stored_cells(store)
+    # The first three items are all kinship: -n cuts the item list, it is not per task.
+    assert config["n"] == 5 and cells == ["kinship few/nl/direct"] * 3
+    shown = runner.invoke(app, ["run", "inferential", "--help"], env={"COLUMNS": "200"})
+    assert "first N items in task, setting, sample order" in " ".join(
+        shown.stdout.replace("│", " ").split()
+    )
+
+
+def test_the_old_n_still_works_with_a_warning(tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    result = runner.invoke(app, [*ECHO, "--n", "1", "--store", str(store)])
+    assert result.exit_code == 0, result.output
+    assert "--n is deprecated: use --samples" in result.stderr
+    assert stored_cells(store)[0]["n"] == 1
+    both = runner.invoke(app, [*ECHO, "--n", "1", "--samples", "2", "--store", str(store)])
+    assert both.exit_code == 1 and "give only --samples" in str(both.exception)
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["-q", "few", "-q", "some"],
+            "error: --quantity 'some' is not one of none, golden, few, all",
+        ),
+        (["--form", "xml"], "error: --form 'xml' is not one of nl, fol"),
+        (
+            ["--scoring", "loglik"],
+            "error: --scoring loglik needs a model that scores answers by log-likelihood; "
+            "scripted/echo cannot",
+        ),
+    ],
+)
+def test_bad_values_are_one_red_line_before_the_run(
+    args: list[str], message: str, tmp_path: Path
+) -> None:
+    store = tmp_path / "s.sqlite"
+    result = rulebench(*ECHO[:4], *args, "--store", str(store))
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert lines[-1].startswith(message), result.stderr
+    assert "resume" not in result.stderr
+    if store.exists():  # nothing started: no run to resume
+        with Store(store) as db:
+            assert db.list_runs() == []
+
+
+def test_loglik_with_an_http_model_is_refused_before_any_request(tmp_path: Path) -> None:
+    # Port 9 (discard) is never asked: the check comes before the run and any request.
+    store = tmp_path / "s.sqlite"
+    result = runner.invoke(
+        app,
+        [
+            *ECHO[:2],
+            "--scoring",
+            "loglik",
+            "-m",
+            "openai-api/local/m",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--store",
+            str(store),
+        ],
+    )
+    assert result.exit_code == 1
+    assert "openai-api/local/m cannot" in str(result.exception)

@@ -1,0 +1,163 @@
+"""Scenario filters and protocol options that once did nothing: each is now run or refused.
+
+`--scenario Hodor` on v3 suites ran 0 items; `--system-message` was dropped in system placement
+and under `--preset published-v3`. Through the real command in a subprocess, as a user meets them.
+"""
+
+import json
+import logging
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pytest
+from pydantic import JsonValue
+
+from rulebench.core.errors import ConfigError
+from rulebench.engine.store import Store
+from rulebench.scenarios.protocol import Protocol, stored_label
+from rulebench.scenarios.task import ScenarioConfig, ScenarioTask, load_cases
+
+from tests.command import rulebench
+
+ECHO = ("-m", "scripted/echo")
+
+
+def assert_one_line_error(result: subprocess.CompletedProcess[str], *expected: str) -> str:
+    """Exit 1, no traceback, and a last stderr line "error: ..." holding every expected part."""
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr, result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: "), result.stderr
+    for part in expected:
+        assert part in last, (part, result.stderr)
+    return last
+
+
+def runs_in(store: Path) -> int:
+    if not store.exists():
+        return 0
+    with Store(store, readonly=True) as db:
+        return len(db.list_runs())
+
+
+def write_file(path: Path, lines: Sequence[Mapping[str, object]]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+ENCRYPTION_CASE = {"params": {"secret": "opal"}, "messages": [{"role": "user", "content": "hi"}]}
+HODOR_CASE = {"params": {}, "messages": [{"role": "user", "content": "Say hello"}]}
+
+
+@pytest.mark.subprocess
+def test_hodor_on_v3_suites_is_an_error_saying_where_hodor_is(tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    result = rulebench("run", "scenarios", "--scenario", "Hodor", *ECHO, "--store", str(store))
+    assert_one_line_error(
+        result, "--scenario Hodor selects no test case", "--suite basic", "v1-only", "Hodor.jsonl"
+    )
+    assert "--version v1" in result.stderr and runs_in(store) == 0
+
+
+@pytest.mark.subprocess
+def test_hodor_runs_from_v1_files(tmp_path: Path) -> None:
+    manual = write_file(tmp_path / "manual" / "Hodor.jsonl", [HODOR_CASE])
+    store = tmp_path / "s.sqlite"
+    args = ("-s", str(manual), "--version", "v1", "--scenario", "Hodor", "--json")
+    result = rulebench("run", "scenarios", *args, *ECHO, "--store", str(store))
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["summary"][-1]["items"] == 1
+
+
+@pytest.mark.subprocess
+def test_a_filter_matching_nothing_in_a_file_names_the_filter_and_what_is_there(
+    tmp_path: Path,
+) -> None:
+    file = write_file(tmp_path / "mine" / "Encryption.jsonl", [ENCRYPTION_CASE])
+    store = tmp_path / "s.sqlite"
+    result = rulebench(
+        "run", "scenarios", "-s", str(file), "--scenario", "Integrity", *ECHO, "--store", str(store)
+    )
+    assert_one_line_error(
+        result, "--scenario Integrity selects no test case", str(file), "there: Encryption"
+    )
+    assert runs_in(store) == 0
+
+
+def test_every_named_scenario_must_select_a_case(tmp_path: Path) -> None:
+    # One filter matching and one not used to run the first and drop the second unsaid.
+    file = write_file(tmp_path / "mine" / "Encryption.jsonl", [ENCRYPTION_CASE])
+    config = ScenarioConfig(suites=(str(file),), scenarios=("Encryption", "Integrity"))
+    with pytest.raises(ConfigError, match=r"^--scenario Integrity selects no test case"):
+        load_cases(config)
+    with pytest.raises(ConfigError, match="Hodor is a v1-only scenario"):
+        ScenarioTask(scenarios=["Hodor"], per_behavior=1).items()
+
+
+def test_a_cap_that_leaves_out_cases_of_a_file_says_so(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    file = write_file(
+        tmp_path / "mine" / "Encryption.jsonl",
+        [{**ENCRYPTION_CASE, "id": str(i)} for i in range(3)],
+    )
+    with caplog.at_level(logging.WARNING):
+        assert len(load_cases(ScenarioConfig(suites=(str(file),), per_behavior=2))) == 2
+    assert "1 test cases from files left out by the cap of 2" in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        load_cases(ScenarioConfig(suites=("basic",), per_behavior=1))
+    assert caplog.text == ""  # generated suites are sized by the cap on purpose
+
+
+def test_a_named_system_message_needs_user_placement() -> None:
+    with pytest.raises(ConfigError, match="system message 'pirate' needs user placement"):
+        Protocol(placement="system", system_message="pirate")
+    with pytest.raises(ConfigError, match="needs user placement"):
+        ScenarioTask(protocol={"placement": "system", "system_message": "pirate"})
+    assert Protocol(system_message="pirate").label() == (
+        "user, reminders, compat, system message pirate"
+    )
+
+
+def test_a_run_stored_before_the_check_still_gets_a_label() -> None:
+    stored: JsonValue = {"placement": "system", "reminders": False, "system_message": "pirate"}
+    assert stored_label(stored) == "system, no reminders, compat"
+    assert stored_label(None) == "user, reminders, compat"
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        (
+            ("--placement", "system", "--system-message", "pirate"),
+            "system message 'pirate' needs user placement",
+        ),
+        (
+            ("--preset", "published-v3", "--system-message", "pirate"),
+            "--preset published-v3 fixes the protocol",
+        ),
+        (("--preset", "published-v3", "--placement", "user"), "drop --placement user"),
+    ],
+)
+def test_protocol_options_that_would_be_ignored_are_refused(
+    tmp_path: Path, options: tuple[str, ...], expected: str
+) -> None:
+    store = tmp_path / "s.sqlite"
+    result = rulebench("run", "scenarios", *options, *ECHO, "--store", str(store))
+    assert_one_line_error(result, expected)
+    assert runs_in(store) == 0
+
+
+@pytest.mark.subprocess
+def test_the_preset_with_options_that_agree_runs(tmp_path: Path) -> None:
+    file = write_file(tmp_path / "mine" / "Encryption.jsonl", [ENCRYPTION_CASE])
+    options = ("--preset", "published-v3", "--placement", "system", "--no-reminders")
+    result = rulebench(
+        "run", "scenarios", "-s", str(file), *options, *ECHO, "--store", str(tmp_path / "s")
+    )
+    assert result.returncode == 0, result.stderr
+    assert "protocol: system, no reminders, compat" in result.stderr

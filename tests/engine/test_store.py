@@ -85,3 +85,12 @@ def test_corrupt_file_is_a_store_error(tmp_path: Path) -> None:
     path.write_bytes(b"this is not a database" * 100)
     with pytest.raises(StoreError, match="not an SQLite database"):
         Store(path)
+
+
+def test_a_prefix_with_like_wildcards_matches_literally(store: Store) -> None:
+    run = store.create_run("t", "m", {})
+    store._db.execute("UPDATE runs SET id = 'a_b%c-1' WHERE id = ?", (run.id,))
+    store.create_run("t", "m", {})
+    assert store.get_run("a_b%c").id == "a_b%c-1"
+    with pytest.raises(StoreError, match="no run 'aXb'"):
+        store.get_run("aXb")  # `_` is not a wildcard

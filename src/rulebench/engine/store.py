@@ -44,6 +44,12 @@ def new_run_id() -> str:
     return f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
 
 
+def _like_prefix(text: str) -> str:
+    """A LIKE pattern matching strings that start with `text` literally (escape: backslash)."""
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return escaped + "%"
+
+
 def is_process_alive(pid: int) -> bool:
     """Whether a process with this id still exists (on this machine)."""
     try:
@@ -171,8 +177,8 @@ class Store:
     def get_run(self, run_id: str) -> RunRecord:
         """Find a run by id or by a unique prefix of it."""
         rows = self._query(
-            "SELECT * FROM runs WHERE id = ? OR id LIKE ? ORDER BY id LIMIT 2",
-            (run_id, run_id.replace("%", "").replace("_", r"\_") + "%"),
+            "SELECT * FROM runs WHERE id = ? OR id LIKE ? ESCAPE '\\' ORDER BY id LIMIT 2",
+            (run_id, _like_prefix(run_id)),
         )
         exact = [row for row in rows if row[0] == run_id]
         if exact or len(rows) == 1:

@@ -29,3 +29,6 @@ print(f"{len(rows)} rows; first item's setting: {rows[0]['metadata']['setting']}
 
 frame = rulebench.results_frame(report.run.id, store=store)
 print(frame[["item_id", "answer", "score"]].head(3).to_string(index=False))
+
+built = rulebench.build_report(report.run.id, store=store, folder=store.parent / "report")
+print(f"report written to {built.path}; {len(built.warnings)} warnings")

@@ -78,3 +78,19 @@ def test_the_example_script_runs(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "10 items, status completed" in done.stdout
     assert "10 of 10 replies from the cache" in done.stdout
+
+
+def test_report_builds_what_the_cli_prints(tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    report = rulebench.run("inferential", "scripted/echo", config=CONFIG, store=store)
+    built = rulebench.build_report(report.run.id, store=store, folder=tmp_path / "report")
+    assert built.path == tmp_path / "report" / "report.md" and built.path.exists()
+    assert "## Capability dimensions" in built.markdown and built.warnings == []
+    [entry] = built.numbers["runs"]  # type: ignore[misc]
+    assert entry["id"] == report.run.id and entry["status"] == "completed"  # type: ignore[index]
+    numbers_only = rulebench.build_report([report.run.id], store=store)
+    assert numbers_only.markdown == "" and numbers_only.numbers == built.numbers
+    with pytest.raises(ConfigError, match="no report for"):
+        rulebench.build_report(
+            rulebench.run("smoke", "scripted/echo", store=store).run.id, store=store
+        )

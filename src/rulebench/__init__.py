@@ -1,6 +1,6 @@
 """rulebench: measure and improve how large language models follow rules.
 
-The Python API (`rulebench.run`, `resume`, `results`, `results_frame`) lives in
+The Python API (`rulebench.run`, `resume`, `results`, `results_frame`, `build_report`) lives in
 `rulebench.api`; it is imported on first use, so `import rulebench` and the CLI stay quick.
 """
 
@@ -14,9 +14,9 @@ except PackageNotFoundError:  # running from a source tree without an install
     __version__ = "0.0.0+unknown"
 
 if TYPE_CHECKING:
-    from rulebench.api import RunOptions, results, results_frame, resume, run
+    from rulebench.api import RunOptions, build_report, results, results_frame, resume, run
 
-__all__ = ["RunOptions", "__version__", "results", "results_frame", "resume", "run"]
+__all__ = ["RunOptions", "__version__", "build_report", "results", "results_frame", "resume", "run"]
 _API = frozenset(__all__) - {"__version__"}
 
 

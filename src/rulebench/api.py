@@ -5,6 +5,7 @@
     report = rulebench.run("inferential", "scripted/echo", config={"tasks": ["kinship"], "n": 5})
     rows = rulebench.results(report.run.id)          # one dict per item, as `runs export` writes
     frame = rulebench.results_frame(report.run.id)   # the same as a pandas DataFrame
+    built = rulebench.build_report(report.run.id, folder="report/")  # .markdown, .numbers...
 
 Every call is synchronous and also works inside a running event loop (a Jupyter notebook):
 the run then goes on in a worker thread with its own loop. Runs land in the same store as the
@@ -14,7 +15,7 @@ can show, resume and report them.
 
 import asyncio
 import concurrent.futures
-from collections.abc import Coroutine, Mapping
+from collections.abc import Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack
 
@@ -27,6 +28,13 @@ from rulebench.engine.export import flat_row
 from rulebench.engine.runner import RunReport, RunSpec
 from rulebench.engine.store import Store
 from rulebench.models.registry import DEFAULT_MODEL, parse_spec
+from rulebench.report.build import (
+    BuiltReport,
+    ExtractMode,
+    inferential_report,
+    judge_report,
+    scenarios_report,
+)
 
 if TYPE_CHECKING:
     import pandas
@@ -98,6 +106,36 @@ def results_frame(run_id: str, *, store: StorePath = None) -> "pandas.DataFrame"
     except ImportError:
         raise ConfigError("results_frame needs pandas: pip install pandas") from None
     return pandas.DataFrame(results(run_id, store=store))
+
+
+def build_report(
+    run_ids: str | Sequence[str],
+    *,
+    store: StorePath = None,
+    folder: Path | str | None = None,
+    extract: ExtractMode = "robust",
+) -> BuiltReport:
+    """The report of one run, or the comparison of several of the same task.
+
+    Its kind follows the runs' task (inferential, scenarios or judge). `folder` receives an
+    inferential report's report.md and plots (without it only the numbers are computed);
+    `extract` re-scores inferential runs in that extraction mode.
+    """
+    ids = [run_ids] if isinstance(run_ids, str) else list(run_ids)
+    if not ids:
+        raise ConfigError("report needs at least one run id")
+    with Store(store, readonly=True) as db:
+        task = db.get_run(ids[0]).task
+        if task == "inferential":
+            return inferential_report(db, ids, extract, Path(folder) if folder else None)
+        if task == "scenarios":
+            return scenarios_report(db, ids)
+        if task == "judge" and len(ids) == 1:
+            return judge_report(db, ids[0])
+    raise ConfigError(
+        f"no report for {len(ids)} '{task}' run(s): reports cover inferential and scenarios "
+        "runs (several are compared) and one judge run"
+    )
 
 
 def run_spec(

@@ -1,0 +1,170 @@
+"""Building a report from stored runs: the same for the CLI, the Python API and the web app.
+
+Each builder opens the runs it is given (refusing runs of another task), computes the
+family's analyses, renders the Markdown and gathers the numbers `--json` prints, plus the
+warnings a reader must see (runs that did not complete, judge sources with errors).
+"""
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal, NamedTuple
+
+from pydantic import JsonValue
+
+from rulebench.core.errors import ConfigError
+from rulebench.engine.records import RunRecord
+from rulebench.engine.store import Store
+from rulebench.report.run_notes import run_warnings
+
+ExtractMode = Literal["paper", "robust"]
+
+
+class BuiltReport(NamedTuple):
+    """A report: its Markdown, its numbers as JSON, and what its reader must be warned of."""
+
+    markdown: str
+    """Empty when not rendered (an inferential report without a folder for its plots)."""
+    numbers: dict[str, JsonValue]
+    warnings: list[str]
+    path: Path | None = None
+    """Where report.md was written, when the builder wrote files (inferential)."""
+
+
+def runs_of(store: Store, run_ids: Sequence[str], task: str) -> list[RunRecord]:
+    """The runs by id or prefix; a run of another task is a ConfigError naming it."""
+    runs = [store.get_run(run_id) for run_id in run_ids]
+    for run in runs:
+        if run.task != task:
+            article = "an" if task[0] in "aeiou" else "a"
+            raise ConfigError(f"run {run.id} is a '{run.task}' run, not {article} {task} one")
+    return runs
+
+
+def task_config(run: RunRecord) -> dict[str, JsonValue]:
+    """A run's stored task configuration (what rebuilds its samples, its protocol...)."""
+    config = run.config.get("task_config")
+    return config if isinstance(config, dict) else {}
+
+
+def run_label(run: RunRecord, models: list[str]) -> str:
+    """The model, the run id when a model repeats, and the scoring when it is not generation."""
+    label = run.model if models.count(run.model) == 1 else f"{run.model} ({run.id})"
+    return (
+        f"{label} [log-likelihood scoring]"
+        if task_config(run).get("scoring") == "loglik"
+        else label
+    )
+
+
+def run_entry(store: Store, run: RunRecord, label: str) -> dict[str, JsonValue]:
+    """What a JSON report says of a run before its numbers: who, and whether it completed."""
+    return {
+        "id": run.id,
+        "model": run.model,
+        "label": label,
+        "status": store.effective_status(run),
+        "warnings": list(run_warnings(store, run)),
+    }
+
+
+def inferential_report(
+    store: Store,
+    run_ids: Sequence[str],
+    extract: ExtractMode = "robust",
+    folder: Path | None = None,
+) -> BuiltReport:
+    """The paper's analyses of one run or a comparison; report.md and plots go to `folder`."""
+    from rulebench.inferential.analysis import to_records
+    from rulebench.inferential.echo_baseline import echo_records, index_run
+    from rulebench.report.inferential import write_report
+    from rulebench.report.numbers import inferential_numbers
+
+    runs = runs_of(store, run_ids, "inferential")
+    models = [run.model for run in runs]
+    results = {run.id: list(store.iter_results(run.id)) for run in runs}
+    entries = [run_entry(store, run, run_label(run, models)) for run in runs]
+    warnings = [w for entry in entries for w in _strs(entry["warnings"])]
+    labelled = [(run_label(run, models), to_records(results[run.id], extract)) for run in runs]
+    numbers: list[JsonValue] = [
+        {**entry, **inferential_numbers(records)}
+        for entry, (_, records) in zip(entries, labelled, strict=True)
+    ]
+    payload: dict[str, JsonValue] = {
+        "report": "inferential",
+        "extraction": extract,
+        "runs": numbers,
+    }
+    if folder is None:
+        return BuiltReport("", payload, warnings)
+    echoes = {
+        label: echo_records(results[run.id], index_run(task_config(run)))
+        for run, (label, _) in zip(runs, labelled, strict=True)
+    }
+    path = write_report(labelled, folder, extract, echoes, warnings)
+    return BuiltReport(path.read_text(encoding="utf-8"), payload, warnings, path)
+
+
+def scenarios_report(store: Store, run_ids: Sequence[str]) -> BuiltReport:
+    """Pass rates per suite and bucket, the headline, breakdowns and paired comparisons."""
+    from rulebench.report.numbers import scenario_comparisons, scenario_numbers
+    from rulebench.report.scenarios import render
+    from rulebench.scenarios.protocol import stored_label
+    from rulebench.scenarios.scoring import to_records
+
+    runs = runs_of(store, run_ids, "scenarios")
+    models = [run.model for run in runs]
+    labelled, entries = [], []
+    for run in runs:
+        label = run.model if models.count(run.model) == 1 else f"{run.model} ({run.id})"
+        protocol = stored_label(task_config(run).get("protocol"))
+        labelled.append((label, protocol, to_records(store.iter_results(run.id))))
+        entries.append({**run_entry(store, run, label), "protocol": protocol})
+    warnings = [w for entry in entries for w in _strs(entry["warnings"])]
+    numbers: list[JsonValue] = [
+        {**entry, **scenario_numbers(records)}
+        for entry, (_, _, records) in zip(entries, labelled, strict=True)
+    ]
+    comparisons = scenario_comparisons([(label, records) for label, _, records in labelled])
+    payload: dict[str, JsonValue] = {
+        "report": "scenarios",
+        "runs": numbers,
+        "comparisons": comparisons,
+    }
+    return BuiltReport(render(labelled, warnings), payload, warnings)
+
+
+def judge_report(store: Store, run_id: str) -> BuiltReport:
+    """Accuracy, precision, recall and F1 of a judge run, overall and per rule, with 95% CIs."""
+    from rulebench.report.numbers import detection_json
+    from rulebench.report.scenarios import render_judge
+    from rulebench.scenarios.judge import detection_by_rule, detection_scores, source_warnings
+
+    [run] = runs_of(store, [run_id], "judge")
+    settings = task_config(run)
+    sources = settings.get("runs")
+    source_ids = [str(s) for s in sources] if isinstance(sources, list) else []
+    entry = run_entry(store, run, run.model)
+    warnings = [*_strs(entry["warnings"]), *source_warnings(store, source_ids)]
+    triples = [
+        (str(r.metadata.get("behavior")), str(r.outcome.details["truth"]), r.outcome.answer)
+        for r in store.iter_results(run.id)
+        if r.outcome is not None
+    ]
+    overall = detection_scores([(truth, answer) for _, truth, answer in triples])
+    by_rule = detection_by_rule(triples)
+    mode = str(settings.get("mode", "compat"))
+    title = (
+        f"Judge run {run.id} ({run.model}); ground truth: {mode} "
+        f"evaluators; source runs: {', '.join(source_ids) or 'none recorded'}."
+    )
+    payload: dict[str, JsonValue] = {
+        "report": "judge",
+        "run": {**entry, "warnings": list(warnings), "mode": mode, "source_runs": list(source_ids)},
+        "overall": detection_json(overall),
+        "by_rule": {rule: detection_json(scores) for rule, scores in by_rule.items()},
+    }
+    return BuiltReport(render_judge(title, overall, by_rule, warnings), payload, warnings)
+
+
+def _strs(value: JsonValue) -> list[str]:
+    return [str(item) for item in value] if isinstance(value, list) else []

@@ -94,3 +94,30 @@ def test_report_builds_what_the_cli_prints(tmp_path: Path) -> None:
         rulebench.build_report(
             rulebench.run("smoke", "scripted/echo", store=store).run.id, store=store
         )
+
+
+def test_the_cli_and_the_api_send_the_same_requests(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from rulebench.cli.app import app
+
+    store = tmp_path / "s.sqlite"
+    cot = {"tasks": ["stringgame"], "n": 2, "grid": {"cot": [True]}}
+    via_api = rulebench.run("inferential", "scripted/echo", config=cot, store=store)
+    command = ["run", "inferential", "-t", "stringgame", "--samples", "2", "--cot", "on"]
+    result = CliRunner().invoke(app, [*command, "-m", "scripted/echo", "--store", str(store)])
+    assert result.exit_code in (0, 1), result.output
+    with Store(store, readonly=True) as db:
+        via_cli = next(run for run in db.list_runs() if run.id != via_api.run.id)
+    assert via_api.run.config["generate"] == via_cli.config["generate"]
+    assert via_cli.config["generate"]["max_tokens"] == 320  # chain of thought needs room
+
+
+def test_generation_defaults_come_from_the_task() -> None:
+    from rulebench.catalog import default_max_tokens
+
+    assert default_max_tokens("inferential", {}) == 48
+    assert default_max_tokens("inferential", {"design": "paper"}) == 500
+    assert default_max_tokens("scenarios", {"per_behavior": 5}) == 128
+    assert default_max_tokens("scenarios", {}) == 512  # the official sizes
+    assert default_max_tokens("smoke") == 48

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack
 
 from pydantic import BaseModel, JsonValue, ValidationError
 
-from rulebench.catalog import evaluate, stored_spec, task_entry
+from rulebench.catalog import default_max_tokens, evaluate, stored_spec
 from rulebench.core.errors import ConfigError
 from rulebench.core.messages import GenerateConfig
 from rulebench.engine.export import flat_row
@@ -145,19 +145,19 @@ def run_spec(
     options: RunOptions,
 ) -> RunSpec:
     """The storable description of a run, with the task's defaults where options are silent."""
-    entry = task_entry(task)
     spec_model = model or DEFAULT_MODEL
     parse_spec(spec_model)
-    task_config = config.model_dump(mode="json") if isinstance(config, BaseModel) else config
+    dumped = config.model_dump(mode="json") if isinstance(config, BaseModel) else config
+    task_config: dict[str, JsonValue] = dict(dumped or {})
     try:
         return RunSpec(
             task=task,
-            task_config=dict(task_config or {}),
+            task_config=task_config,
             model=spec_model,
             model_args=options.get("model_args", {}),
             base_url=options.get("base_url"),
             generate=GenerateConfig(
-                max_tokens=options.get("max_tokens", entry.max_tokens),
+                max_tokens=options.get("max_tokens") or default_max_tokens(task, task_config),
                 temperature=options.get("temperature", 0.0),
                 seed=options.get("sampling_seed", 0),
             ),

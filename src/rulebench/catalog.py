@@ -22,8 +22,9 @@ class TaskEntry(NamedTuple):
     description: str
     group_by: str | None = None
     """Metadata field the results table groups by."""
-    max_tokens: int = 256
-    """Default reply limit: long enough for the task's answers, short enough for a CPU model."""
+    max_tokens: int | str = 256
+    """Default reply limit: long enough for the task's answers, short enough for a CPU model;
+    or "module:function" that computes it from the task's config (CoT needs more room)."""
 
 
 TASKS: dict[str, TaskEntry] = {
@@ -38,13 +39,13 @@ TASKS: dict[str, TaskEntry] = {
         "RuleBench: if-then rules, one of which applies (generated kinship and stringgame, "
         "or the official data)",
         group_by="cell",
-        max_tokens=48,
+        max_tokens="rulebench.inferential.task:default_max_tokens",
     ),
     "scenarios": TaskEntry(
         "rulebench.scenarios.task:ScenarioTask",
         "RuLES: 14 multi-turn games and security scenarios, checked by programmatic evaluators",
         group_by="group",
-        max_tokens=128,
+        max_tokens="rulebench.scenarios.task:default_max_tokens",
     ),
     "judge": TaskEntry(
         "rulebench.scenarios.judge:JudgeTask",
@@ -67,6 +68,23 @@ def task_entry(name: str) -> TaskEntry:
     close = difflib.get_close_matches(name, TASKS, n=1)
     hint = f" Did you mean '{close[0]}'?" if close else ""
     raise ConfigError(f"unknown task '{name}'.{hint} Known tasks: {', '.join(TASKS)}")
+
+
+def default_max_tokens(name: str, config: dict[str, JsonValue] | None = None) -> int:
+    """The reply limit a run of task `name` with `config` uses unless told otherwise.
+
+    The one place the CLI, the Python API and play take it from, so the same run sends the
+    same requests however it was started.
+    """
+    limit = task_entry(name).max_tokens
+    if isinstance(limit, int):
+        return limit
+    module_name, _, function = limit.partition(":")
+    compute = getattr(importlib.import_module(module_name), function)
+    try:
+        return int(compute(config or {}))
+    except ValidationError as exc:
+        raise ConfigError(f"task {name}: invalid config: {exc.errors()[0]['msg']}") from None
 
 
 def build_task(name: str, config: dict[str, JsonValue] | None = None) -> Task:

@@ -24,7 +24,7 @@ def build_spec(task: str, task_config: dict[str, JsonValue], common: opt.RunOpti
     """
     from pydantic import ValidationError
 
-    from rulebench.catalog import task_entry
+    from rulebench.catalog import default_max_tokens
     from rulebench.core.errors import ConfigError
     from rulebench.core.messages import GenerateConfig
     from rulebench.engine.runner import RunSpec
@@ -41,7 +41,7 @@ def build_spec(task: str, task_config: dict[str, JsonValue], common: opt.RunOpti
             model_args=opt.parse_model_args(common.model_args),
             base_url=common.base_url,
             generate=GenerateConfig(
-                max_tokens=common.max_tokens or task_entry(task).max_tokens,
+                max_tokens=common.max_tokens or default_max_tokens(task, task_config),
                 temperature=common.temperature,
                 seed=common.seed if common.sampling_seed is None else common.sampling_seed,
             ),

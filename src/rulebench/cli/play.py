@@ -37,7 +37,12 @@ def play(
         Literal["user", "system"], typer.Option(help="Where the instructions go.")
     ] = "user",
     mode: Annotated[Literal["compat", "strict"], typer.Option(help="Evaluator mode.")] = "compat",
-    max_tokens: Annotated[int, typer.Option(min=1, help="Reply length limit.")] = 256,
+    max_tokens: Annotated[
+        int | None,
+        typer.Option(
+            min=1, help="Reply length limit (default: a full scenarios run's).", show_default=False
+        ),
+    ] = None,
     seed: Annotated[
         int | None,
         typer.Option(help="Seed for the scenario's secrets (default: random).", show_default=False),
@@ -72,6 +77,7 @@ async def _session(
 ) -> None:
     import secrets
 
+    from rulebench.catalog import default_max_tokens
     from rulebench.core.messages import GenerateConfig
     from rulebench.models.base import BackendOptions
     from rulebench.models.registry import DEFAULT_MODEL, create_model
@@ -90,7 +96,7 @@ async def _session(
         seed if seed is not None else secrets.randbelow(2**31),
         backend,
         protocol,
-        GenerateConfig(max_tokens=common.max_tokens or 256),
+        GenerateConfig(max_tokens=common.max_tokens or default_max_tokens("scenarios")),
     )
     out.print(
         f"[bold]{escape_markup(name)}[/bold] on {escape_markup(backend.info.identity)}. "

@@ -14,9 +14,6 @@ from rulebench.inferential.settings import Quantity
 
 Toggle = Literal["off", "on", "both"]
 _TOGGLE = {"off": (False,), "on": (True,), "both": (False, True)}
-# Direct answers are short; chain of thought needs room (the paper allows 500 new tokens).
-DIRECT_MAX_TOKENS = 48
-COT_MAX_TOKENS = 320
 
 
 _GRID_OPTIONS = ("quantity", "form", "cot", "counterfactual", "shots", "cite_rule")
@@ -145,7 +142,7 @@ def inferential(
     Default: kinship and stringgame, few rules (golden + 2 noise), natural language, direct
     answers, 100 samples each, max_tokens 48 (320 with CoT). The full paper grid is --grid paper.
     """
-    from rulebench.inferential.settings import PAPER_MAX_TOKENS, Grid
+    from rulebench.inferential.settings import Grid
 
     if grid is not None:
         _refuse_grid_options(ctx)
@@ -171,10 +168,8 @@ def inferential(
         "scoring": scoring,
         "repeats": repeats,
     }
-    default_tokens = COT_MAX_TOKENS if True in cot_values else DIRECT_MAX_TOKENS
-    tokens = max_tokens or (PAPER_MAX_TOKENS if grid else default_tokens)
     common = opt.RunOptions(
-        model, model_arg, base_url, concurrency, limit, tokens, temperature, seed, no_cache,
+        model, model_arg, base_url, concurrency, limit, max_tokens, temperature, seed, no_cache,
         sampling_seed,
     )  # fmt: skip
     execute(build_spec("inferential", config, common), store, None, as_json, fail_on_error)

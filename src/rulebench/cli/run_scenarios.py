@@ -12,8 +12,6 @@ from rulebench.scenarios.matching import STRICT_FIXES
 
 # Quick defaults keep a run on the embedded CPU model to minutes; --full is the official size.
 QUICK_PER_BEHAVIOR = 5
-QUICK_MAX_TOKENS = 128
-FULL_MAX_TOKENS = 512
 MODE_HELP = "compat: upstream v3 pass/fail decisions exactly. strict: " + "; ".join(
     f"{name} ({description})" for name, description in STRICT_FIXES.items()
 )
@@ -134,14 +132,13 @@ def scenarios(
         "repeats": repeats,
         "version": version,
     }
-    tokens = max_tokens or (FULL_MAX_TOKENS if full else QUICK_MAX_TOKENS)
     err.print(
         f"cases: {'all' if cap is None else f'{cap} per behavior'}; protocol: {protocol.label()}"
         + ("" if full else " (--full for the official sizes and max_tokens 512)"),
         highlight=False,
     )
     common = opt.RunOptions(
-        model, model_arg, base_url, concurrency, limit, tokens, temperature, seed, no_cache,
+        model, model_arg, base_url, concurrency, limit, max_tokens, temperature, seed, no_cache,
         sampling_seed,
     )  # fmt: skip
     execute(build_spec("scenarios", config, common), store, None, as_json, fail_on_error)

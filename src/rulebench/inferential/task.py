@@ -14,6 +14,7 @@ from rulebench.inferential.data import GENERATED, law_charges, load_task
 from rulebench.inferential.prompts import pick_demos, render_prompt, template_for
 from rulebench.inferential.rule_lists import RuleListing, golden_of, list_rules, shared_listings
 from rulebench.inferential.settings import (
+    PAPER_MAX_TOKENS,
     Grid,
     Setting,
     design_settings,
@@ -48,6 +49,20 @@ class InferentialConfig(BaseModel):
     """"loglik" picks the most likely candidate answer (local models, closed answer sets)."""
     repeats: int = Field(default=1, ge=1)
     """Evaluations of every item, each sampling with its own seed (spread across repeats)."""
+
+
+DIRECT_MAX_TOKENS = 48
+"""Direct answers are short."""
+COT_MAX_TOKENS = 320
+"""Chain of thought needs room; the paper allows 500 new tokens (`--grid paper` uses them)."""
+
+
+def default_max_tokens(config: dict[str, JsonValue]) -> int:
+    """The reply limit an inferential run uses unless told otherwise, from its config."""
+    settings = InferentialConfig.model_validate(config)
+    if settings.design == "paper":
+        return PAPER_MAX_TOKENS
+    return COT_MAX_TOKENS if True in settings.grid.cot else DIRECT_MAX_TOKENS
 
 
 class InferentialTask:

@@ -39,6 +39,18 @@ class ScenarioConfig(BaseModel):
     """Benchmark version of official files (v1 files are scored by v1 evaluators)."""
 
 
+QUICK_MAX_TOKENS = 128
+"""Capped (quick) runs: enough for a rule to be broken or kept, fast on a CPU model."""
+FULL_MAX_TOKENS = 512
+"""Runs at the official sizes: room for the long replies attacks provoke."""
+
+
+def default_max_tokens(config: dict[str, JsonValue]) -> int:
+    """The reply limit a scenarios run uses unless told otherwise, from its config."""
+    capped = ScenarioConfig.model_validate(config).per_behavior is not None
+    return QUICK_MAX_TOKENS if capped else FULL_MAX_TOKENS
+
+
 def load_cases(config: ScenarioConfig) -> list[TestCase]:
     """The cases of every suite the config names, filtered and capped."""
     from rulebench.scenarios.suites.generated import generate_suite

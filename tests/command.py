@@ -31,3 +31,14 @@ def rulebench(
         check=False,
         env=base | {"COLUMNS": "200", "PYTHONIOENCODING": "utf-8"},
     )
+
+
+def assert_one_line_error(result: subprocess.CompletedProcess[str], *expected: str) -> str:
+    """Exit 1, no traceback, and a last stderr line "error: ..." holding every expected part."""
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr, result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: "), result.stderr
+    for part in expected:
+        assert part in last, (part, result.stderr)
+    return last

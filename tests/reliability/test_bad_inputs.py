@@ -9,7 +9,6 @@ subprocess, as a user would meet them.
 import json
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -22,23 +21,12 @@ from rulebench.models.base import BackendOptions
 from rulebench.models.registry import create_model
 from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig, serve_in_thread
 
-from tests.command import rulebench
+from tests.command import assert_one_line_error, rulebench
 
 pytestmark = pytest.mark.subprocess  # spawns rulebench processes: not in `make test-fast`
 
 FIXTURES = Path(__file__).parents[1] / "inferential" / "tasks" / "fixtures" / "official"
 OPENAI = ("-m", "openai-api/local/x")
-
-
-def assert_one_line_error(result: subprocess.CompletedProcess[str], *expected: str) -> str:
-    """Exit 1, no traceback, and a last stderr line "error: ..." holding every expected part."""
-    assert result.returncode == 1, result.stderr
-    assert "Traceback" not in result.stderr, result.stderr
-    last = result.stderr.strip().splitlines()[-1]
-    assert last.startswith("error: "), result.stderr
-    for part in expected:
-        assert part in last, (part, result.stderr)
-    return last
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ and under `--preset published-v3`. Through the real command in a subprocess, as 
 
 import json
 import logging
-import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -18,20 +17,9 @@ from rulebench.engine.store import Store
 from rulebench.scenarios.protocol import Protocol, stored_label
 from rulebench.scenarios.task import ScenarioConfig, ScenarioTask, load_cases
 
-from tests.command import rulebench
+from tests.command import assert_one_line_error, rulebench
 
 ECHO = ("-m", "scripted/echo")
-
-
-def assert_one_line_error(result: subprocess.CompletedProcess[str], *expected: str) -> str:
-    """Exit 1, no traceback, and a last stderr line "error: ..." holding every expected part."""
-    assert result.returncode == 1, result.stderr
-    assert "Traceback" not in result.stderr, result.stderr
-    last = result.stderr.strip().splitlines()[-1]
-    assert last.startswith("error: "), result.stderr
-    for part in expected:
-        assert part in last, (part, result.stderr)
-    return last
 
 
 def runs_in(store: Path) -> int:

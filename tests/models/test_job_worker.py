@@ -78,6 +78,9 @@ class Broken(JobWorker[Echo]):
     def on_start(self) -> None:
         raise RuntimeError("no such model file")
 
+    def run(self, jobs: list[Echo]) -> None:
+        raise AssertionError("a worker that failed to start runs nothing")
+
 
 def test_a_start_that_fails_is_reported_and_the_worker_takes_nothing() -> None:
     worker = Broken("broken")

@@ -8,6 +8,7 @@ reason: no caller may wait forever on a dead thread). Each backend says how to a
 """
 
 import threading
+from abc import ABC, abstractmethod
 from concurrent.futures import Future
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -23,7 +24,7 @@ class Job(Protocol):
 JobT = TypeVar("JobT", bound=Job)
 
 
-class JobWorker(Generic[JobT]):
+class JobWorker(ABC, Generic[JobT]):
     """A queue of jobs and the thread that takes them; subclasses say how to run them."""
 
     label = "local model"
@@ -77,9 +78,9 @@ class JobWorker(Generic[JobT]):
         """The waiting jobs to run next (removed from `waiting` by the caller)."""
         return waiting[:1]
 
+    @abstractmethod
     def run(self, jobs: list[JobT]) -> None:
         """Run picked jobs, setting each one's future."""
-        raise NotImplementedError
 
     # The loop.
 

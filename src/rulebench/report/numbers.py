@@ -42,19 +42,14 @@ def finite(value: float) -> float | None:
 
 def proportion_json(value: Proportion | None) -> JsonValue:
     """`{"value", "low", "high", "successes", "n"}`; None when there is nothing counted."""
-    if value is None or not value.n:
-        return None
-    return {
-        "value": finite(value.value),
-        "low": finite(value.low),
-        "high": finite(value.high),
-        "successes": value.successes,
-        "n": value.n,
-    }
+    rate = rate_json(value)
+    if isinstance(rate, dict) and value is not None:
+        rate["successes"] = value.successes
+    return rate
 
 
-def rate_json(value: Rate | None) -> JsonValue:
-    """A pass rate as `{"value", "low", "high", "n"}`; None when not measured."""
+def rate_json(value: Rate | Proportion | None) -> JsonValue:
+    """A rate as `{"value", "low", "high", "n"}`; None when not measured."""
     if value is None or not value.n:
         return None
     return {

@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from rulebench.catalog import TASKS
 from rulebench.cli import listing
+from rulebench.inferential.registry import TASKS as INFERENTIAL_TASKS
 from rulebench.scenarios.matching import STRICT_FIXES
 from rulebench.scenarios.registry import V3_SCENARIOS, behaviors
 
@@ -35,10 +36,23 @@ def listed(*args: str) -> dict[str, list[dict[str, Any]]]:
 
 def test_json_lists_every_section_from_the_registries() -> None:
     found = listed()
-    assert list(found) == ["tasks", "scenarios", "suites", "strict-fixes"]
+    assert list(found) == ["tasks", "inferential", "scenarios", "suites", "strict-fixes"]
     assert [t["name"] for t in found["tasks"]] == list(TASKS)
     assert found["tasks"][2]["command"] == "rulebench run scenarios"
     assert [f["name"] for f in found["strict-fixes"]] == list(STRICT_FIXES)
+
+
+def test_inferential_tasks_come_from_their_definitions() -> None:
+    tasks = {t["name"]: t for t in listed("inferential")["inferential"]}
+    assert list(tasks) == list(INFERENTIAL_TASKS)
+    assert tasks["kinship"]["source"] == "generated"
+    assert tasks["clutrr"]["source"].startswith("official")
+    assert tasks["law"]["rules_few_all"] == [4, 20]
+    assert tasks["theoremQA"]["paper_shots"] == 1
+    assert (
+        "stepson" in tasks["clutrr-cf"]["answers"] and "stepson" not in tasks["clutrr"]["answers"]
+    )
+    assert tasks["ulogic"]["robust_fixes"]
 
 
 def test_scenarios_carry_their_rules_and_versions() -> None:

@@ -17,8 +17,8 @@ from rulebench.cli.console import out
 if TYPE_CHECKING:
     from rich.table import Table
 
-Section = Literal["tasks", "scenarios", "suites", "strict-fixes"]
-SECTIONS: tuple[Section, ...] = ("tasks", "scenarios", "suites", "strict-fixes")
+Section = Literal["tasks", "inferential", "scenarios", "suites", "strict-fixes"]
+SECTIONS: tuple[Section, ...] = ("tasks", "inferential", "scenarios", "suites", "strict-fixes")
 
 OFFICIAL_SUITES: dict[str, dict[str, int]] = {
     "v3": {"benign": 475, "basic": 475, "redteam": 745},
@@ -34,9 +34,10 @@ def list_names(
     ] = None,
     as_json: opt.JsonOption = False,
 ) -> None:
-    """List tasks, scenarios (rules, buckets, v1/v3), suites (with sizes) and strict fixes."""
+    """List tasks, inferential datasets, scenarios (rules, buckets, v1/v3), suites, fixes."""
     builders = {
         "tasks": task_entries,
+        "inferential": inferential_entries,
         "scenarios": scenario_entries,
         "suites": suite_entries,
         "strict-fixes": strict_fix_entries,
@@ -68,6 +69,27 @@ def task_entries() -> list[JsonValue]:
         }
         for name, entry in TASKS.items()
     ]
+
+
+def inferential_entries() -> list[JsonValue]:
+    """Every inferential task (`run inferential -t NAME`) as its definition declares it."""
+    from rulebench.inferential.registry import task_definition, task_names
+
+    entries: list[JsonValue] = []
+    for name in task_names():
+        definition = task_definition(name)
+        entries.append(
+            {
+                "name": name,
+                "source": "generated" if definition.is_generated else "official (--data-root)",
+                "description": definition.summary,
+                "rules_few_all": list(definition.rule_counts),
+                "paper_shots": definition.paper_shots,
+                "answers": list(definition.answers),
+                "robust_fixes": list(definition.judges.fixes),
+            }
+        )
+    return entries
 
 
 def scenario_entries() -> list[JsonValue]:
@@ -159,6 +181,15 @@ def _render(section: Section, entries: list[JsonValue]) -> "Table":
             "Tasks (rulebench run NAME)",
             ("task", "what"),
             [(e["name"], e["description"]) for e in _dicts(entries)],
+        )
+    if section == "inferential":
+        return _table(
+            "Inferential tasks (rulebench run inferential -t NAME)",
+            ("task", "source", "rules few/all", "what"),
+            [
+                (e["name"], e["source"], "/".join(_strs(e["rules_few_all"])), e["description"])
+                for e in _dicts(entries)
+            ],
         )
     if section == "scenarios":
         return _table(

@@ -10,6 +10,7 @@ from rulebench.cli import options as opt
 from rulebench.cli.console import err
 from rulebench.cli.execute import build_spec, execute
 from rulebench.core.rules import RuleForm
+from rulebench.inferential.registry import GENERATED, OFFICIAL
 from rulebench.inferential.settings import Quantity
 
 Toggle = Literal["off", "on", "both"]
@@ -27,9 +28,9 @@ def inferential(
         typer.Option(
             "--task",
             "-t",
-            help="Task, repeatable: kinship, stringgame (generated) or an official dataset "
-            "(clutrr, clutrr-cf, deer, theoremQA, ulogic, ulogic-cf, law, law-cf, salad, "
-            "salad-cf; needs --data-root). Default: kinship and stringgame.",
+            help=f"Task, repeatable: {', '.join(GENERATED)} (generated) or an official "
+            f"dataset ({', '.join(OFFICIAL)}; needs --data-root); `rulebench list "
+            f"inferential` describes them. Default: {' and '.join(GENERATED)}.",
             show_default=False,
         ),
     ] = None,
@@ -158,7 +159,7 @@ def inferential(
         seed=seed,
     )
     config: dict[str, JsonValue] = {
-        "tasks": list(task or ["kinship", "stringgame"]),
+        "tasks": list(task or GENERATED),
         "n": _samples(samples, deprecated_n),
         "seed": seed,
         "data_root": str(data_root.resolve()) if data_root else None,

@@ -4,39 +4,18 @@ from pathlib import Path
 
 from rulebench.core.errors import ConfigError
 from rulebench.core.rules import TaskData
+from rulebench.inferential.registry import GENERATED, task_definition
 
-GENERATED = ("kinship", "stringgame")
-OFFICIAL = (
-    "clutrr",
-    "clutrr-cf",
-    "deer",
-    "theoremQA",
-    "ulogic",
-    "ulogic-cf",
-    "law",
-    "law-cf",
-    "salad",
-    "salad-cf",
-)
 DEFAULT_GENERATED_SIZE = 100
+DEFAULT_TASKS: tuple[str, ...] = tuple(GENERATED)
+"""What a run evaluates when it names no task: the generated tasks (offline)."""
 
 
 def load_task(name: str, n: int | None, seed: int, data_root: Path | None) -> TaskData:
     """Generate (n samples, seeded) or load (the first n, or all) the task `name`."""
-    if name in GENERATED:
-        size = n or DEFAULT_GENERATED_SIZE
-        if name == "kinship":
-            from rulebench.inferential.tasks import kinship
-
-            return kinship.generate(size, seed)
-        from rulebench.inferential.tasks import stringgame
-
-        return stringgame.generate(size, seed)
-    if name not in OFFICIAL:
-        raise ConfigError(
-            f"unknown inferential task '{name}': generated tasks {', '.join(GENERATED)}; "
-            f"official datasets {', '.join(OFFICIAL)}"
-        )
+    definition = task_definition(name)
+    if definition.generate is not None:
+        return definition.generate(n or DEFAULT_GENERATED_SIZE, seed)
     if data_root is None:
         raise ConfigError(
             f"task '{name}' is official RuleBench data: give --data-root, the release's data "
@@ -50,10 +29,9 @@ def load_task(name: str, n: int | None, seed: int, data_root: Path | None) -> Ta
     return data
 
 
-def law_charges(name: str, data_root: Path | None) -> tuple[str, ...]:
-    """The charge list the law scorer walks (empty for every other task; law-cf needs none)."""
-    if name != "law" or data_root is None:
+def judging_context(name: str, data_root: Path | None) -> tuple[str, ...]:
+    """What the task's paper scorer needs beside each sample (law's charge list), else ()."""
+    find = task_definition(name).judging_context
+    if find is None or data_root is None:
         return ()
-    from rulebench.inferential.tasks.law import charge_list
-
-    return charge_list(data_root)
+    return find(data_root)

@@ -21,7 +21,7 @@ from rulebench.core.items import ItemResult
 from rulebench.core.rules import Sample
 from rulebench.core.stats import Proportion, wilson_interval
 from rulebench.inferential.analysis import Cell, ExtractMode, cell_of, record_from
-from rulebench.inferential.data import law_charges
+from rulebench.inferential.data import judging_context
 from rulebench.inferential.extraction.judge import judge
 from rulebench.inferential.task import InferentialTask
 
@@ -57,7 +57,7 @@ def index_run(task_config: Mapping[str, JsonValue]) -> SampleIndex:
         charges = {}
         for name in task.settings.tasks:
             samples.update({(s.task, s.id): s for s in task.data(name).samples})
-            charges[name] = law_charges(name, root)
+            charges[name] = judging_context(name, root)
     except (RulebenchError, ValidationError) as exc:
         problem = str(exc).splitlines()[0]
         logger.warning("prompt echo: samples not rebuilt (%s); judged without candidates", problem)

@@ -11,10 +11,14 @@ from typing import NamedTuple
 
 from rulebench.core.stats import Proportion
 from rulebench.inferential.analysis import Cell, Record, accuracy_by, cell_of
+from rulebench.inferential.registry import task_definition, task_names
 
 LONG_TAIL_SHARE = 0.1
-LONG_TAIL_TASKS = ("salad", "salad-cf")
-"""SALAD-format tasks: their labels are categories, so a rare label is a rare kind of case."""
+
+
+def long_tail_tasks() -> tuple[str, ...]:
+    """Tasks whose definition asks for the view (SALAD's: a rare category is a rare case)."""
+    return tuple(name for name in task_names() if task_definition(name).long_tail)
 
 
 def rarest_labels(counts: Mapping[str, int], share: float = LONG_TAIL_SHARE) -> tuple[str, ...]:
@@ -47,12 +51,16 @@ class LongTail(NamedTuple):
     """Cell -> (accuracy on all its items, accuracy on its long-tail items)."""
 
 
-def long_tail(
-    records: Sequence[Record], tasks: Sequence[str] = LONG_TAIL_TASKS
-) -> dict[str, LongTail]:
-    """Per task of `tasks` present in `records`: the long tail and each cell's accuracy on it."""
+def long_tail(records: Sequence[Record], tasks: Sequence[str] | None = None) -> dict[str, LongTail]:
+    """Per task present in `records`: the long tail and each cell's accuracy on it.
+
+    Args:
+        records: finished items of any tasks.
+        tasks: the tasks to look at; default `long_tail_tasks()`.
+    """
     found = {}
-    for task in sorted({r.task for r in records} & set(tasks)):
+    chosen = long_tail_tasks() if tasks is None else tasks
+    for task in sorted({r.task for r in records} & set(chosen)):
         mine = [r for r in records if r.task == task]
         counts = label_counts(mine)
         labels = rarest_labels(counts)

@@ -5,44 +5,15 @@ from collections.abc import Sequence
 
 from rulebench.core.errors import ConfigError
 from rulebench.core.rules import Sample, TaskData, rule_text
+from rulebench.inferential.registry import task_definition
 from rulebench.inferential.rule_lists import RuleListing, golden_of, list_rules
 from rulebench.inferential.settings import Setting
-from rulebench.inferential.templates import (
-    clutrr,
-    deer,
-    kinship,
-    law,
-    salad,
-    stringgame,
-    theoremqa,
-    ulogic,
-)
 from rulebench.inferential.templates.base import PromptTemplate
-
-TEMPLATES: dict[str, PromptTemplate] = {
-    "kinship": kinship.TEMPLATE,
-    "stringgame": stringgame.TEMPLATE,
-    "clutrr": clutrr.TEMPLATE,
-    "clutrr-cf": clutrr.TEMPLATE,
-    "deer": deer.TEMPLATE,
-    "theoremQA": theoremqa.TEMPLATE,
-    "ulogic": ulogic.TEMPLATE,
-    "ulogic-cf": ulogic.TEMPLATE,
-    "law": law.TEMPLATE,
-    "law-cf": law.CF_TEMPLATE,
-    "salad": salad.TEMPLATE,
-    "salad-cf": salad.TEMPLATE,
-}
 
 
 def template_for(task: str) -> PromptTemplate:
     """The prompt template of a task."""
-    try:
-        return TEMPLATES[task]
-    except KeyError:
-        raise ConfigError(
-            f"no prompt template for task '{task}' (known: {', '.join(TEMPLATES)})"
-        ) from None
+    return task_definition(task).template
 
 
 def pick_demos(data: TaskData, setting: Setting, evaluated: set[str]) -> tuple[Sample, ...]:

@@ -8,22 +8,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rulebench.core.errors import ConfigError
 from rulebench.core.rules import RuleForm, TaskData
+from rulebench.inferential.registry import task_definition
 
 Quantity = Literal["none", "golden", "few", "all"]
 Layout = Literal["per-item", "shared"]
 QUANTITIES: tuple[Quantity, ...] = ("none", "golden", "few", "all")
 
-# Rules listed in all ("few", "all") per task, from the spec; generated tasks use 3 / 30.
-DEFAULT_FEW = 3
-DEFAULT_ALL = 30
-RULE_COUNTS: dict[str, tuple[int, int]] = {
-    "law": (4, 20),  # the paper says 30 for all; the released code uses 20
-    "law-cf": (4, 20),
-    "theoremQA": (3, 5),
-}
-# Upstream demonstrations: 2 for most tasks, 1 for theoremQA and ulogic.
-DEFAULT_SHOTS: dict[str, int] = {"theoremQA": 1, "ulogic": 1, "ulogic-cf": 1}
-PAPER_SHOTS = 2
 PAPER_MAX_TOKENS = 500
 """The paper's decoding: temperature 0 and up to 500 new tokens."""
 
@@ -59,7 +49,7 @@ class Setting(BaseModel):
             return 1
         if self.rule_count is not None:
             return self.rule_count
-        few, all_ = RULE_COUNTS.get(task, (DEFAULT_FEW, DEFAULT_ALL))
+        few, all_ = task_definition(task).rule_counts
         return few if self.quantity == "few" else all_
 
     def label(self) -> str:
@@ -85,14 +75,15 @@ class Grid(BaseModel):
     counterfactual: tuple[bool, ...] = (False,)
     shots: int = 0
     paper_shots: bool = False
-    """Use the paper's demonstration count per task (2, or 1 for theoremQA and ulogic)."""
+    """Use the paper's demonstration count per task (its definition's `paper_shots`: 2, or 1
+    for theoremQA and ulogic)."""
     layout: Layout = "per-item"
     cite_rule: bool = False
     seed: int = 0
 
     def shots_for(self, task: str) -> int:
         """Demonstrations per prompt for a task."""
-        return DEFAULT_SHOTS.get(task, PAPER_SHOTS) if self.paper_shots else self.shots
+        return task_definition(task).paper_shots if self.paper_shots else self.shots
 
     def settings(self) -> Iterator[Setting]:
         """Every combination, in a stable order."""

@@ -10,7 +10,7 @@ from rulebench.core.items import Item, Outcome, content_hash
 from rulebench.core.messages import Message
 from rulebench.core.rules import Sample, TaskData
 from rulebench.engine.task import Session
-from rulebench.inferential.data import GENERATED, law_charges, load_task
+from rulebench.inferential.data import DEFAULT_TASKS, judging_context, load_task
 from rulebench.inferential.prompts import pick_demos, render_prompt, template_for
 from rulebench.inferential.rule_lists import RuleListing, golden_of, list_rules, shared_listings
 from rulebench.inferential.settings import (
@@ -34,7 +34,7 @@ class InferentialConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    tasks: tuple[str, ...] = GENERATED
+    tasks: tuple[str, ...] = DEFAULT_TASKS
     n: int | None = Field(default=None, ge=1)
     """Samples per task: generated tasks make this many (default 100); official ones take the
     first n (default all)."""
@@ -86,7 +86,7 @@ class InferentialTask:
             root = Path(self.settings.data_root) if self.settings.data_root else None
             data = load_task(task, self.settings.n, self.settings.seed, root)
             self._data[task] = data
-            self._charges[task] = law_charges(task, root)
+            self._charges[task] = judging_context(task, root)
             self._samples.update({(task, s.id): s for s in data.samples})
         return self._data[task]
 

@@ -15,7 +15,7 @@ from rulebench.inferential.echo_baseline import (
     echo_cells,
     echo_flags,
 )
-from rulebench.inferential.long_tail import LONG_TAIL_SHARE, LONG_TAIL_TASKS, long_tail
+from rulebench.inferential.long_tail import LONG_TAIL_SHARE, long_tail, long_tail_tasks
 from rulebench.inferential.repeats import repeat_spread
 from rulebench.report.inferential_cells import SETTING_HEADER, setting_columns
 from rulebench.report.markdown import escape_markdown, percent, table
@@ -34,7 +34,7 @@ def long_tail_section(runs: Runs) -> str:
                 rows.append([*row, percent(everything), percent(rare)])
     if not rows:
         return (
-            f"_No SALAD-format results ({', '.join(LONG_TAIL_TASKS)}): the long-tail view "
+            f"_No SALAD-format results ({', '.join(long_tail_tasks())}): the long-tail view "
             "needs their category labels._"
         )
     note = (

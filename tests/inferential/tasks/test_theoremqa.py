@@ -58,7 +58,7 @@ def test_choice_letters_reads_each_separator_in_order(line: str, letters: tuple[
 @given(st.text(alphabet="abcd().;,:\n xyz", max_size=60))
 def test_choice_letters_never_raises_and_gives_letters_in_order(line: str) -> None:
     letters = choice_letters(f"Q?\nChoices:\n{line}")
-    assert letters is None or "".join(letters) == LETTERS[: len(letters)]
+    assert letters is None or letters == LETTERS[: len(letters)]
 
 
 def test_a_choice_line_that_cannot_be_split_names_file_record_and_field(tmp_path: Path) -> None:

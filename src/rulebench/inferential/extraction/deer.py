@@ -1,6 +1,7 @@
 """Reading a DEER option letter (a-d) out of a reply."""
 
 from rulebench.core.rules import Sample
+from rulebench.inferential.definition import sample_judges
 from rulebench.inferential.extraction.base import Judgement, run_steps
 from rulebench.inferential.extraction.letters import (
     bare_letter_reply,
@@ -44,3 +45,7 @@ def judge_robust(reply: str, sample: Sample) -> Judgement:
     """Robust mode: a bare letter, the last marked answer, then the first option-shaped letter."""
     answer = run_steps(ROBUST_STEPS, reply)
     return Judgement(answer=answer, correct=answer == sample.gold.strip().lower())
+
+
+JUDGES = sample_judges(judge_paper, judge_robust, ROBUST_FIXES)
+"""How the task's replies are judged, for its TaskDefinition."""

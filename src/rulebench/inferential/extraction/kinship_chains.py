@@ -18,8 +18,8 @@ brother; see `tasks/kinship/tree.py`), CLUTRR's composition facts have no aunt r
 
 import re
 
-from rulebench.inferential.tasks.clutrr import CF_LABELS
 from rulebench.inferential.tasks.kinship.relations import compose_chain
+from rulebench.inferential.vocabulary import KINSHIP_CF_LABELS as CF_LABELS
 
 UNLISTED = "unlisted-relation"
 """What a chain becomes when it reduces to no single label: a word that is no label."""

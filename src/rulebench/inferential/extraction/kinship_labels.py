@@ -4,6 +4,7 @@ import functools
 import re
 
 from rulebench.core.rules import Sample
+from rulebench.inferential.definition import sample_judges
 from rulebench.inferential.extraction.base import NO_ANSWER, Judgement, Step, bind, run_steps
 from rulebench.inferential.extraction.kinship_asides import drop_explanations_after_labels
 from rulebench.inferential.extraction.kinship_chains import (
@@ -19,9 +20,9 @@ from rulebench.inferential.extraction.kinship_statements import (
     last_stated_label,
     read_query,
 )
-from rulebench.inferential.tasks.clutrr import CF_LABELS
+from rulebench.inferential.vocabulary import KINSHIP_CF_LABELS
 
-LABELS: tuple[str, ...] = CF_LABELS
+LABELS: tuple[str, ...] = KINSHIP_CF_LABELS
 """The released scorer's candidates: CLUTRR's 18 answer labels plus clutrr-cf's two step labels."""
 
 # A possessive apostrophe ("aunt's", "[Ann]'s") is kept, as "'s": relation chains need it.
@@ -137,3 +138,7 @@ def judge_robust(reply: str, sample: Sample) -> Judgement:
     answer = run_steps(robust_steps(sample), normalize_label(reply))
     gold = normalize_label(sample.gold).strip()
     return Judgement(answer=answer, correct=answer is not None and answer == gold)
+
+
+JUDGES = sample_judges(judge_paper, judge_robust, ROBUST_FIXES)
+"""How the task's replies are judged, for its TaskDefinition."""

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from rulebench.core.rules import Sample
+from rulebench.inferential.definition import Judges
 from rulebench.inferential.extraction.base import Judgement, bind, run_steps
 
 CHARGE_KEY = "指控"
@@ -210,3 +211,9 @@ def judge_robust(reply: str, sample: Sample, charges: Sequence[str]) -> Judgemen
 def judge_robust_cf(reply: str, sample: Sample, charges: Sequence[str]) -> Judgement:
     """Robust mode for law-cf: denials dropped, the JSON field read leniently, else one named."""
     return _judge_robust(LAW_CF_STEPS, reply, sample, charges)
+
+
+JUDGES = Judges(judge_paper, judge_robust, LAW_FIXES)
+"""law's judging: the paper reading walks the charge list."""
+CF_JUDGES = Judges(judge_paper_cf, judge_robust_cf, LAW_CF_FIXES)
+"""law-cf's judging: JSON answers first."""

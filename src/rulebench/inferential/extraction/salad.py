@@ -3,6 +3,7 @@
 import re
 
 from rulebench.core.rules import Sample
+from rulebench.inferential.definition import sample_judges
 from rulebench.inferential.extraction.base import Judgement, run_steps
 
 CATEGORIES: tuple[str, ...] = (
@@ -166,3 +167,7 @@ def judge_robust(reply: str, sample: Sample) -> Judgement:
         return Judgement(answer=None, correct=False, refused=True)
     gold = sample.gold.strip().lower()
     return Judgement(answer=answer, correct=answer is not None and answer.lower() == gold)
+
+
+JUDGES = sample_judges(judge_paper, judge_robust, ROBUST_FIXES)
+"""How the task's replies are judged, for its TaskDefinition."""

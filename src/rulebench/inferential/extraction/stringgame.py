@@ -7,6 +7,7 @@ target format suggests (the last integer), not a released scorer.
 import re
 
 from rulebench.core.rules import Sample
+from rulebench.inferential.definition import sample_judges
 from rulebench.inferential.extraction.base import Judgement, run_steps
 
 _INTEGER = re.compile(r"(?<![\w-])-?\d+|\d+")
@@ -75,3 +76,7 @@ def judge_robust(reply: str, sample: Sample) -> Judgement:
     answer = run_steps(ROBUST_STEPS, reply)
     gold = normalize_number(sample.gold) or sample.gold.strip()
     return Judgement(answer=answer, correct=answer == gold)
+
+
+JUDGES = sample_judges(judge_paper, judge_robust, ROBUST_FIXES)
+"""How the task's replies are judged, for its TaskDefinition."""

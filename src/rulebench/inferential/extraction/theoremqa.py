@@ -3,6 +3,7 @@
 import re
 
 from rulebench.core.rules import Sample
+from rulebench.inferential.definition import sample_judges
 from rulebench.inferential.extraction.base import Judgement, run_steps
 from rulebench.inferential.extraction.letters import (
     bare_letter_reply,
@@ -37,3 +38,7 @@ def judge_robust(reply: str, sample: Sample) -> Judgement:
     """Robust mode: the first marked answer in any case and markup, else a bare-letter reply."""
     answer = run_steps(ROBUST_STEPS, reply)
     return Judgement(answer=answer, correct=answer == sample.gold.strip().lower())
+
+
+JUDGES = sample_judges(judge_paper, judge_robust, ROBUST_FIXES)
+"""How the task's replies are judged, for its TaskDefinition."""

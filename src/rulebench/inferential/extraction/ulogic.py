@@ -5,18 +5,11 @@ import re
 from collections.abc import Sequence
 
 from rulebench.core.rules import Sample
+from rulebench.inferential.definition import sample_judges
 from rulebench.inferential.extraction.base import Judgement, Step, bind, run_steps
+from rulebench.inferential.vocabulary import ULOGIC_ANSWERS
 
-VALUES: tuple[str, ...] = (
-    "True",
-    "False",
-    "CannotJudge",
-    "NotSure",
-    "CannotEntail",
-    "LackOfEvidence",
-    "NeedMoreInfo",
-)
-"""The answer set the prompt shows; the abstentions always score wrong."""
+VALUES = ULOGIC_ANSWERS
 
 _PAPER_MARKER = "Answer: "
 _MARKUP = r"[\s*_`\"'“”(\[]*"
@@ -88,3 +81,7 @@ def judge_robust(reply: str, sample: Sample) -> Judgement:
     """Robust mode: the first marked value of the answer set, else a reply that is only a value."""
     answer = run_steps(robust_steps(sample.candidates), reply)
     return Judgement(answer=answer, correct=answer == sample.gold.strip().lower())
+
+
+JUDGES = sample_judges(judge_paper, judge_robust, ROBUST_FIXES)
+"""How the task's replies are judged, for its TaskDefinition."""

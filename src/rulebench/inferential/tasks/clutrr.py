@@ -7,6 +7,8 @@ from functools import partial
 from pathlib import Path
 
 from rulebench.core.rules import TaskData
+from rulebench.inferential.definition import TaskDefinition
+from rulebench.inferential.extraction.kinship_labels import JUDGES
 from rulebench.inferential.tasks.official import (
     OfficialFormat,
     RecordError,
@@ -16,33 +18,13 @@ from rulebench.inferential.tasks.official import (
     load_task,
 )
 from rulebench.inferential.tasks.official_files import IntRuleRecord
+from rulebench.inferential.templates.clutrr import TEMPLATE
+from rulebench.inferential.vocabulary import KINSHIP_CF_LABELS, KINSHIP_LABELS
 
 DATASETS = ("clutrr", "clutrr-cf")
 
-LABELS = (
-    "father",
-    "mother",
-    "grandfather",
-    "grandmother",
-    "son",
-    "daughter",
-    "grandson",
-    "granddaughter",
-    "father-in-law",
-    "mother-in-law",
-    "son-in-law",
-    "daughter-in-law",
-    "sister",
-    "brother",
-    "uncle",
-    "aunt",
-    "nephew",
-    "niece",
-)
-"""The 18 answer labels of clutrr, in the order the paper's scorer lists them."""
-
-CF_LABELS = (*LABELS, "stepson", "stepdaughter")
-"""clutrr-cf's counterfactual rules also conclude stepson and stepdaughter (20 labels)."""
+LABELS = KINSHIP_LABELS
+CF_LABELS = KINSHIP_CF_LABELS
 
 
 def load(root: Path, dataset: str = "clutrr", split: str = "test") -> TaskData:
@@ -64,3 +46,21 @@ def to_parts(record: IntRuleRecord, labels: tuple[str, ...]) -> SampleParts:
         candidates=labels,
         metadata=instruction_metadata(record),
     )
+
+
+CLUTRR = TaskDefinition(
+    name="clutrr",
+    summary="CLUTRR family stories: how are two people related? (18 labels)",
+    template=TEMPLATE,
+    judges=JUDGES,
+    load=load,
+    answers=LABELS,
+)
+CLUTRR_CF = TaskDefinition(
+    name="clutrr-cf",
+    summary="CLUTRR with counterfactual kinship rules (20 labels)",
+    template=TEMPLATE,
+    judges=JUDGES,
+    load=load,
+    answers=CF_LABELS,
+)

@@ -7,6 +7,8 @@ gold letter in lowercase.
 from pathlib import Path
 
 from rulebench.core.rules import TaskData
+from rulebench.inferential.definition import TaskDefinition
+from rulebench.inferential.extraction.deer import JUDGES
 from rulebench.inferential.tasks.official import (
     OfficialFormat,
     RecordError,
@@ -16,9 +18,11 @@ from rulebench.inferential.tasks.official import (
     load_task,
 )
 from rulebench.inferential.tasks.official_files import IntRuleRecord
+from rulebench.inferential.templates.deer import TEMPLATE
+from rulebench.inferential.vocabulary import OPTION_LETTERS
 
 DATASETS = ("deer",)
-LETTERS = ("a", "b", "c", "d")
+LETTERS = OPTION_LETTERS
 
 
 def load(root: Path, dataset: str = "deer", split: str = "test") -> TaskData:
@@ -38,3 +42,13 @@ def to_parts(record: IntRuleRecord) -> SampleParts:
         candidates=LETTERS,
         metadata=instruction_metadata(record),
     )
+
+
+DEER = TaskDefinition(
+    name="deer",
+    summary="DEER: four-option questions about natural facts, answered by a rule",
+    template=TEMPLATE,
+    judges=JUDGES,
+    load=load,
+    answers=LETTERS,
+)

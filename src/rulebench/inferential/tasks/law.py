@@ -17,6 +17,8 @@ from pathlib import Path
 
 from rulebench.core.errors import DataError
 from rulebench.core.rules import TaskData
+from rulebench.inferential.definition import TaskDefinition
+from rulebench.inferential.extraction.law import CF_JUDGES, JUDGES
 from rulebench.inferential.tasks.official import (
     OfficialFormat,
     SampleParts,
@@ -30,6 +32,7 @@ from rulebench.inferential.tasks.official_files import (
     read_records,
     splits_present,
 )
+from rulebench.inferential.templates.law import CF_TEMPLATE, TEMPLATE
 
 DATASETS = ("law", "law-cf")
 CHARGE_SPLITS = ("train", "test")
@@ -129,3 +132,23 @@ def listed_charges(instruction: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         return ()
     return tuple(value)
+
+
+# The paper says 30 rules for "all"; the released code lists 20.
+LAW = TaskDefinition(
+    name="law",
+    summary="CAIL2018 criminal law (Chinese): which charge fits the case?",
+    template=TEMPLATE,
+    judges=JUDGES,
+    load=load,
+    rule_counts=(4, 20),
+    judging_context=charge_list,
+)
+LAW_CF = TaskDefinition(
+    name="law-cf",
+    summary="CAIL2018 with counterfactual law articles; answers as JSON",
+    template=CF_TEMPLATE,
+    judges=CF_JUDGES,
+    load=load,
+    rule_counts=(4, 20),
+)

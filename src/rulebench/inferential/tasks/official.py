@@ -8,7 +8,6 @@ in-domain tuning helper.
 """
 
 import difflib
-import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,20 +27,6 @@ from rulebench.inferential.tasks.official_files import (
     read_rules,
     splits_present,
 )
-
-DATASETS: dict[str, str] = {
-    "clutrr": "clutrr",
-    "clutrr-cf": "clutrr",
-    "deer": "deer",
-    "theoremQA": "theoremqa",
-    "ulogic": "ulogic",
-    "ulogic-cf": "ulogic",
-    "law": "law",
-    "law-cf": "law",
-    "salad": "salad",
-    "salad-cf": "salad",
-}
-"""Official dataset (= folder) name -> the module in this package that reads it."""
 
 DEMO_COUNT = 16
 DEMO_SPLITS = ("train", "validation")
@@ -94,12 +79,13 @@ def load_official(root: Path, dataset: str, split: str = "test") -> TaskData:
         dataset: the folder name, e.g. "clutrr-cf" or "theoremQA".
         split: "test", "train" or "validation", as the folder's file names have them.
     """
-    module_name = DATASETS.get(dataset)
-    if module_name is None:
+    from rulebench.inferential.registry import is_official, task_definition
+
+    if not is_official(dataset):
         raise ConfigError(unknown_dataset_message(dataset))
-    module = importlib.import_module(f"rulebench.inferential.tasks.{module_name}")
-    loader: Callable[[Path, str, str], TaskData] = module.load
-    return loader(root, dataset, split)
+    load = task_definition(dataset).load
+    assert load is not None  # an official dataset's definition has a loader (tested)
+    return load(root, dataset, split)
 
 
 def rule_file_label(dataset: str) -> str:
@@ -108,15 +94,19 @@ def rule_file_label(dataset: str) -> str:
     Runs evaluate the test split, whose rules are in test_rule.json (demonstrations from other
     splits are mapped onto those rules); a generated task's name is returned as it is.
     """
-    return f"{dataset}/test_rule.json" if dataset in DATASETS else dataset
+    from rulebench.inferential.registry import is_official
+
+    return f"{dataset}/test_rule.json" if is_official(dataset) else dataset
 
 
 def unknown_dataset_message(dataset: str) -> str:
     """Name the unknown dataset, the closest known one (case-insensitively) and all of them."""
-    by_lower = {name.lower(): name for name in DATASETS}
+    from rulebench.inferential.registry import OFFICIAL
+
+    by_lower = {name.lower(): name for name in OFFICIAL}
     close = difflib.get_close_matches(dataset.lower(), by_lower, n=1)
     hint = f" Did you mean '{by_lower[close[0]]}'?" if close else ""
-    return f"unknown official dataset '{dataset}'.{hint} Known datasets: {', '.join(DATASETS)}"
+    return f"unknown official dataset '{dataset}'.{hint} Known datasets: {', '.join(OFFICIAL)}"
 
 
 def check_family(dataset: str, family: Sequence[str]) -> None:

@@ -9,6 +9,8 @@ from pathlib import Path
 
 from rulebench.core.errors import DataError
 from rulebench.core.rules import TaskData
+from rulebench.inferential.definition import TaskDefinition
+from rulebench.inferential.extraction.salad import JUDGES
 from rulebench.inferential.tasks.official import (
     OfficialFormat,
     RecordError,
@@ -18,6 +20,7 @@ from rulebench.inferential.tasks.official import (
     load_task,
 )
 from rulebench.inferential.tasks.official_files import OfficialRecord
+from rulebench.inferential.templates.salad import TEMPLATE
 
 DATASETS = ("salad", "salad-cf")
 
@@ -74,3 +77,24 @@ def to_parts(record: SaladRecord) -> SampleParts:
         candidates=tuple(CATEGORIES),
         metadata=instruction_metadata(record),
     )
+
+
+SALAD = TaskDefinition(
+    name="salad",
+    summary="SALAD-Bench: which of six unsafe-content categories a text falls in (not in the "
+    "public release)",
+    template=TEMPLATE,
+    judges=JUDGES,
+    load=load,
+    answers=tuple(CATEGORIES),
+    long_tail=True,
+)
+SALAD_CF = TaskDefinition(
+    name="salad-cf",
+    summary="SALAD-Bench with counterfactual category rules (not in the public release)",
+    template=TEMPLATE,
+    judges=JUDGES,
+    load=load,
+    answers=tuple(CATEGORIES),
+    long_tail=True,
+)

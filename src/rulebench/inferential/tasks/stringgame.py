@@ -16,7 +16,10 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 from rulebench.core.errors import DataError
 from rulebench.core.items import ItemIds
 from rulebench.core.rules import RuleForm, RuleSet, Sample, TaskData, rule_text
+from rulebench.inferential.definition import TaskDefinition
+from rulebench.inferential.extraction.stringgame import JUDGES
 from rulebench.inferential.tasks.stringgame_rules import CONVENTIONS, LIBRARY, StringRule
+from rulebench.inferential.templates.stringgame import TEMPLATE
 
 __all__ = [
     "CONVENTIONS",
@@ -269,3 +272,12 @@ def ordinal(position: int) -> str:
 def target_text(position: int, answer: str) -> str:
     """The IRFT training target the paper uses: which rule applied, then the answer."""
     return f"Based on the {ordinal(position)} rule, the answer is {answer}."
+
+
+STRINGGAME = TaskDefinition(
+    name=TASK,
+    summary="Generated StringGame: 187 string rules (NL, FOL, Python), the IRFT training domain",
+    template=TEMPLATE,
+    judges=JUDGES,
+    generate=generate,
+)

@@ -15,6 +15,8 @@ from typing import Annotated
 from pydantic import AfterValidator, JsonValue
 
 from rulebench.core.rules import TaskData
+from rulebench.inferential.definition import TaskDefinition
+from rulebench.inferential.extraction.theoremqa import JUDGES
 from rulebench.inferential.tasks.official import (
     OfficialFormat,
     RecordError,
@@ -24,10 +26,12 @@ from rulebench.inferential.tasks.official import (
     load_task,
 )
 from rulebench.inferential.tasks.official_files import StrRuleRecord
+from rulebench.inferential.templates.theoremqa import TEMPLATE
+from rulebench.inferential.vocabulary import OPTION_LETTERS
 
 DATASETS = ("theoremQA",)
 CHOICES_MARK = "Choices:"
-LETTERS = "abcd"
+LETTERS = OPTION_LETTERS
 """Option letters in the order a choice line must give them."""
 MIN_OPTIONS = 2
 
@@ -117,3 +121,15 @@ def choice_letters(question: str) -> tuple[str, ...] | None:
         letters.append(letter)
         position = found.end()
     return tuple(letters)
+
+
+THEOREMQA = TaskDefinition(
+    name="theoremQA",
+    summary="TheoremQA: maths and science questions as lettered choices, solved by a theorem",
+    template=TEMPLATE,
+    judges=JUDGES,
+    load=load,
+    answers=LETTERS,
+    rule_counts=(3, 5),
+    paper_shots=1,
+)

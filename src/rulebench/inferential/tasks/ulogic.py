@@ -10,6 +10,8 @@ the factual ones while the gold is flipped: that is the released data, kept as i
 from pathlib import Path
 
 from rulebench.core.rules import TaskData
+from rulebench.inferential.definition import TaskDefinition
+from rulebench.inferential.extraction.ulogic import JUDGES
 from rulebench.inferential.tasks.official import (
     OfficialFormat,
     SampleParts,
@@ -18,22 +20,12 @@ from rulebench.inferential.tasks.official import (
     load_task,
 )
 from rulebench.inferential.tasks.official_files import StrRuleRecord
+from rulebench.inferential.templates.ulogic import TEMPLATE
+from rulebench.inferential.vocabulary import ULOGIC_ANSWERS
 
 DATASETS = ("ulogic", "ulogic-cf")
 
-ANSWERS = (
-    "True",
-    "False",
-    "CannotJudge",
-    "NotSure",
-    "CannotEntail",
-    "LackOfEvidence",
-    "NeedMoreInfo",
-)
-"""The answers a ulogic prompt offers: true, false and abstentions, which always score wrong.
-
-The gold is lowercase ("true"/"false", as the paper's scorer compares it), so compare it with
-these case-insensitively."""
+ANSWERS = ULOGIC_ANSWERS
 
 
 class UlogicRecord(StrRuleRecord):
@@ -57,3 +49,23 @@ def to_parts(record: UlogicRecord) -> SampleParts:
         candidates=ANSWERS,
         metadata={"output": record.output, **instruction_metadata(record)},
     )
+
+
+ULOGIC = TaskDefinition(
+    name="ulogic",
+    summary="ULogic: is a conclusion true given the facts and rules? (true/false)",
+    template=TEMPLATE,
+    judges=JUDGES,
+    load=load,
+    answers=ANSWERS,
+    paper_shots=1,
+)
+ULOGIC_CF = TaskDefinition(
+    name="ulogic-cf",
+    summary="ULogic with counterfactual rules",
+    template=TEMPLATE,
+    judges=JUDGES,
+    load=load,
+    answers=ANSWERS,
+    paper_shots=1,
+)

@@ -1,7 +1,7 @@
 """ULogic: does a conclusion follow from a context, given the rules?"""
 
-from rulebench.inferential.tasks.ulogic import ANSWERS
 from rulebench.inferential.templates.base import PromptTemplate
+from rulebench.inferential.vocabulary import ULOGIC_ANSWERS as ANSWERS
 
 TEMPLATE = PromptTemplate(
     task_line="Read the context and answer the question, using the rules below.",

@@ -12,6 +12,8 @@ that); a chain is kept only when both agree.
 import functools
 from typing import Literal
 
+from rulebench.inferential.vocabulary import KINSHIP_CF_LABELS, KINSHIP_LABELS
+
 Gender = Literal["male", "female"]
 
 EDGE_RELATIONS: tuple[str, ...] = (
@@ -32,29 +34,9 @@ EDGE_RELATIONS: tuple[str, ...] = (
 )
 """The 14 relations a story states."""
 
-ANSWER_LABELS: tuple[str, ...] = (
-    "father",
-    "mother",
-    "son",
-    "daughter",
-    "brother",
-    "sister",
-    "grandfather",
-    "grandmother",
-    "grandson",
-    "granddaughter",
-    "uncle",
-    "aunt",
-    "nephew",
-    "niece",
-    "son-in-law",
-    "daughter-in-law",
-    "father-in-law",
-    "mother-in-law",
-)
+ANSWER_LABELS = KINSHIP_LABELS
 """The 18 relations a factual answer can be."""
-
-CF_LABELS: tuple[str, ...] = (*ANSWER_LABELS, "stepson", "stepdaughter")
+CF_LABELS = KINSHIP_CF_LABELS
 """The 20 labels a counterfactual conclusion can be (the clutrr-cf answer set)."""
 
 _MALE = frozenset(

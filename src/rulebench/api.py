@@ -21,13 +21,12 @@ from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack
 
 from pydantic import BaseModel, JsonValue, ValidationError
 
-from rulebench.catalog import default_max_tokens, evaluate, stored_spec
+from rulebench.catalog import RunSettings, evaluate, make_spec, stored_spec
 from rulebench.core.errors import ConfigError
-from rulebench.core.messages import GenerateConfig
 from rulebench.engine.export import flat_row
 from rulebench.engine.runner import RunReport, RunSpec
 from rulebench.engine.store import Store
-from rulebench.models.registry import DEFAULT_MODEL, parse_spec
+from rulebench.engine.task_config import TaskConfig
 from rulebench.report.build import (
     BuiltReport,
     ExtractMode,
@@ -144,32 +143,17 @@ def run_spec(
     config: BaseModel | Mapping[str, JsonValue] | None,
     options: RunOptions,
 ) -> RunSpec:
-    """The storable description of a run, with the task's defaults where options are silent."""
-    spec_model = model or DEFAULT_MODEL
-    parse_spec(spec_model)
-    dumped = config.model_dump(mode="json") if isinstance(config, BaseModel) else config
-    task_config: dict[str, JsonValue] = dict(dumped or {})
+    """The storable description of a run, built as the CLI builds it (`catalog.make_spec`)."""
     try:
-        return RunSpec(
-            task=task,
-            task_config=task_config,
-            model=spec_model,
-            model_args=options.get("model_args", {}),
-            base_url=options.get("base_url"),
-            generate=GenerateConfig(
-                max_tokens=options.get("max_tokens") or default_max_tokens(task, task_config),
-                temperature=options.get("temperature", 0.0),
-                seed=options.get("sampling_seed", 0),
-            ),
-            concurrency=options.get("concurrency", 8),
-            limit=options.get("limit"),
-            use_cache=options.get("use_cache", True),
-        )
+        settings = RunSettings.model_validate(options)
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(part) for part in e['loc'])}: {e['msg']}" for e in exc.errors()
         )
         raise ConfigError(f"run {task}: {problems}") from None
+    if isinstance(config, BaseModel) and not isinstance(config, TaskConfig):
+        raise ConfigError(f"run {task}: config must be the task's config model or a dict")
+    return make_spec(task, model, config, settings)
 
 
 async def _evaluate(spec: RunSpec, store: StorePath, resume_id: str | None) -> RunReport:

@@ -2,61 +2,64 @@
 
 import difflib
 import importlib
-from typing import NamedTuple
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
 
-from pydantic import JsonValue, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from rulebench.core.errors import ConfigError, StoreError
+from rulebench.core.messages import GenerateConfig
 from rulebench.engine.runner import ProgressReporter, Runner, RunReport, RunSpec
 from rulebench.engine.store import Store
 from rulebench.engine.task import Task
+from rulebench.engine.task_config import TaskConfig
 from rulebench.models.base import BackendOptions, ChoiceScorer, Model
-from rulebench.models.registry import create_model
+from rulebench.models.registry import DEFAULT_MODEL, create_model, parse_spec
 
 
 class TaskEntry(NamedTuple):
-    """A registered task: where its class lives and how its results are best summarised."""
+    """A registered task: where its class and config live and how its results are summarised."""
 
     target: str
     """"module:Class"; the class is built with the task's stored config as keyword arguments."""
+    config: str
+    """"module:Class" of the task's `TaskConfig`: the typed fields the CLI, the Python API and
+    a stored run fill in, and the task's generation defaults."""
     description: str
     group_by: str | None = None
     """Metadata field the results table groups by."""
-    max_tokens: int | str = 256
-    """Default reply limit: long enough for the task's answers, short enough for a CPU model;
-    or "module:function" that computes it from the task's config (CoT needs more room)."""
 
 
 TASKS: dict[str, TaskEntry] = {
     "smoke": TaskEntry(
         "rulebench.smoke:SmokeTask",
+        "rulebench.smoke:SmokeConfig",
         "6 built-in items (4 rule questions, 2 secret-keeping conversations): a pipeline check",
         group_by="kind",
-        max_tokens=48,
     ),
     "inferential": TaskEntry(
         "rulebench.inferential.task:InferentialTask",
+        "rulebench.inferential.task:InferentialConfig",
         "RuleBench: if-then rules, one of which applies (generated kinship and stringgame, "
         "or the official data)",
         group_by="cell",
-        max_tokens="rulebench.inferential.task:default_max_tokens",
     ),
     "scenarios": TaskEntry(
         "rulebench.scenarios.task:ScenarioTask",
-        "RuLES: 14 multi-turn games and security scenarios, checked by programmatic evaluators",
+        "rulebench.scenarios.task:ScenarioConfig",
+        "RuLES: multi-turn games and security scenarios, checked by programmatic evaluators",
         group_by="group",
-        max_tokens="rulebench.scenarios.task:default_max_tokens",
     ),
     "judge": TaskEntry(
         "rulebench.scenarios.judge:JudgeTask",
+        "rulebench.scenarios.judge:JudgeConfig",
         "Error detection: pass or fail for one exchange of a stored scenarios run",
         group_by="behavior",
-        max_tokens=16,
     ),
     "loadtest": TaskEntry(
         "rulebench.loadtest:LoadTestTask",
+        "rulebench.loadtest:LoadTestConfig",
         "N synthetic 'repeat this token' items: load tests and engine benchmarks",
-        max_tokens=16,
     ),
 }
 
@@ -70,29 +73,125 @@ def task_entry(name: str) -> TaskEntry:
     raise ConfigError(f"unknown task '{name}'.{hint} Known tasks: {', '.join(TASKS)}")
 
 
-def default_max_tokens(name: str, config: dict[str, JsonValue] | None = None) -> int:
+def _load(target: str) -> Any:
+    module_name, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module_name), attr)
+
+
+def config_type(name: str) -> type[TaskConfig]:
+    """The typed config model of task `name`."""
+    found: type[TaskConfig] = _load(task_entry(name).config)
+    return found
+
+
+def task_config(
+    name: str, config: TaskConfig | Mapping[str, JsonValue] | None = None
+) -> TaskConfig:
+    """Task `name`'s config, validated into its model; a bad field is one ConfigError line."""
+    model = config_type(name)
+    if isinstance(config, model):
+        return config
+    if isinstance(config, BaseModel):
+        raise ConfigError(f"task {name} takes {model.__name__}, not {type(config).__name__}")
+    try:
+        return model.model_validate(dict(config or {}))
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in error['loc']) or 'config'}: {error['msg']}"
+            for error in exc.errors()
+        )
+        raise ConfigError(f"task {name}: invalid config: {problems}") from None
+
+
+def default_max_tokens(
+    name: str, config: TaskConfig | Mapping[str, JsonValue] | None = None
+) -> int:
     """The reply limit a run of task `name` with `config` uses unless told otherwise.
 
     The one place the CLI, the Python API and play take it from, so the same run sends the
     same requests however it was started.
     """
-    limit = task_entry(name).max_tokens
-    if isinstance(limit, int):
-        return limit
-    module_name, _, function = limit.partition(":")
-    compute = getattr(importlib.import_module(module_name), function)
-    try:
-        return int(compute(config or {}))
-    except ValidationError as exc:
-        raise ConfigError(f"task {name}: invalid config: {exc.errors()[0]['msg']}") from None
+    return task_config(name, config).generation_defaults().max_tokens
 
 
-def build_task(name: str, config: dict[str, JsonValue] | None = None) -> Task:
+def build_task(name: str, config: TaskConfig | Mapping[str, JsonValue] | None = None) -> Task:
     """Build a task from its name and config (as stored with a run, for --resume)."""
-    module_name, _, class_name = task_entry(name).target.partition(":")
-    task_class = getattr(importlib.import_module(module_name), class_name)
-    task: Task = task_class(**(config or {}))
+    validated = task_config(name, config)
+    task_class = _load(task_entry(name).target)
+    task: Task = task_class(**validated.model_dump(mode="json"))
     return task
+
+
+class RunSettings(BaseModel):
+    """How to run, beside the task's own config: the settings every run shares.
+
+    The CLI fills it from the options every `run` command takes, the Python API from its
+    keyword arguments; None means the task's own default.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model_args: dict[str, str] = Field(default_factory=dict)
+    """Backend settings, as `-M key=value` gives them."""
+    base_url: str | None = None
+    max_tokens: int | None = None
+    temperature: float | None = None
+    sampling_seed: int | None = 0
+    concurrency: int = 8
+    limit: int | None = None
+    """Run only the first N items."""
+    use_cache: bool = True
+
+
+def make_spec(
+    task: str,
+    model: str | None,
+    config: TaskConfig | Mapping[str, JsonValue] | None,
+    settings: RunSettings,
+    label: Callable[[str], str] = str,
+) -> RunSpec:
+    """The storable description of a run, as the CLI and the Python API both build it.
+
+    The task's typed config, its generation defaults where `settings` leaves them open, and
+    the shared settings.
+
+    Args:
+        task: a task name (`TASKS`).
+        model: a model spec; default the embedded model.
+        config: the task's config model, or fields for it.
+        settings: the shared run settings.
+        label: how an error names a field (the CLI spells it as its option).
+
+    Raises:
+        ConfigError: an unknown task or model provider, or a value out of range (one line).
+    """
+    spec_model = model or DEFAULT_MODEL
+    parse_spec(spec_model)  # a bad spec fails before anything is printed or stored
+    typed = task_config(task, config)
+    defaults = typed.generation_defaults()
+    temperature = defaults.temperature if settings.temperature is None else settings.temperature
+    try:
+        return RunSpec(
+            task=task,
+            task_config=typed.model_dump(mode="json"),
+            model=spec_model,
+            model_args=settings.model_args,
+            base_url=settings.base_url,
+            generate=GenerateConfig(
+                max_tokens=settings.max_tokens or defaults.max_tokens,
+                temperature=temperature,
+                seed=settings.sampling_seed,
+            ),
+            concurrency=settings.concurrency,
+            limit=settings.limit,
+            use_cache=settings.use_cache,
+        )
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            field = str(error["loc"][-1]) if error["loc"] else "?"
+            problems.append(f"{label(field)}: {error['msg']} (got {error['input']!r})")
+        raise ConfigError(f"run {task}: {'; '.join(problems)}") from None
 
 
 async def evaluate(

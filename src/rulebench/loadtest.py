@@ -7,11 +7,12 @@ a random token and is right when the reply contains it. It measures the plumbing
 import random
 from collections.abc import Iterator
 
-from pydantic import JsonValue
+from pydantic import Field, JsonValue
 
 from rulebench.core.items import Item, Outcome, content_hash
 from rulebench.core.messages import Message
 from rulebench.engine.task import Session
+from rulebench.engine.task_config import GenerationDefaults, TaskConfig
 
 
 class LoadTestItems:
@@ -38,10 +39,22 @@ class LoadTestItems:
             )
 
 
+class LoadTestConfig(TaskConfig):
+    """How many items, from which seed."""
+
+    n: int = Field(default=1000, ge=1)
+    seed: int = 0
+
+    def generation_defaults(self) -> GenerationDefaults:
+        """A repeated token needs a few tokens at most."""
+        return GenerationDefaults(max_tokens=16)
+
+
 class LoadTestTask:
     """`n` items asking to repeat a token; deterministic from `seed`."""
 
     name = "loadtest"
+    config_type = LoadTestConfig
 
     def __init__(self, n: int = 1000, seed: int = 0) -> None:
         self.n = n

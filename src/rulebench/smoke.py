@@ -14,6 +14,7 @@ from rulebench.core.items import Item, ItemIds, Outcome
 from rulebench.core.messages import Message
 from rulebench.engine.conversation import play_conversation
 from rulebench.engine.task import Session
+from rulebench.engine.task_config import GenerationDefaults, TaskConfig
 
 _QUESTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     (
@@ -58,10 +59,19 @@ def first_choice_in(reply: str, choices: Iterable[str]) -> str | None:
     return min(found)[1] if found else None
 
 
+class SmokeConfig(TaskConfig):
+    """Nothing to configure: the items are fixed."""
+
+    def generation_defaults(self) -> GenerationDefaults:
+        """One-word answers and short conversation turns."""
+        return GenerationDefaults(max_tokens=48)
+
+
 class SmokeTask:
     """Six fixed items: four questions and two secret-keeping conversations."""
 
     name = "smoke"
+    config_type = SmokeConfig
 
     def config(self) -> dict[str, JsonValue]:
         """Nothing to configure: the items are fixed."""

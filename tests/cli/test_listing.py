@@ -11,7 +11,7 @@ from rulebench.catalog import TASKS
 from rulebench.cli import listing
 from rulebench.inferential.registry import TASKS as INFERENTIAL_TASKS
 from rulebench.scenarios.matching import STRICT_FIXES
-from rulebench.scenarios.registry import V3_SCENARIOS, behaviors
+from rulebench.scenarios.registry import behaviors, scenario_names
 
 runner = CliRunner()
 
@@ -57,7 +57,7 @@ def test_inferential_tasks_come_from_their_definitions() -> None:
 
 def test_scenarios_carry_their_rules_and_versions() -> None:
     scenarios = {s["name"]: s for s in listed("scenarios")["scenarios"]}
-    assert set(scenarios) == {*V3_SCENARIOS, "Hodor"}
+    assert set(scenarios) == {*scenario_names("v3"), "Hodor"} == set(scenario_names("v1"))
     assert scenarios["Hodor"]["versions"] == ["v1"] and scenarios["Encryption"]["versions"] == [
         "v1",
         "v3",

@@ -152,3 +152,18 @@ def test_official_data_runs_from_the_cli_and_reports(tmp_path: Path) -> None:
     text = (tmp_path / "report" / "report.md").read_text()
     assert "Table 1 shape" in text and "deer All" in text
     assert (tmp_path / "report" / "dimensions.svg").exists()
+
+
+def test_item_metadata_is_typed_and_an_unreadable_record_names_the_item() -> None:
+    from rulebench.core.errors import StoreError
+    from rulebench.inferential.item_meta import ItemMeta
+    from rulebench.inferential.task import InferentialTask
+
+    items = InferentialTask(tasks=["kinship"], n=2).items()
+    meta = ItemMeta.read(items[0].metadata, items[0].id)
+    assert meta.task == "kinship" and meta.quantity == "few" and len(meta.listed_rules) == 3
+    assert meta.golden_index is not None and 1 <= meta.golden_index <= 3
+    assert "hops" in meta.facts()
+    broken = {**items[0].metadata, "cot": "sometimes"}
+    with pytest.raises(StoreError, match=rf"item {items[0].id}: metadata field 'cot'"):
+        ItemMeta.read(broken, items[0].id)

@@ -2,10 +2,9 @@
 
 import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import typer
-from pydantic import JsonValue
 
 from rulebench.cli import options as opt
 from rulebench.cli.console import err
@@ -13,49 +12,50 @@ from rulebench.cli.interrupts import Interrupts
 from rulebench.report.untrusted import escape_markup, safe_text
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from rulebench.engine.runner import RunSpec
+    from rulebench.engine.task_config import TaskConfig
+
+ConfigT = TypeVar("ConfigT", bound="BaseModel")
 
 
-def build_spec(task: str, task_config: dict[str, JsonValue], common: opt.RunOptions) -> "RunSpec":
-    """The full, storable description of a run from a task's config and the common options.
+def option_name(field: str) -> str:
+    """How the CLI spells a run setting or config field in an error: --max-tokens, -M."""
+    return {"model_args": "-M", "task_config": "task option"}.get(
+        field, "--" + field.replace("_", "-")
+    )
 
-    An out-of-range value (`--temperature inf`) is a ConfigError naming the option, not a
-    pydantic traceback.
+
+def build_spec(task: str, config: "TaskConfig", run: opt.RunOptions) -> "RunSpec":
+    """The storable description of a run: a task's typed config plus the shared options.
+
+    An out-of-range value is a ConfigError naming the option.
     """
+    from rulebench.catalog import make_spec
+
+    return make_spec(task, run.model, config, run.settings(), option_name)
+
+
+def run_task(task: str, config: "TaskConfig", run: opt.RunOptions) -> None:
+    """Build the spec, run it with progress and print its summary (a new run)."""
+    execute(build_spec(task, config, run), run.store, None, run.as_json, run.fail_on_error)
+
+
+def typed_config(config_type: "type[ConfigT]", **fields: object) -> "ConfigT":
+    """A task's config model from parsed options; a bad value is one line naming the option."""
     from pydantic import ValidationError
 
-    from rulebench.catalog import default_max_tokens
     from rulebench.core.errors import ConfigError
-    from rulebench.core.messages import GenerateConfig
-    from rulebench.engine.runner import RunSpec
-    from rulebench.models.registry import DEFAULT_MODEL, parse_spec
 
-    model = common.model or DEFAULT_MODEL
-    parse_spec(model)  # a bad spec fails before anything is printed or stored
-    flags = {"model_args": "-M", "task_config": "task option"}  # else --field-name
     try:
-        return RunSpec(
-            task=task,
-            task_config=task_config,
-            model=model,
-            model_args=opt.parse_model_args(common.model_args),
-            base_url=common.base_url,
-            generate=GenerateConfig(
-                max_tokens=common.max_tokens or default_max_tokens(task, task_config),
-                temperature=common.temperature,
-                seed=common.seed if common.sampling_seed is None else common.sampling_seed,
-            ),
-            concurrency=common.concurrency,
-            limit=common.limit,
-            use_cache=not common.no_cache,
-        )
+        return config_type.model_validate(fields)
     except ValidationError as exc:
-        problems = []
-        for error in exc.errors():
-            field = str(error["loc"][0]) if error["loc"] else "?"
-            option = flags.get(field, "--" + field.replace("_", "-"))
-            problems.append(f"{option}: {error['msg']} (got {error['input']!r})")
-        raise ConfigError(f"run {task}: {'; '.join(problems)}") from None
+        problems = "; ".join(
+            f"{option_name(str(error['loc'][0]) if error['loc'] else '?')}: {error['msg']}"
+            for error in exc.errors()
+        )
+        raise ConfigError(problems) from None
 
 
 def resume_run(

@@ -58,14 +58,15 @@ def register(app: typer.Typer) -> None:
 
 def task_entries() -> list[JsonValue]:
     """Every registered task and the command that runs it."""
-    from rulebench.catalog import TASKS
+    from rulebench.catalog import TASKS, config_type
 
     return [
         {
             "name": name,
             "description": entry.description,
             "command": f"rulebench run {name}",
-            "max_tokens": entry.max_tokens,
+            # Defaults of a config left at its defaults (the judge's runs are not checked).
+            "max_tokens": config_type(name).model_construct().generation_defaults().max_tokens,
         }
         for name, entry in TASKS.items()
     ]
@@ -94,11 +95,11 @@ def inferential_entries() -> list[JsonValue]:
 
 def scenario_entries() -> list[JsonValue]:
     """Every scenario with its versions, parameters and rules (behavior, bucket, versions)."""
-    from rulebench.scenarios.registry import V3_SCENARIOS, scenario_classes
+    from rulebench.scenarios.registry import scenario_classes
 
     entries: list[JsonValue] = []
     for name, scenario in scenario_classes().items():
-        in_v3 = name in V3_SCENARIOS
+        in_v3 = "v3" in scenario.versions
         v1_rules = scenario.rules_v1 or scenario.rules
         v3_rules = scenario.rules if in_v3 else ()
         rules: list[JsonValue] = [
@@ -113,7 +114,7 @@ def scenario_entries() -> list[JsonValue]:
             {
                 "name": name,
                 "kind": "security" if ".security." in scenario.__module__ else "game",
-                "versions": ["v1", "v3"] if in_v3 else ["v1"],
+                "versions": list(scenario.versions),
                 "multi_user": scenario.users,
                 "params": list(scenario.params_type.model_fields),
                 "rules": rules,

@@ -1,12 +1,18 @@
 """Options shared by the commands that run a model, declared once."""
 
+import functools
+import inspect
 import shlex
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, NamedTuple
+from typing import TYPE_CHECKING, Annotated, NamedTuple
 
 import typer
 
 from rulebench.core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from rulebench.catalog import RunSettings
 
 ModelOption = Annotated[
     str | None,
@@ -47,7 +53,12 @@ MaxTokensOption = Annotated[
     ),
 ]
 TemperatureOption = Annotated[
-    float, typer.Option(min=0.0, help="Sampling temperature (0 = greedy).")
+    float | None,
+    typer.Option(
+        min=0.0,
+        help="Sampling temperature (default: the task's, 0 = greedy).",
+        show_default=False,
+    ),
 ]
 SeedOption = Annotated[
     int,
@@ -116,11 +127,88 @@ class RunOptions(NamedTuple):
     concurrency: int
     limit: int | None
     max_tokens: int | None
-    temperature: float
+    temperature: float | None
     seed: int
     no_cache: bool
     sampling_seed: int | None = None
     """The model's sampling seed when it differs from the data seed."""
+    store: Path | None = None
+    as_json: bool = False
+    fail_on_error: float = 0.0
+
+    def settings(self) -> "RunSettings":
+        """The library's run settings: sampling follows the data seed unless told apart."""
+        from rulebench.catalog import RunSettings
+
+        return RunSettings(
+            model_args=parse_model_args(self.model_args),
+            base_url=self.base_url,
+            max_tokens=self.max_tokens,
+            temperature=self.temperature,
+            sampling_seed=self.seed if self.sampling_seed is None else self.sampling_seed,
+            concurrency=self.concurrency,
+            limit=self.limit,
+            use_cache=not self.no_cache,
+        )
+
+
+def _shared_parameters(concurrency: int, limit: object) -> list[inspect.Parameter]:
+    """The shared options as keyword parameters, in the order --help lists them."""
+    annotated: list[tuple[str, object, object]] = [
+        ("model", ModelOption, None),
+        ("model_arg", ModelArgOption, None),
+        ("base_url", BaseUrlOption, None),
+        ("concurrency", ConcurrencyOption, concurrency),
+        ("limit", limit, None),
+        ("max_tokens", MaxTokensOption, None),
+        ("temperature", TemperatureOption, None),
+        ("seed", SeedOption, 0),
+        ("sampling_seed", SamplingSeedOption, None),
+        ("no_cache", NoCacheOption, False),
+        ("store", StoreOption, None),
+        ("as_json", JsonOption, False),
+        ("fail_on_error", FailOnErrorOption, 0.0),
+    ]
+    return [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=kind)
+        for name, kind, default in annotated
+    ]
+
+
+_SHARED = tuple(parameter.name for parameter in _shared_parameters(1, LimitOption))
+Command = Callable[..., None]
+
+
+def run_command(concurrency: int = 8, limit: object = LimitOption) -> Callable[[Command], Command]:
+    """Give a `run` subcommand the shared options, declared here once.
+
+    The decorated function takes its own options plus `run: RunOptions`; the command typer
+    sees takes its own options followed by the shared ones, which arrive packed in `run`.
+
+    Args:
+        concurrency: the command's default for --concurrency.
+        limit: the --limit option's annotation, where a command explains it its own way.
+    """
+
+    def decorate(command: Command) -> Command:
+        signature = inspect.signature(command)
+        own = [p for p in signature.parameters.values() if p.name != "run"]
+        combined = signature.replace(parameters=[*own, *_shared_parameters(concurrency, limit)])
+
+        @functools.wraps(command)
+        def with_shared(*args: object, **kwargs: object) -> None:
+            bound = combined.bind(*args, **kwargs)
+            bound.apply_defaults()  # a direct call (bare `rulebench run`) may leave some out
+            given = dict(bound.arguments)
+            shared = {name: given.pop(name) for name in _SHARED}
+            shared["model_args"] = shared.pop("model_arg")
+            command(**given, run=RunOptions(**shared))
+
+        # typer reads the options from the signature: the command's own, then the shared ones.
+        with_shared.__signature__ = combined  # type: ignore[attr-defined]  # read by inspect
+        return with_shared
+
+    return decorate
 
 
 def resume_command(run_id: str, store: Path | None) -> str:

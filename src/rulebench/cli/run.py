@@ -6,7 +6,7 @@ import typer
 from typer.core import TyperGroup
 
 from rulebench.cli import options as opt
-from rulebench.cli.execute import build_spec, execute, resume_run
+from rulebench.cli.execute import resume_run, run_task, typed_config
 from rulebench.cli.run_inferential import inferential
 from rulebench.cli.run_judge import judge
 from rulebench.cli.run_scenarios import scenarios
@@ -109,46 +109,21 @@ def _pass_down(ctx: typer.Context, subcommand: str, given: dict[str, object]) ->
 
 
 @app.command()
-def smoke(
-    model: opt.ModelOption = None,
-    model_arg: opt.ModelArgOption = None,
-    base_url: opt.BaseUrlOption = None,
-    concurrency: opt.ConcurrencyOption = SMOKE_CONCURRENCY,
-    limit: opt.LimitOption = None,
-    max_tokens: opt.MaxTokensOption = None,
-    temperature: opt.TemperatureOption = 0.0,
-    seed: opt.SeedOption = 0,
-    no_cache: opt.NoCacheOption = False,
-    store: opt.StoreOption = None,
-    as_json: opt.JsonOption = False,
-    fail_on_error: opt.FailOnErrorOption = 0.0,
-) -> None:
+@opt.run_command(concurrency=SMOKE_CONCURRENCY)
+def smoke(run: opt.RunOptions) -> None:
     """Six built-in items (4 questions, 2 conversations): checks a model and the pipeline."""
-    common = opt.RunOptions(
-        model, model_arg, base_url, concurrency, limit, max_tokens, temperature, seed, no_cache
-    )
-    execute(build_spec("smoke", {}, common), store, None, as_json, fail_on_error)
+    from rulebench.smoke import SmokeConfig
+
+    run_task("smoke", SmokeConfig(), run)
 
 
 @app.command()
+@opt.run_command(concurrency=64)
 def loadtest(
+    run: opt.RunOptions,
     items: Annotated[int, typer.Option("--items", min=1, help="Number of items.")] = 1000,
-    model: opt.ModelOption = None,
-    model_arg: opt.ModelArgOption = None,
-    base_url: opt.BaseUrlOption = None,
-    concurrency: opt.ConcurrencyOption = 64,
-    limit: opt.LimitOption = None,
-    max_tokens: opt.MaxTokensOption = None,
-    temperature: opt.TemperatureOption = 0.0,
-    seed: opt.SeedOption = 0,
-    no_cache: opt.NoCacheOption = False,
-    store: opt.StoreOption = None,
-    as_json: opt.JsonOption = False,
-    fail_on_error: opt.FailOnErrorOption = 0.0,
 ) -> None:
     """N synthetic "repeat this token" items: load-test a server or the engine itself."""
-    common = opt.RunOptions(
-        model, model_arg, base_url, concurrency, limit, max_tokens, temperature, seed, no_cache
-    )
-    spec = build_spec("loadtest", {"n": items, "seed": seed}, common)
-    execute(spec, store, None, as_json, fail_on_error)
+    from rulebench.loadtest import LoadTestConfig
+
+    run_task("loadtest", typed_config(LoadTestConfig, n=items, seed=run.seed), run)

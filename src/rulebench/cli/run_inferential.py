@@ -4,11 +4,10 @@ from pathlib import Path
 from typing import Annotated, Literal, get_args
 
 import typer
-from pydantic import JsonValue
 
 from rulebench.cli import options as opt
 from rulebench.cli.console import err
-from rulebench.cli.execute import build_spec, execute
+from rulebench.cli.execute import run_task, typed_config
 from rulebench.core.rules import RuleForm
 from rulebench.inferential.registry import GENERATED, OFFICIAL
 from rulebench.inferential.settings import Quantity
@@ -21,8 +20,24 @@ _GRID_OPTIONS = ("quantity", "form", "cot", "counterfactual", "shots", "cite_rul
 """Options the paper design fixes itself; giving one with --grid paper is an error."""
 
 
+_LIMIT = Annotated[
+    int | None,
+    typer.Option(
+        "--limit",
+        "-n",
+        min=0,
+        help="Run only the first N items in task, setting, sample order: with the "
+        "defaults, -n 100 is all kinship and no stringgame (see --samples for a smaller "
+        "run of every cell).",
+        show_default=False,
+    ),
+]
+
+
+@opt.run_command(limit=_LIMIT)
 def inferential(
     ctx: typer.Context,
+    run: opt.RunOptions,
     task: Annotated[
         list[str] | None,
         typer.Option(
@@ -112,31 +127,7 @@ def inferential(
             help="loglik: pick the most likely candidate answer (local models; closed answer sets)."
         ),
     ] = "generate",
-    model: opt.ModelOption = None,
-    model_arg: opt.ModelArgOption = None,
-    base_url: opt.BaseUrlOption = None,
-    concurrency: opt.ConcurrencyOption = 8,
-    limit: Annotated[
-        int | None,
-        typer.Option(
-            "--limit",
-            "-n",
-            min=0,
-            help="Run only the first N items in task, setting, sample order: with the "
-            "defaults, -n 100 is all kinship and no stringgame (see --samples for a smaller "
-            "run of every cell).",
-            show_default=False,
-        ),
-    ] = None,
-    max_tokens: opt.MaxTokensOption = None,
-    temperature: opt.TemperatureOption = 0.0,
-    seed: opt.SeedOption = 0,
-    sampling_seed: opt.SamplingSeedOption = None,
     repeats: opt.RepeatsOption = 1,
-    no_cache: opt.NoCacheOption = False,
-    store: opt.StoreOption = None,
-    as_json: opt.JsonOption = False,
-    fail_on_error: opt.FailOnErrorOption = 0.0,
 ) -> None:
     """Inferential rule-following: questions with if-then rules, one of which applies.
 
@@ -144,36 +135,34 @@ def inferential(
     answers, 100 samples each, max_tokens 48 (320 with CoT). The full paper grid is --grid paper.
     """
     from rulebench.inferential.settings import Grid
+    from rulebench.inferential.task import InferentialConfig
 
     if grid is not None:
         _refuse_grid_options(ctx)
-    cot_values = _TOGGLE[cot]
-    task_grid = Grid(
+    task_grid = typed_config(
+        Grid,
         quantities=_choices("--quantity", quantity or ["few"], get_args(Quantity)),
         forms=_choices("--form", form or ["nl"], get_args(RuleForm)),
-        cot=cot_values,
+        cot=_TOGGLE[cot],
         counterfactual=_TOGGLE[counterfactual],
         shots=shots,
         layout=layout,
         cite_rule=cite_rule,
-        seed=seed,
+        seed=run.seed,
     )
-    config: dict[str, JsonValue] = {
-        "tasks": list(task or GENERATED),
-        "n": _samples(samples, deprecated_n),
-        "seed": seed,
-        "data_root": str(data_root.resolve()) if data_root else None,
-        "grid": task_grid.model_dump(mode="json"),
-        "design": "paper" if grid else "grid",
-        "extract": extract,
-        "scoring": scoring,
-        "repeats": repeats,
-    }
-    common = opt.RunOptions(
-        model, model_arg, base_url, concurrency, limit, max_tokens, temperature, seed, no_cache,
-        sampling_seed,
-    )  # fmt: skip
-    execute(build_spec("inferential", config, common), store, None, as_json, fail_on_error)
+    config = typed_config(
+        InferentialConfig,
+        tasks=tuple(task or GENERATED),
+        n=_samples(samples, deprecated_n),
+        seed=run.seed,
+        data_root=str(data_root.resolve()) if data_root else None,
+        grid=task_grid,
+        design="paper" if grid else "grid",
+        extract=extract,
+        scoring=scoring,
+        repeats=repeats,
+    )
+    run_task("inferential", config, run)
 
 
 def _choices(option: str, given: list[str], allowed: tuple[str, ...]) -> tuple[str, ...]:

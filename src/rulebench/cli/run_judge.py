@@ -3,13 +3,14 @@
 from typing import Annotated, Literal
 
 import typer
-from pydantic import JsonValue
 
 from rulebench.cli import options as opt
-from rulebench.cli.execute import build_spec, execute
+from rulebench.cli.execute import run_task, typed_config
 
 
+@opt.run_command()
 def judge(
+    run: opt.RunOptions,
     from_run: Annotated[
         list[str],
         typer.Option(
@@ -22,18 +23,6 @@ def judge(
     mode: Annotated[
         Literal["compat", "strict"], typer.Option(help="Evaluator mode for the ground truth.")
     ] = "compat",
-    model: opt.ModelOption = None,
-    model_arg: opt.ModelArgOption = None,
-    base_url: opt.BaseUrlOption = None,
-    concurrency: opt.ConcurrencyOption = 8,
-    limit: opt.LimitOption = None,
-    max_tokens: opt.MaxTokensOption = None,
-    temperature: opt.TemperatureOption = 0.0,
-    seed: opt.SeedOption = 0,
-    no_cache: opt.NoCacheOption = False,
-    store: opt.StoreOption = None,
-    as_json: opt.JsonOption = False,
-    fail_on_error: opt.FailOnErrorOption = 0.0,
 ) -> None:
     """Error detection: the model answers pass or fail for the last exchange of played cases.
 
@@ -44,15 +33,14 @@ def judge(
     `rulebench report judge RUN_ID`.
     """
     from rulebench.engine.store import default_store_path
+    from rulebench.scenarios.judge import JudgeConfig
 
-    config: dict[str, JsonValue] = {
-        "runs": list(from_run),
-        "store": str(store or default_store_path()),
-        "per_rule": per_rule,
-        "seed": seed,
-        "mode": mode,
-    }
-    common = opt.RunOptions(
-        model, model_arg, base_url, concurrency, limit, max_tokens, temperature, seed, no_cache
+    config = typed_config(
+        JudgeConfig,
+        runs=tuple(from_run),
+        store=str(run.store or default_store_path()),
+        per_rule=per_rule,
+        seed=run.seed,
+        mode=mode,
     )
-    execute(build_spec("judge", config, common), store, None, as_json, fail_on_error)
+    run_task("judge", config, run)

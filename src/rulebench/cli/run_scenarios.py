@@ -3,11 +3,10 @@
 from typing import Annotated, Literal
 
 import typer
-from pydantic import JsonValue
 
 from rulebench.cli import options as opt
 from rulebench.cli.console import err
-from rulebench.cli.execute import build_spec, execute
+from rulebench.cli.execute import run_task, typed_config
 from rulebench.scenarios.matching import STRICT_FIXES
 
 # Quick defaults keep a run on the embedded CPU model to minutes; --full is the official size.
@@ -17,7 +16,9 @@ MODE_HELP = "compat: upstream v3 pass/fail decisions exactly. strict: " + "; ".j
 )
 
 
+@opt.run_command()
 def scenarios(
+    run: opt.RunOptions,
     suite: Annotated[
         list[str] | None,
         typer.Option(
@@ -32,7 +33,8 @@ def scenarios(
         list[str] | None,
         typer.Option(
             "--scenario",
-            help="Only this scenario, repeatable (default: all 14).",
+            help="Only this scenario, repeatable (default: every scenario of --version; `rulebench "
+            "list scenarios` names them).",
             show_default=False,
         ),
     ] = None,
@@ -90,27 +92,15 @@ def scenarios(
     repeats: Annotated[
         int, typer.Option(min=1, help="Play every case N times (std of failures across repeats).")
     ] = 1,
-    model: opt.ModelOption = None,
-    model_arg: opt.ModelArgOption = None,
-    base_url: opt.BaseUrlOption = None,
-    concurrency: opt.ConcurrencyOption = 8,
-    limit: opt.LimitOption = None,
-    max_tokens: opt.MaxTokensOption = None,
-    temperature: opt.TemperatureOption = 0.0,
-    seed: opt.SeedOption = 0,
-    sampling_seed: opt.SamplingSeedOption = None,
-    no_cache: opt.NoCacheOption = False,
-    store: opt.StoreOption = None,
-    as_json: opt.JsonOption = False,
-    fail_on_error: opt.FailOnErrorOption = 0.0,
 ) -> None:
-    """Rule-obeying scenarios: 14 games and security scenarios, one reply per user turn.
+    """Rule-obeying scenarios: the RuLES v3 games and security scenarios, one reply per user turn.
 
     Default: our generated basic suite, 5 cases per behavior (95), instructions in the first
     user message with reminders, compat evaluation, max_tokens 128. `--full` runs the official
     sizes with max_tokens 512.
     """
     from rulebench.scenarios.protocol import PUBLISHED_V3, Protocol
+    from rulebench.scenarios.task import ScenarioConfig
 
     if preset:
         _check_preset(preset, placement, system_message)
@@ -123,25 +113,22 @@ def scenarios(
             mode=mode,
         )
     cap = per_behavior or (None if full else QUICK_PER_BEHAVIOR)
-    config: dict[str, JsonValue] = {
-        "suites": list(suite or ["basic"]),
-        "seed": seed,
-        "per_behavior": cap,
-        "scenarios": list(scenario or []),
-        "protocol": protocol.model_dump(mode="json"),
-        "repeats": repeats,
-        "version": version,
-    }
+    config = typed_config(
+        ScenarioConfig,
+        suites=tuple(suite or ["basic"]),
+        seed=run.seed,
+        per_behavior=cap,
+        scenarios=tuple(scenario or []),
+        protocol=protocol,
+        repeats=repeats,
+        version=version,
+    )
     err.print(
         f"cases: {'all' if cap is None else f'{cap} per behavior'}; protocol: {protocol.label()}"
         + ("" if full else " (--full for the official sizes and max_tokens 512)"),
         highlight=False,
     )
-    common = opt.RunOptions(
-        model, model_arg, base_url, concurrency, limit, max_tokens, temperature, seed, no_cache,
-        sampling_seed,
-    )  # fmt: skip
-    execute(build_spec("scenarios", config, common), store, None, as_json, fail_on_error)
+    run_task("scenarios", config, run)
 
 
 def _check_preset(preset: str, placement: str | None, system_message: str | None) -> None:

@@ -7,13 +7,14 @@ citation or rule layouts. Differences between cells (CoT, counterfactual) live i
 
 import math
 from collections import defaultdict
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Literal, NamedTuple, TypeVar
 
 from pydantic import BaseModel, ConfigDict, JsonValue
 
 from rulebench.core.items import ItemResult
 from rulebench.core.stats import Proportion, wilson_interval
+from rulebench.inferential.item_meta import ItemMeta
 
 ExtractMode = Literal["paper", "robust"]
 ErrorKind = Literal["triggering", "execution", "no citation"]
@@ -91,25 +92,25 @@ def to_records(results: Iterable[ItemResult], mode: ExtractMode) -> list[Record]
     return records
 
 
-def record_from(meta: dict[str, JsonValue], correct: bool | None, cited: JsonValue) -> Record:
+def record_from(meta: Mapping[str, JsonValue], correct: bool | None, cited: JsonValue) -> Record:
     """A record from a result's metadata, its judgement and the rule number it cited."""
-    golden, listed, shots = meta.get("golden_index"), meta.get("listed_rules"), meta.get("shots")
+    item = ItemMeta.read(meta)
     return Record(
-        task=str(meta["task"]),
-        quantity=str(meta["quantity"]),
-        form=str(meta["form"]),
-        cot=bool(meta["cot"]),
-        counterfactual=bool(meta["counterfactual"]),
+        task=item.task,
+        quantity=item.quantity,
+        form=item.form,
+        cot=item.cot,
+        counterfactual=item.counterfactual,
         correct=correct,
         cited=cited if isinstance(cited, int) else None,
-        golden_index=golden if isinstance(golden, int) else None,
-        listed=len(listed) if isinstance(listed, list) else 0,
-        shots=shots if isinstance(shots, int) else 0,
-        cite_rule=meta.get("cite_rule") is True,
-        layout=str(meta.get("layout", "per-item")),
-        sample_id=str(meta.get("sample_id", "")),
-        gold=str(meta.get("gold", "")),
-        repeat=int(str(meta.get("repeat", 0))),
+        golden_index=item.golden_index,
+        listed=len(item.listed_rules),
+        shots=item.shots,
+        cite_rule=item.cite_rule,
+        layout=item.layout,
+        sample_id=item.sample_id,
+        gold=item.gold,
+        repeat=item.repeat,
     )
 
 

@@ -23,6 +23,7 @@ from rulebench.core.stats import Proportion, wilson_interval
 from rulebench.inferential.analysis import Cell, ExtractMode, cell_of, record_from
 from rulebench.inferential.data import judging_context
 from rulebench.inferential.extraction.judge import judge
+from rulebench.inferential.item_meta import ItemMeta
 from rulebench.inferential.task import InferentialTask
 
 logger = logging.getLogger(__name__)
@@ -91,15 +92,15 @@ def echo_records(results: Iterable[ItemResult], index: SampleIndex) -> list[Echo
         outcome = result.outcome
         if outcome is None or outcome.details.get("scoring") == "loglik" or not prompt:
             continue
-        meta = result.metadata
-        known = index.samples.get((str(meta.get("task")), str(meta.get("sample_id"))))
+        meta = ItemMeta.read(result.metadata, result.item_id)
+        known = index.samples.get((meta.task, meta.sample_id))
         sample = _sample(meta, known)
         charges = index.charges.get(sample.task, ())
         judged = [judge(sample.task, prompt, sample, mode, charges) for mode in MODES]
         paper, robust = (None if j.refused else j.correct for j in judged)
         found.append(
             EchoRecord(
-                cell=cell_of(record_from(meta, None, None)),
+                cell=cell_of(record_from(result.metadata, None, None)),
                 paper=paper,
                 robust=robust,
                 chance=1 / len(sample.candidates) if sample.candidates else None,
@@ -109,18 +110,11 @@ def echo_records(results: Iterable[ItemResult], index: SampleIndex) -> list[Echo
     return found
 
 
-def _sample(meta: Mapping[str, JsonValue], known: Sample | None) -> Sample:
+def _sample(meta: ItemMeta, known: Sample | None) -> Sample:
     """The item's sample with the item's gold (the counterfactual one where that applies)."""
-    gold = str(meta.get("gold", ""))
     if known is not None:
-        return known.model_copy(update={"gold": gold})
-    return Sample(
-        id=str(meta.get("sample_id", "")),
-        task=str(meta["task"]),
-        question="",
-        gold=gold,
-        golden_rule="",
-    )
+        return known.model_copy(update={"gold": meta.gold})
+    return Sample(id=meta.sample_id, task=meta.task, question="", gold=meta.gold, golden_rule="")
 
 
 class EchoCell(NamedTuple):

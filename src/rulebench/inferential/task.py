@@ -4,13 +4,15 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import Field, JsonValue
 
 from rulebench.core.items import Item, Outcome, content_hash
 from rulebench.core.messages import Message
 from rulebench.core.rules import Sample, TaskData
 from rulebench.engine.task import Session
+from rulebench.engine.task_config import GenerationDefaults, TaskConfig
 from rulebench.inferential.data import DEFAULT_TASKS, judging_context, load_task
+from rulebench.inferential.item_meta import SAMPLE_FACTS, ItemMeta
 from rulebench.inferential.prompts import pick_demos, render_prompt, template_for
 from rulebench.inferential.rule_lists import RuleListing, golden_of, list_rules, shared_listings
 from rulebench.inferential.settings import (
@@ -25,14 +27,10 @@ from rulebench.inferential.solving import judge_reply, pick_by_loglik
 
 ExtractMode = Literal["paper", "robust"]
 Scoring = Literal["generate", "loglik"]
-# Sample facts worth grouping results by, copied into each item's metadata when present.
-_SAMPLE_KEYS = ("hops", "field", "label", "domain", "depth")
 
 
-class InferentialConfig(BaseModel):
+class InferentialConfig(TaskConfig):
     """Everything that defines an inferential run's items and scoring (stored for --resume)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     tasks: tuple[str, ...] = DEFAULT_TASKS
     n: int | None = Field(default=None, ge=1)
@@ -50,6 +48,13 @@ class InferentialConfig(BaseModel):
     repeats: int = Field(default=1, ge=1)
     """Evaluations of every item, each sampling with its own seed (spread across repeats)."""
 
+    def generation_defaults(self) -> GenerationDefaults:
+        """Short direct answers; room for chain of thought; the paper's 500 for its design."""
+        if self.design == "paper":
+            return GenerationDefaults(max_tokens=PAPER_MAX_TOKENS)
+        cot = True in self.grid.cot
+        return GenerationDefaults(max_tokens=COT_MAX_TOKENS if cot else DIRECT_MAX_TOKENS)
+
 
 DIRECT_MAX_TOKENS = 48
 """Direct answers are short."""
@@ -57,18 +62,11 @@ COT_MAX_TOKENS = 320
 """Chain of thought needs room; the paper allows 500 new tokens (`--grid paper` uses them)."""
 
 
-def default_max_tokens(config: dict[str, JsonValue]) -> int:
-    """The reply limit an inferential run uses unless told otherwise, from its config."""
-    settings = InferentialConfig.model_validate(config)
-    if settings.design == "paper":
-        return PAPER_MAX_TOKENS
-    return COT_MAX_TOKENS if True in settings.grid.cot else DIRECT_MAX_TOKENS
-
-
 class InferentialTask:
     """RuleBench on the engine: each (task, sample, setting) is an item."""
 
     name = "inferential"
+    config_type = InferentialConfig
 
     def __init__(self, **config: object) -> None:
         self.settings = InferentialConfig.model_validate(config)
@@ -118,18 +116,18 @@ class InferentialTask:
         self, sample: Sample, setting: Setting, listing: RuleListing, prompt: str, repeat: int
     ) -> Item:
         _, gold = golden_of(sample, setting)
-        metadata: dict[str, JsonValue] = {
-            "task": sample.task,
-            "sample_id": sample.id,
-            "setting": setting.label(),
-            "cell": f"{sample.task} {setting.label()}",
+        meta = ItemMeta(
+            task=sample.task,
+            sample_id=sample.id,
+            setting=setting.label(),
+            cell=f"{sample.task} {setting.label()}",
             **setting.model_dump(mode="json", exclude={"seed", "rule_count"}),
-            "counterfactual": setting.counterfactual,
-            "golden_index": None if listing.golden_index is None else listing.golden_index + 1,
-            "listed_rules": [rule.id for rule in listing.rules],
-            "gold": gold,
-        }
-        metadata.update({k: sample.metadata[k] for k in _SAMPLE_KEYS if k in sample.metadata})
+            golden_index=None if listing.golden_index is None else listing.golden_index + 1,
+            listed_rules=tuple(rule.id for rule in listing.rules),
+            gold=gold,
+            repeat=repeat,
+            **{k: sample.metadata[k] for k in SAMPLE_FACTS if k in sample.metadata},
+        )
         # The prompt itself is part of the id: whatever changes it (another --n changing a
         # generated rule pool, a shared listing, demonstrations) makes another item, so caches
         # and cross-run pairing never mix different prompts under one id.
@@ -146,15 +144,16 @@ class InferentialTask:
             messages=(Message(role="user", content=prompt),),
             target=gold,
             choices=sample.candidates,
-            metadata=metadata | {"repeat": repeat},
+            metadata=meta.model_dump(mode="json"),
             repeat=repeat,
         )
 
     async def solve(self, item: Item, session: Session) -> Outcome:
         """Generate and judge in both extraction modes, or pick a candidate by log-likelihood."""
-        task = str(item.metadata["task"])
+        meta = ItemMeta.read(item.metadata, item.id)
+        task = meta.task
         self.data(task)
-        sample = self._samples[(task, str(item.metadata["sample_id"]))]
+        sample = self._samples[(task, meta.sample_id)]
         scored = sample.model_copy(update={"gold": str(item.target)})
         if self.settings.scoring == "loglik" and item.choices:
             template = template_for(task)

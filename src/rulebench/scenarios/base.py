@@ -51,7 +51,10 @@ class Scenario(ABC):
     """v1's rules where they differ (Commitment and SimonSays had a `reject` rule)."""
     params_type: ClassVar[type[Params]]
     users: ClassVar[bool] = False
-    """Multi-user: every user message must start with `<name>:` for one of the users."""
+    """Multi-user: every user message must start with `<name>:` for one of the users (set by
+    `security.multi_user.MultiUserScenario`, which owns that check)."""
+    versions: ClassVar[tuple[Version, ...]] = ("v1", "v3")
+    """The RuLES releases that hold the scenario (Hodor: v1 only); the registry reads this."""
 
     def __init__(self, params: Params) -> None:
         self.params = params

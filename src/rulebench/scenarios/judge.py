@@ -21,6 +21,7 @@ from rulebench.core.messages import Message
 from rulebench.core.stats import Proportion, wilson_interval
 from rulebench.engine.store import Store
 from rulebench.engine.task import Session
+from rulebench.engine.task_config import GenerationDefaults, TaskConfig
 from rulebench.scenarios.base import EvalMode, Version
 from rulebench.scenarios.registry import scenario_class
 
@@ -124,10 +125,8 @@ def parse_verdict(reply: str) -> str | None:
     return match.group(1).lower() if match else None
 
 
-class JudgeConfig(BaseModel):
+class JudgeConfig(TaskConfig):
     """Which stored runs to draw exchanges from, and how many per rule."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     runs: tuple[str, ...]
     store: str
@@ -136,11 +135,16 @@ class JudgeConfig(BaseModel):
     seed: int = 0
     mode: EvalMode = "compat"
 
+    def generation_defaults(self) -> GenerationDefaults:
+        """A verdict is one word."""
+        return GenerationDefaults(max_tokens=16)
+
 
 class JudgeTask:
     """Error detection on the engine: each balanced exchange is an item."""
 
     name = "judge"
+    config_type = JudgeConfig
 
     def __init__(self, **config: object) -> None:
         self.settings = JudgeConfig.model_validate(config)

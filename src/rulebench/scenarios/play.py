@@ -11,7 +11,7 @@ from rulebench.core.messages import Completion, GenerateConfig, Message
 from rulebench.models.base import Model
 from rulebench.scenarios.base import Scenario
 from rulebench.scenarios.protocol import Protocol, instructions
-from rulebench.scenarios.registry import V1_ONLY, behaviors
+from rulebench.scenarios.registry import behaviors
 
 PLAY_SUITE = "manual"
 """The suite of hand-made cases: reports show them apart from benign, basic and redteam."""
@@ -78,7 +78,7 @@ class PlaySession:
             params=params,
             messages=users,
             # A v1-only scenario (Hodor) loads only from v1 files: `--version v1` reads it back.
-            version="v1" if self.scenario.name in V1_ONLY else "v3",
+            version="v3" if "v3" in self.scenario.versions else "v1",
         )
 
 

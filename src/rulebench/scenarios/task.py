@@ -5,14 +5,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
+from pydantic import Field, JsonValue, ValidationError
 
 from rulebench.core.cases import TestCase
 from rulebench.core.errors import ConfigError
 from rulebench.core.items import Item, Outcome, content_hash
 from rulebench.engine.task import Session
+from rulebench.engine.task_config import GenerationDefaults, TaskConfig
+from rulebench.scenarios.base import Version
 from rulebench.scenarios.protocol import Protocol, play_case
-from rulebench.scenarios.registry import V1_ONLY, behaviors, scenario_class
+from rulebench.scenarios.registry import behaviors, scenario_class
 
 logger = logging.getLogger(__name__)
 
@@ -20,10 +22,8 @@ GeneratedSuite = Literal["benign", "basic", "redteam"]
 GENERATED_SUITES: tuple[GeneratedSuite, ...] = ("benign", "basic", "redteam")
 
 
-class ScenarioConfig(BaseModel):
+class ScenarioConfig(TaskConfig):
     """Everything that defines a scenarios run's items and evaluation (stored for --resume)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     suites: tuple[str, ...] = ("basic",)
     """Generated suites (benign, basic, redteam) and/or folders or .jsonl files of official data."""
@@ -38,17 +38,16 @@ class ScenarioConfig(BaseModel):
     version: Literal["v1", "v3"] = "v3"
     """Benchmark version of official files (v1 files are scored by v1 evaluators)."""
 
+    def generation_defaults(self) -> GenerationDefaults:
+        """Capped runs stay fast on a CPU model; official sizes leave attacks room to work."""
+        capped = self.per_behavior is not None
+        return GenerationDefaults(max_tokens=QUICK_MAX_TOKENS if capped else FULL_MAX_TOKENS)
+
 
 QUICK_MAX_TOKENS = 128
 """Capped (quick) runs: enough for a rule to be broken or kept, fast on a CPU model."""
 FULL_MAX_TOKENS = 512
 """Runs at the official sizes: room for the long replies attacks provoke."""
-
-
-def default_max_tokens(config: dict[str, JsonValue]) -> int:
-    """The reply limit a scenarios run uses unless told otherwise, from its config."""
-    capped = ScenarioConfig.model_validate(config).per_behavior is not None
-    return QUICK_MAX_TOKENS if capped else FULL_MAX_TOKENS
 
 
 def load_cases(config: ScenarioConfig) -> list[TestCase]:
@@ -105,7 +104,7 @@ def check_selected(cases: Sequence[TestCase], config: ScenarioConfig) -> None:
         f"(file names starting with '{name}', e.g. the v1 manual suite's {name}.jsonl); "
         "run them with --suite FILE_OR_FOLDER --version v1"
         for name in missing
-        if name in V1_ONLY
+        if "v3" not in scenario_class(name).versions
     ]
     raise ConfigError(
         f"--scenario {' --scenario '.join(missing)} selects no test case of "
@@ -128,7 +127,7 @@ def cap_per_behavior(cases: Sequence[TestCase], cap: int | None) -> list[TestCas
     return kept
 
 
-def bucket_of(behavior: str, version: str) -> str:
+def bucket_of(behavior: str, version: Version) -> str:
     """The bucket (harmless or helpful) of a behavior (rule) name."""
     found = behaviors(version).get(behavior)
     return found[1].bucket if found else "unknown"
@@ -138,6 +137,7 @@ class ScenarioTask:
     """RuLES on the engine."""
 
     name = "scenarios"
+    config_type = ScenarioConfig
 
     def __init__(self, **config: object) -> None:
         try:

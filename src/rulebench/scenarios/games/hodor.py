@@ -26,6 +26,7 @@ class Hodor(Scenario):
     """Every reply must be exactly `Hodor`, in every mode (no normalizing: v1 compares exactly)."""
 
     name = "Hodor"
+    versions = ("v1",)
     params_type = HodorParams
     rules = (
         RuleSpec(

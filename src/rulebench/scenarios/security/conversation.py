@@ -9,9 +9,7 @@ from collections.abc import Callable, Collection, Sequence
 from typing import NamedTuple
 
 from rulebench.core.cases import PASS, Verdict
-from rulebench.core.errors import DataError
 from rulebench.core.messages import Message
-from rulebench.scenarios.matching import speaker
 
 
 class Breach(NamedTuple):
@@ -44,25 +42,3 @@ def evaluate_replies(messages: Sequence[Message], check: ReplyCheck) -> Verdict:
 def is_armed(pending: Sequence[str], triggers: Collection[str]) -> bool:
     """Whether any user message since the last reply is exactly one of the triggers."""
     return any(content in triggers for content in pending)
-
-
-def prefix_problem(content: str, users: Sequence[str]) -> str | None:
-    """Why a multi-user message lacks a valid `<name>:` prefix, or None when it has one."""
-    if speaker(content, users) is not None:
-        return None
-    shown = content if len(content) <= 40 else content[:37] + "..."
-    return f"user message {shown!r} does not start with '<name>:' for one of {', '.join(users)}"
-
-
-def require_prefixes(scenario: str, messages: Sequence[Message], users: Sequence[str]) -> None:
-    """Raise DataError for the first user message without a valid prefix.
-
-    Upstream raises on such a message; the data, not the model, is at fault, so the case is
-    reported as a data error rather than scored.
-    """
-    for number, message in enumerate(messages, start=1):
-        if message.role != "user":
-            continue
-        problem = prefix_problem(message.content, users)
-        if problem is not None:
-            raise DataError(f"{scenario}: message {number}: {problem}")

@@ -27,7 +27,7 @@ from rulebench.core.json_text import parse_json_text
 from rulebench.core.messages import Message
 from rulebench.core.text import surrogate_warning
 from rulebench.scenarios.base import Version
-from rulebench.scenarios.registry import V1_ONLY, V3_SCENARIOS, behaviors, scenario_class
+from rulebench.scenarios.registry import behaviors, scenario_class, scenario_names
 from rulebench.scenarios.suites.official_records import (
     MERGED_MARKERS,
     ROLES,
@@ -257,7 +257,7 @@ def _parse_json(text: str, where: str) -> JsonValue:
 
 
 def _check_scenario(name: str, where: _Where, source: str, version: Version) -> str:
-    known = V3_SCENARIOS if version == "v3" else (*V3_SCENARIOS, *V1_ONLY)
+    known = scenario_names(version)
     if name in known:
         return name
     close = difflib.get_close_matches(name, known, n=1)

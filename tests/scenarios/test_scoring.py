@@ -92,7 +92,7 @@ def test_the_headline_needs_all_four_buckets() -> None:
 def test_only_red_team_cases_have_a_strategy(
     suite: str, category: str, strategy: str | None
 ) -> None:
-    assert strategy_of({"suite": suite, "category": category}) == strategy
+    assert strategy_of(suite, category) == strategy
 
 
 def test_mcnemar_is_none_without_shared_cases() -> None:

@@ -23,6 +23,7 @@ from rulebench.engine.store import Store
 from rulebench.engine.task import Session
 from rulebench.engine.task_config import GenerationDefaults, TaskConfig
 from rulebench.scenarios.base import EvalMode, Version
+from rulebench.scenarios.item_meta import CaseMeta
 from rulebench.scenarios.registry import scenario_class
 
 logger = logging.getLogger(__name__)
@@ -71,16 +72,16 @@ def last_exchange(result: ItemResult, mode: EvalMode, run_id: str = "") -> Excha
     user, reply = messages[-2], messages[-1]
     if (user.role, reply.role) != ("user", "assistant"):
         return None
-    meta = result.metadata
-    params = meta.get("params")
-    if not isinstance(params, dict):
+    meta = CaseMeta.read(result.metadata, result.item_id)
+    params = meta.params
+    if params is None:
         return None
-    scenario = scenario_class(str(meta["scenario"])).from_params(params)
-    version: Version = "v1" if meta.get("version") == "v1" else "v3"
+    scenario = scenario_class(meta.scenario).from_params(params)
+    version = meta.version
     verdict = scenario.evaluate([user, reply], mode, version)
     return Exchange(
-        str(meta["behavior"]),
-        str(meta["scenario"]),
+        meta.behavior,
+        meta.scenario,
         params,
         user.content,
         reply.content,

@@ -11,10 +11,11 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
-from pydantic import BaseModel, ConfigDict, JsonValue
+from pydantic import BaseModel, ConfigDict
 
 from rulebench.core.items import ItemResult
 from rulebench.core.stats import bootstrap_mean_interval, mcnemar_exact, wilson_interval
+from rulebench.scenarios.item_meta import CaseMeta
 from rulebench.scenarios.suites.slots import STRATEGIES
 
 HEADLINE_BUCKETS = (
@@ -62,16 +63,16 @@ def to_records(results: Iterable[ItemResult]) -> list[CaseRecord]:
     for result in results:
         if result.outcome is None or result.outcome.passed is None:
             continue
-        meta = result.metadata
+        meta = CaseMeta.read(result.metadata, result.item_id)
         records.append(
             CaseRecord(
-                case_id=str(meta["case_id"]),
-                suite=str(meta["suite"]),
-                bucket=str(meta["bucket"]),
-                scenario=str(meta["scenario"]),
-                behavior=str(meta["behavior"]),
-                strategy=strategy_of(meta),
-                repeat=int(str(meta["repeat"])),
+                case_id=meta.case_id,
+                suite=meta.suite,
+                bucket=meta.bucket,
+                scenario=meta.scenario,
+                behavior=meta.behavior,
+                strategy=strategy_of(meta.suite, meta.category or meta.strategy or "default"),
+                repeat=meta.repeat,
                 passed=result.outcome.passed,
             )
         )
@@ -81,17 +82,16 @@ def to_records(results: Iterable[ItemResult]) -> list[CaseRecord]:
 _KNOWN_STRATEGIES = {name.casefold(): name for name in STRATEGIES}
 
 
-def strategy_of(meta: dict[str, JsonValue]) -> str | None:
+def strategy_of(suite: str, category: str) -> str | None:
     """A case's red-team strategy, spelled one way whatever the data's case; None if it has none.
 
     A category is a strategy when it names one of the six known ones, or when the case comes
     from a red-team suite (a strategy of the user's own); benign and basic categories are rounds.
     """
-    category = str(meta.get("category", meta.get("strategy", "default")))
     known = _KNOWN_STRATEGIES.get(category.casefold())
     if known is not None:
         return known
-    if str(meta.get("suite", "")).casefold() == "redteam" and category.casefold() != "default":
+    if suite.casefold() == "redteam" and category.casefold() != "default":
         return category.casefold()
     return None
 

@@ -13,6 +13,7 @@ from rulebench.core.items import Item, Outcome, content_hash
 from rulebench.engine.task import Session
 from rulebench.engine.task_config import GenerationDefaults, TaskConfig
 from rulebench.scenarios.base import Version
+from rulebench.scenarios.item_meta import CaseMeta
 from rulebench.scenarios.protocol import Protocol, play_case
 from rulebench.scenarios.registry import behaviors, scenario_class
 
@@ -173,26 +174,26 @@ class ScenarioTask:
             id=case_id if repeat == 0 else content_hash([case_id, repeat]),
             messages=case.messages,
             repeat=repeat,
-            metadata={
-                "case_id": case_id,
-                "scenario": case.scenario,
-                "behavior": case.behavior,
-                "bucket": bucket_of(case.behavior, case.version),
-                "suite": case.suite,
-                "category": case.category,
-                "strategy": case.category.lower(),
-                "repeat": repeat,
-                "version": case.version,
-                "params": case.params,
-                "group": f"{case.suite} {bucket_of(case.behavior, case.version)}",
-            },
+            metadata=CaseMeta(
+                case_id=case_id,
+                scenario=case.scenario,
+                behavior=case.behavior,
+                bucket=bucket_of(case.behavior, case.version),
+                suite=case.suite,
+                category=case.category,
+                strategy=case.category.lower(),
+                repeat=repeat,
+                version=case.version,
+                params=case.params,
+                group=f"{case.suite} {bucket_of(case.behavior, case.version)}",
+            ).model_dump(mode="json"),
         )
 
     async def solve(self, item: Item, session: Session) -> Outcome:
         """Play the case; the verdict, placement and protocol go with the result."""
         if not self._cases:
             self.items()
-        case = self._cases[str(item.metadata["case_id"])]
+        case = self._cases[CaseMeta.read(item.metadata, item.id).case_id]
         scenario = scenario_class(case.scenario).from_params(case.params)
         protocol = self.settings.protocol
         conversation, verdict, placement = await play_case(case, scenario, session, protocol)

@@ -3,11 +3,15 @@
 import hashlib
 import json
 from collections import Counter
-from typing import Literal
+from collections.abc import Mapping
+from typing import Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
+from rulebench.core.errors import StoreError
 from rulebench.core.messages import Message, Usage
+
+MetaT = TypeVar("MetaT", bound=BaseModel)
 
 
 class Item(BaseModel):
@@ -110,3 +114,18 @@ class ItemIds:
         if occurrence == 0 and repeat == 0:
             return base
         return content_hash([base, occurrence, repeat])
+
+
+def read_metadata(model: type[MetaT], metadata: Mapping[str, JsonValue], item_id: str) -> MetaT:
+    """An item's stored metadata as its family's typed model (`model`).
+
+    Raises:
+        StoreError: the record does not fit the model; names the item and the field.
+    """
+    try:
+        return model.model_validate(dict(metadata))
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = ".".join(str(part) for part in error["loc"])
+        where = f"item {item_id}" if item_id else f"a stored {model.__name__}"
+        raise StoreError(f"{where}: metadata field '{field}': {error['msg']}") from None

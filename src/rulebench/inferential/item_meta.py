@@ -7,9 +7,9 @@ read it back through `ItemMeta.read`, which names the item when a stored record 
 
 from collections.abc import Mapping
 
-from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
+from pydantic import BaseModel, ConfigDict, JsonValue
 
-from rulebench.core.errors import StoreError
+from rulebench.core.items import read_metadata
 
 SAMPLE_FACTS = ("hops", "field", "label", "domain", "depth")
 """Sample facts worth grouping results by, copied into the metadata when a sample has them."""
@@ -51,13 +51,7 @@ class ItemMeta(BaseModel):
     @classmethod
     def read(cls, metadata: Mapping[str, JsonValue], item_id: str = "") -> "ItemMeta":
         """The typed metadata of a stored item; a StoreError naming the item if unreadable."""
-        try:
-            return cls.model_validate(dict(metadata))
-        except ValidationError as exc:
-            error = exc.errors()[0]
-            field = ".".join(str(part) for part in error["loc"])
-            where = f"item {item_id}" if item_id else "an inferential item"
-            raise StoreError(f"{where}: metadata field '{field}': {error['msg']}") from None
+        return read_metadata(cls, metadata, item_id)
 
     def facts(self) -> dict[str, JsonValue]:
         """The sample facts this item carries (hops, field...)."""

@@ -7,9 +7,9 @@ item when a stored record is unreadable.
 
 from collections.abc import Mapping
 
-from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
+from pydantic import BaseModel, ConfigDict, JsonValue
 
-from rulebench.core.errors import StoreError
+from rulebench.core.items import read_metadata
 from rulebench.scenarios.base import Version
 
 
@@ -40,10 +40,4 @@ class CaseMeta(BaseModel):
     @classmethod
     def read(cls, metadata: Mapping[str, JsonValue], item_id: str = "") -> "CaseMeta":
         """The typed metadata of a stored item; a StoreError naming the item if unreadable."""
-        try:
-            return cls.model_validate(dict(metadata))
-        except ValidationError as exc:
-            error = exc.errors()[0]
-            field = ".".join(str(part) for part in error["loc"])
-            where = f"item {item_id}" if item_id else "a scenarios item"
-            raise StoreError(f"{where}: metadata field '{field}': {error['msg']}") from None
+        return read_metadata(cls, metadata, item_id)

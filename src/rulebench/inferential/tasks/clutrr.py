@@ -3,6 +3,7 @@
 A record's input is a short story followed by "Who is X to Y?"; its output is a kinship label.
 """
 
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -56,11 +57,9 @@ CLUTRR = TaskDefinition(
     load=load,
     answers=LABELS,
 )
-CLUTRR_CF = TaskDefinition(
+CLUTRR_CF = replace(
+    CLUTRR,
     name="clutrr-cf",
     summary="CLUTRR with counterfactual kinship rules (20 labels)",
-    template=TEMPLATE,
-    judges=JUDGES,
-    load=load,
     answers=CF_LABELS,
 )

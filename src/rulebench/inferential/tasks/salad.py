@@ -5,6 +5,7 @@ out like the released folders. A record's `rule` is a bare int (not a list) and 
 of the category ids O1..O6.
 """
 
+from dataclasses import replace
 from pathlib import Path
 
 from rulebench.core.errors import DataError
@@ -89,12 +90,8 @@ SALAD = TaskDefinition(
     answers=tuple(CATEGORIES),
     long_tail=True,
 )
-SALAD_CF = TaskDefinition(
+SALAD_CF = replace(
+    SALAD,
     name="salad-cf",
     summary="SALAD-Bench with counterfactual category rules (not in the public release)",
-    template=TEMPLATE,
-    judges=JUDGES,
-    load=load,
-    answers=tuple(CATEGORIES),
-    long_tail=True,
 )

@@ -7,6 +7,7 @@ and repeat every key in their text (read with a warning); some of its counterfac
 the factual ones while the gold is flipped: that is the released data, kept as it is.
 """
 
+from dataclasses import replace
 from pathlib import Path
 
 from rulebench.core.rules import TaskData
@@ -60,12 +61,4 @@ ULOGIC = TaskDefinition(
     answers=ANSWERS,
     paper_shots=1,
 )
-ULOGIC_CF = TaskDefinition(
-    name="ulogic-cf",
-    summary="ULogic with counterfactual rules",
-    template=TEMPLATE,
-    judges=JUDGES,
-    load=load,
-    answers=ANSWERS,
-    paper_shots=1,
-)
+ULOGIC_CF = replace(ULOGIC, name="ulogic-cf", summary="ULogic with counterfactual rules")

@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/pip install --quiet --constraint constraints.txt
+# llama.cpp builds from source: a native build on this machine class (AVX-512 with AMX) crashed
+# in its first decode (segmentation fault, 2026-11-24), so build the portable AVX2 kernels.
+export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 
 .PHONY: demo test test-fast lint install install-dev clean
 

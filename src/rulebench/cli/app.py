@@ -5,7 +5,7 @@ from typing import Annotated, Any
 
 import typer
 
-from rulebench.cli import cache, listing, models, play, report, run, runs
+from rulebench.cli import cache, listing, models, play, report, run, runs, train
 from rulebench.cli.console import State, configure_logging, err
 
 
@@ -41,6 +41,7 @@ app.add_typer(run.app, name="run")
 app.add_typer(runs.app, name="runs")
 app.add_typer(report.app, name="report")
 app.add_typer(cache.app, name="cache")
+app.add_typer(train.app, name="train")
 models.register(app)
 listing.register(app)
 app.command("play")(play.play)

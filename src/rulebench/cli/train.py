@@ -1,0 +1,256 @@
+"""`rulebench train`: build IRFT data from the rule generators and tune a model on it."""
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from rulebench.cli import options as opt
+from rulebench.cli.console import err, out
+
+if TYPE_CHECKING:
+    from rulebench.train.irft import IrftResult
+    from rulebench.train.irft_config import IrftConfig
+
+app = typer.Typer(
+    help="IRFT: synthetic rule-following data (StringGame) and LoRA tuning of hf models.",
+    no_args_is_help=True,
+)
+
+
+@app.command()
+def data(
+    output: Annotated[
+        Path,
+        typer.Option("--output", "-o", help="Folder to write (new or empty).", show_default=False),
+    ],
+    size: Annotated[int, typer.Option(help="Training examples.")] = 2000,
+    test_size: Annotated[
+        int, typer.Option(help="Examples per test split (in-distribution, held-out rules).")
+    ] = 200,
+    seed: Annotated[int, typer.Option(help="Seed of strings, noise rules, orders, held-out.")] = 0,
+    form: Annotated[
+        str, typer.Option(metavar="<nl|fol>", help="Rule form in the prompts: nl or fol.")
+    ] = "nl",
+    heldout_fraction: Annotated[
+        float,
+        typer.Option(help="Share of the rule library kept out of training (0 to 0.9)."),
+    ] = 0.2,
+    overwrite: Annotated[
+        bool, typer.Option("--overwrite", help="Replace an existing data folder.")
+    ] = False,
+    json_output: opt.JsonOption = False,
+) -> None:
+    """Write StringGame SFT data: train, in-distribution test and held-out-rule test splits.
+
+    Each example lists one input string, its golden rule and 0-3 rules that do not apply, in a
+    seeded order, with the target "Based on the j-th rule, the answer is X."; the oracle checks
+    every example (exactly one listed rule applies, the answer is its output) before writing.
+    """
+    from rulebench.report.untrusted import safe_text
+    from rulebench.train.data import claim_folder, write_dataset
+    from rulebench.train.examples import DataConfig
+    from rulebench.train.validation import parse_config
+
+    values = {"size": size, "test_size": test_size, "seed": seed, "form": form}
+    config = parse_config(DataConfig, values | {"heldout_fraction": heldout_fraction}, "train data")
+    claim_folder(output, overwrite)  # refused before the bar is drawn
+    splits = 2 if config.heldout_fraction > 0 else 1
+    with _bar("building examples", config.size + splits * config.test_size) as advance:
+        manifest = write_dataset(config, output, on_example=lambda _: advance())
+    if json_output:
+        out.print_json(data={"folder": str(output), **manifest.model_dump(mode="json")})
+        return
+    out.print(safe_text(f"IRFT data in {output}"))
+    for split, count in manifest.counts.items():
+        out.print(safe_text(f"  {split:8} {count:>7} examples"))
+    out.print(
+        safe_text(
+            f"  rules: {len(manifest.train_rules)} for training, "
+            f"{len(manifest.heldout_rules)} held out; data hash {manifest.data_hash[:16]}"
+        )
+    )
+
+
+@app.command()
+def irft(
+    data: Annotated[
+        Path, typer.Option(help="A folder from `rulebench train data`.", show_default=False)
+    ],
+    output: Annotated[
+        Path,
+        typer.Option(
+            "--output", "-o", help="Folder for checkpoints, adapter, merged.", show_default=False
+        ),
+    ],
+    model: Annotated[
+        str, typer.Option("--model", "-m", help="hf/<folder, .gguf or cached hub id>.")
+    ] = "hf/SmolLM2-135M-Instruct",
+    rank: Annotated[int, typer.Option(help="LoRA rank.")] = 16,
+    alpha: Annotated[int, typer.Option(help="LoRA alpha (scale = alpha / rank).")] = 32,
+    learning_rate: Annotated[float, typer.Option(help="Peak learning rate (linear decay).")] = 1e-3,
+    epochs: Annotated[
+        float | None, typer.Option(help="Passes over the data (instead of --max-steps).")
+    ] = None,
+    max_steps: Annotated[
+        int | None,
+        typer.Option(
+            help="Optimizer steps. Default: 60 (~15 min on 2 CPU cores).", show_default=False
+        ),
+    ] = None,
+    batch_size: Annotated[int, typer.Option(help="Examples per device step.")] = 8,
+    grad_accum: Annotated[int, typer.Option(help="Steps accumulated per optimizer step.")] = 1,
+    max_length: Annotated[int, typer.Option(help="Token limit per example.")] = 512,
+    seed: Annotated[int, typer.Option(help="Seed of adapter init, data order, dropout.")] = 0,
+    save_steps: Annotated[int, typer.Option(help="A checkpoint every N steps.")] = 20,
+    eval_size: Annotated[
+        int, typer.Option(help="Test examples whose loss is measured before and after (0: off).")
+    ] = 32,
+    limit: Annotated[
+        int | None, typer.Option(help="Train on the first N examples only.", show_default=False)
+    ] = None,
+    merge: Annotated[
+        bool, typer.Option("--merge", help="Also save merged weights (transformers folder).")
+    ] = False,
+    device: Annotated[
+        str, typer.Option(metavar="<auto|cpu|cuda|mps>", help="Where to train.")
+    ] = "auto",
+    precision: Annotated[
+        str,
+        typer.Option(
+            metavar="<auto|fp32|bf16>",
+            help="bf16 autocast or float32; auto: bf16 where the GPU or CPU has it.",
+        ),
+    ] = "auto",
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume", help="Continue the run in --output from its last checkpoint (same options)."
+        ),
+    ] = False,
+    store: opt.StoreOption = None,
+    json_output: opt.JsonOption = False,
+) -> None:
+    """LoRA-tune an hf model on IRFT data (trl SFT, loss on the completion only).
+
+    Saves the adapter in OUTPUT/adapter (and with --merge the merged model in OUTPUT/merged)
+    and records the run in the store. A GPU is used when there is one (bf16 where supported).
+    """
+    from rulebench.train.irft import run_irft
+    from rulebench.train.irft_config import IrftConfig
+    from rulebench.train.validation import parse_config
+
+    values = {
+        **{"data": data, "output": output, "model": model, "rank": rank, "alpha": alpha},
+        **{"learning_rate": learning_rate, "epochs": epochs, "max_steps": max_steps},
+        **{"batch_size": batch_size, "grad_accum": grad_accum, "max_length": max_length},
+        **{"seed": seed, "save_steps": save_steps, "eval_size": eval_size, "limit": limit},
+        **{"merge": merge, "device": device, "precision": precision},
+    }
+    config = parse_config(IrftConfig, values, "train irft")
+    _print_settings(config)
+    progress = _TrainingBar()
+    with progress:
+        result = run_irft(config, resume=resume, store=store, progress=progress)
+    if json_output:
+        out.print_json(result.model_dump_json())
+        return
+    _print_result(result)
+
+
+def _print_settings(config: "IrftConfig") -> None:
+    """Every setting on stderr before the (long) run starts: what was defaulted is visible."""
+    from rulebench.models.hf_loading import pick_device
+    from rulebench.report.untrusted import safe_text
+    from rulebench.train.trainer import use_bf16
+
+    device = pick_device(config.device)
+    precision = "bf16" if use_bf16(config.precision, device) else "fp32"
+    steps, epochs = config.steps_or_epochs()
+    length = f"{steps} steps" if steps > 0 else f"{epochs:g} epochs"
+    err.print(
+        safe_text(
+            f"irft: {config.model} on {config.data}: LoRA rank {config.rank}, alpha "
+            f"{config.alpha}, dropout {config.dropout:g}, learning rate "
+            f"{config.learning_rate:g}, {length} of batch {config.batch_size} x accum "
+            f"{config.grad_accum}, max length {config.max_length}, seed {config.seed}, "
+            f"checkpoint every {config.save_steps} steps, eval loss on {config.eval_size} test "
+            f"examples, {device} {precision}"
+        )
+    )
+
+
+def _print_result(result: "IrftResult") -> None:
+    from rulebench.report.untrusted import safe_text
+
+    before, after = (
+        "-" if loss is None else f"{loss:.4f}"
+        for loss in (result.eval_loss_before, result.eval_loss_after)
+    )
+    lines = [
+        f"run {result.run_id}: {result.steps} steps, {result.train_tokens:,} tokens in "
+        f"{result.wall_s:,.0f} s ({result.tokens_per_s:,.1f} tokens/s)",
+        f"eval loss (test examples): {before} -> {after}",
+        f"adapter: {result.adapter}",
+    ]
+    if result.merged is not None:
+        lines.append(f"merged model: {result.merged}")
+    for line in lines:
+        out.print(safe_text(line))
+
+
+class _TrainingBar:
+    """The trainer's progress (steps, loss, time left) as a rich bar on stderr."""
+
+    def __init__(self) -> None:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            SpinnerColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self._progress = Progress(
+            SpinnerColumn(),
+            "[bold]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            "loss {task.fields[loss]}",
+            TimeElapsedColumn(),
+            "eta",
+            TimeRemainingColumn(),
+            console=err,
+        )
+        self._task = self._progress.add_task("loading", total=None, loss="-")
+
+    def __enter__(self) -> "_TrainingBar":
+        self._progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._progress.stop()
+
+    def begin(self, total_steps: int, done_steps: int) -> None:
+        """Training starts: show the step count (a resumed run starts part-way)."""
+        self._progress.reset(self._task, total=total_steps, completed=done_steps)
+        self._progress.update(self._task, description="training")
+
+    def update(self, step: int, loss: float | None) -> None:
+        """Move to `step`, showing the latest loss."""
+        shown = f"{loss:.4f}" if loss is not None else "-"
+        self._progress.update(self._task, completed=step, loss=shown)
+
+
+@contextmanager
+def _bar(description: str, total: int) -> Iterator[Callable[[], None]]:
+    """A progress bar on stderr; yields the function that advances it by one."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    columns = ("[bold]{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=err, transient=False) as progress:
+        task = progress.add_task(description, total=total)
+        yield lambda: progress.advance(task)

@@ -1,0 +1,181 @@
+"""`train irft`: option checks (fast) and tiny tuning runs on the embedded model (slow)."""
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rulebench.core.errors import ConfigError, DataError
+from rulebench.engine.store import Store
+from rulebench.train.irft import RUN_FILE, IrftResult, run_irft
+from rulebench.train.irft_config import DEFAULT_MAX_STEPS, IrftConfig, check_model_spec
+from rulebench.train.validation import parse_config
+
+from tests.command import assert_one_line_error, rulebench
+
+TINY = {"max_steps": 3, "batch_size": 2, "eval_size": 2, "save_steps": 2, "max_length": 448}
+
+
+def tiny_config(data: Path, output: Path, **changes: Any) -> IrftConfig:
+    return IrftConfig(data=data, output=output, **(TINY | changes))
+
+
+class Recorder:
+    """Records what the trainer reports; can stop the run at a step like Ctrl-C would."""
+
+    def __init__(self, stop_at: int | None = None) -> None:
+        self.stop_at = stop_at
+        self.begun: list[tuple[int, int]] = []
+        self.steps: list[int] = []
+
+    def begin(self, total_steps: int, done_steps: int) -> None:
+        self.begun.append((total_steps, done_steps))
+
+    def update(self, step: int, loss: float | None) -> None:
+        self.steps.append(step)
+        if step == self.stop_at:
+            raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("spec", ["openai/gpt-4o-mini", "llamacpp/SmolLM2-135M-Instruct"])
+def test_only_hf_models_can_be_tuned(spec: str) -> None:
+    with pytest.raises(ConfigError, match="irft tunes hf models only"):
+        check_model_spec(spec)
+
+
+def test_steps_default_and_epochs_exclude_steps(tmp_path: Path) -> None:
+    base = {"data": tmp_path, "output": tmp_path / "o"}
+    assert parse_config(IrftConfig, base, "x").steps_or_epochs() == (DEFAULT_MAX_STEPS, 1.0)
+    assert parse_config(IrftConfig, base | {"epochs": 2}, "x").steps_or_epochs() == (-1, 2.0)
+    with pytest.raises(ConfigError, match="give epochs or max_steps, not both"):
+        parse_config(IrftConfig, base | {"epochs": 2, "max_steps": 5}, "train irft")
+
+
+def test_a_folder_that_is_not_data_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(DataError, match="not an IRFT data folder"):
+        run_irft(tiny_config(tmp_path, tmp_path / "out"))
+
+
+def test_output_folders_are_claimed_carefully(tiny_data: Path, tmp_path: Path) -> None:
+    occupied = tmp_path / "occupied"
+    occupied.mkdir()
+    (occupied / "x").write_text("mine")
+    with pytest.raises(ConfigError, match="is not empty and holds no IRFT run"):
+        run_irft(tiny_config(tiny_data, occupied))
+    with pytest.raises(ConfigError, match="nothing to resume"):
+        run_irft(tiny_config(tiny_data, tmp_path / "new"), resume=True)
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["-m", "openai/gpt-4o-mini"], "irft tunes hf models only"),
+        (["--rank", "0"], "train irft: rank: Input should be greater than or equal to 1"),
+        (["--epochs", "1", "--max-steps", "3"], "give epochs or max_steps, not both"),
+        (["--device", "tpu"], "device: Input should be 'auto', 'cpu', 'cuda' or 'mps'"),
+    ],
+)
+def test_bad_irft_options_are_one_line(
+    tiny_data: Path, tmp_path: Path, options: list[str], message: str
+) -> None:
+    result = rulebench(
+        "train", "irft", "--data", str(tiny_data), "-o", str(tmp_path / "o"), *options
+    )
+    assert_one_line_error(result, message)
+
+
+@pytest.fixture(scope="module")
+def tiny_run(
+    model_cache: Path, tiny_data: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[IrftResult, IrftConfig, Path]:
+    """Three steps of batch 2 on the embedded model, merged weights too (~1 min on 2 cores)."""
+    folder = tmp_path_factory.mktemp("irft-run")
+    config = tiny_config(tiny_data, folder / "out", merge=True)
+    store = folder / "store.sqlite"
+    return run_irft(config, store=store, progress=Recorder()), config, store
+
+
+@pytest.mark.slow
+def test_tiny_run_lowers_the_loss_and_records_itself(
+    tiny_run: tuple[IrftResult, IrftConfig, Path],
+) -> None:
+    result, config, store_path = tiny_run
+    assert result.steps == 3 and result.train_tokens > 0 and result.tokens_per_s > 0
+    assert result.eval_loss_before is not None and result.eval_loss_after is not None
+    assert result.eval_loss_after < result.eval_loss_before
+    assert [step for step, _ in result.loss_curve] == [1, 2, 3]
+    with Store(store_path) as store:
+        run = store.get_run(result.run_id)
+    assert run.task == "irft" and run.status == "completed" and run.model == config.model
+    assert run.config["rank"] == 16 and str(run.config["base_model"]).startswith("hf/")
+    assert run.notes["loss_curve"] == result.loss_curve and run.notes["steps"] == 3
+
+
+@pytest.mark.slow
+def test_adapter_loads_with_peft_and_changes_the_output(
+    tiny_run: tuple[IrftResult, IrftConfig, Path], model_cache: Path
+) -> None:
+    import torch
+    from peft import PeftModel
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from rulebench.train.base_model import resolve_base_model
+
+    result, config, _ = tiny_run
+    base_folder, _ = resolve_base_model(config.model_name)
+    tokenizer = AutoTokenizer.from_pretrained(result.adapter)
+    base = AutoModelForCausalLM.from_pretrained(base_folder)
+    text = tokenizer.apply_chat_template(
+        [{"role": "user", "content": "Input: ABC. Rule 1: output 3."}],
+        tokenize=False,
+        add_generation_prompt=True,
+    )
+    inputs = tokenizer(text, return_tensors="pt")
+    with torch.no_grad():
+        plain = base(**inputs).logits[0, -1]
+        tuned = PeftModel.from_pretrained(base, result.adapter)(**inputs).logits[0, -1]
+        assert result.merged is not None
+        merged = AutoModelForCausalLM.from_pretrained(result.merged)(**inputs).logits[0, -1]
+    assert not torch.allclose(plain, tuned, atol=1e-3)
+    assert torch.allclose(tuned, merged, atol=1e-3)
+
+
+@pytest.mark.slow
+def test_a_finished_run_is_not_overwritten(
+    tiny_run: tuple[IrftResult, IrftConfig, Path],
+) -> None:
+    _, config, _ = tiny_run
+    with pytest.raises(ConfigError, match="pass --resume to continue it"):
+        run_irft(config)
+    with pytest.raises(ConfigError, match=r"--resume with other training options: rank 8"):
+        run_irft(config.model_copy(update={"rank": 8}), resume=True)
+
+
+@pytest.mark.slow
+def test_an_interrupted_run_resumes_from_its_checkpoint(
+    model_cache: Path, tiny_data: Path, tmp_path: Path
+) -> None:
+    config = tiny_config(tiny_data, tmp_path / "out", max_steps=4, save_steps=2, eval_size=0)
+    store = tmp_path / "store.sqlite"
+    with pytest.raises(KeyboardInterrupt):
+        run_irft(config, store=store, progress=Recorder(stop_at=3))
+    assert (config.output / "checkpoints" / "checkpoint-2").is_dir()
+    with Store(store) as db:
+        [run] = db.list_runs()
+        assert run.status == "interrupted"
+    recorder = Recorder()
+    result = run_irft(config, resume=True, progress=recorder)
+    assert recorder.begun == [(4, 2)] and result.steps == 4
+    assert [step for step, _ in result.loss_curve] == [1, 2, 3, 4]
+    assert (tmp_path / "out" / RUN_FILE).is_file()
+    with Store(store) as db:
+        assert db.get_run(run.id).status == "completed"
+
+
+def test_precision_follows_the_option_and_auto_needs_hardware() -> None:
+    from rulebench.train.trainer import use_bf16
+
+    assert use_bf16("bf16", "cpu") and not use_bf16("fp32", "cuda")
+    assert not use_bf16("auto", "mps")
+    assert isinstance(use_bf16("auto", "cpu"), bool)

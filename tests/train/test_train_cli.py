@@ -1,0 +1,83 @@
+"""`rulebench train ...` from the command line: output, one-line errors, no heavy imports."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from rulebench.cli.app import app
+from rulebench.train.data import read_manifest
+
+from tests.command import assert_one_line_error, rulebench
+
+runner = CliRunner()
+
+
+def test_train_data_writes_a_folder_and_prints_counts(tmp_path: Path) -> None:
+    folder = tmp_path / "d"
+    args = ["train", "data", "-o", str(folder), "--size", "12", "--test-size", "4"]
+    result = runner.invoke(app, [*args, "--form", "fol", "--seed", "5"])
+    assert result.exit_code == 0, result.output
+    assert "train" in result.stdout and "12 examples" in result.stdout
+    manifest = read_manifest(folder)
+    assert manifest.config.form == "fol" and manifest.config.seed == 5
+    again = runner.invoke(app, [*args, "--overwrite", "--json"])
+    assert again.exit_code == 0, again.output
+    shown = json.loads(again.stdout)
+    assert shown["counts"] == {"train": 12, "test": 4, "heldout": 4}
+    assert shown["folder"] == str(folder)
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--size", "0"], "train data: size: Input should be greater than or equal to 1"),
+        (["--form", "prolog"], "train data: form: Input should be 'nl' or 'fol'"),
+        (["--heldout-fraction", "0.95"], "heldout_fraction: Input should be less than or equal"),
+    ],
+)
+def test_bad_data_options_are_one_line(tmp_path: Path, options: list[str], message: str) -> None:
+    result = rulebench("train", "data", "-o", str(tmp_path / "d"), *options)
+    assert_one_line_error(result, message)
+
+
+@pytest.mark.subprocess
+def test_an_occupied_folder_is_refused_before_any_work(tmp_path: Path) -> None:
+    (tmp_path / "mine.txt").write_text("x")
+    result = rulebench("train", "data", "-o", str(tmp_path))
+    assert_one_line_error(result, "is not empty: pick a new folder or pass --overwrite")
+    assert "building examples" not in result.stderr
+
+
+@pytest.mark.subprocess
+def test_train_help_loads_no_training_library() -> None:
+    code = (
+        "import sys; from rulebench.cli.app import main\n"
+        "for args in (['--help'], ['train', '--help'], ['train', 'data', '--help']):\n"
+        "    sys.argv = ['rulebench', *args]\n"
+        "    try:\n        main()\n    except SystemExit:\n        pass\n"
+        "heavy = {'torch', 'transformers', 'trl', 'peft', 'datasets', 'pyarrow'}\n"
+        "print('LOADED', sorted({m.split('.')[0] for m in sys.modules} & heavy))"
+    )
+    output = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert "LOADED []" in output
+    assert "irft" in output or "data" in output
+
+
+def test_training_bar_follows_steps_and_loss() -> None:
+    from rulebench.cli.train import _TrainingBar
+
+    bar = _TrainingBar()
+    with bar:
+        bar.begin(total_steps=10, done_steps=4)
+        bar.update(5, None)
+        bar.update(6, 0.25)
+    [task] = bar._progress.tasks
+    assert (task.total, task.completed, task.fields["loss"]) == (10, 6, "0.2500")
+    assert task.description == "training"

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rulebench.train.base_model import resolve_base_model
+from rulebench.models.hf_loading import transformers_weights
 from rulebench.train.data import read_examples, write_dataset
 from rulebench.train.examples import DataConfig, TrainingExample
 from rulebench.train.irft import run_irft
@@ -40,7 +40,7 @@ def extract(reply: str) -> str | None:
 def load(adapter: Path | None) -> tuple[Any, Any]:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    folder, _ = resolve_base_model("SmolLM2-135M-Instruct")
+    folder, _ = transformers_weights("SmolLM2-135M-Instruct")
     tokenizer = AutoTokenizer.from_pretrained(folder)
     tokenizer.padding_side = "left"
     model = AutoModelForCausalLM.from_pretrained(folder)

@@ -9,6 +9,20 @@ from rulebench.core.items import Item, ItemIds, Outcome
 from rulebench.core.messages import Message
 from rulebench.engine.store import Store
 from rulebench.engine.task import Session
+from rulebench.models.hf_cache import CACHE_ENV_VAR
+
+
+@pytest.fixture(scope="session", autouse=True)
+def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Converted models go to one folder per test session, never into the user's cache.
+
+    The hf backend and training read the embedded GGUF through its transformers conversion
+    (~20 s), which so happens once per session.
+    """
+    folder = tmp_path_factory.mktemp("rulebench-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(CACHE_ENV_VAR, str(folder))
+        yield folder
 
 
 @pytest.fixture(autouse=True)

@@ -56,6 +56,19 @@ TASKS: dict[str, TaskEntry] = {
         "Error detection: pass or fail for one exchange of a stored scenarios run",
         group_by="behavior",
     ),
+    "irft-test": TaskEntry(
+        "rulebench.train.eval_task:IrftTestTask",
+        "rulebench.train.eval_task:IrftTestConfig",
+        "IRFT: a test split of a `rulebench train data` folder (in-distribution or held-out "
+        "StringGame rules)",
+        group_by="rules",
+    ),
+    "irft-star": TaskEntry(
+        "rulebench.train.star_task:StarTask",
+        "rulebench.train.star_task:StarConfig",
+        "IRFT STaR: one attempt of a teacher at reasoning out training examples (run round by "
+        "round by `rulebench train star`)",
+    ),
     "loadtest": TaskEntry(
         "rulebench.loadtest:LoadTestTask",
         "rulebench.loadtest:LoadTestConfig",

@@ -120,10 +120,10 @@ def test_adapter_loads_with_peft_and_changes_the_output(
     from peft import PeftModel
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from rulebench.train.base_model import resolve_base_model
+    from rulebench.models.hf_loading import transformers_weights
 
     result, config, _ = tiny_run
-    base_folder, _ = resolve_base_model(config.model_name)
+    base_folder, _ = transformers_weights(config.model_name)
     tokenizer = AutoTokenizer.from_pretrained(result.adapter)
     base = AutoModelForCausalLM.from_pretrained(base_folder)
     text = tokenizer.apply_chat_template(

@@ -9,15 +9,17 @@ import typer
 
 from rulebench.cli import options as opt
 from rulebench.cli.console import err, out
+from rulebench.cli.train_star import star
 
 if TYPE_CHECKING:
     from rulebench.train.irft import IrftResult
     from rulebench.train.irft_config import IrftConfig
 
 app = typer.Typer(
-    help="IRFT: synthetic rule-following data (StringGame) and LoRA tuning of hf models.",
+    help="IRFT: rule-following data (StringGame, or in-domain) and LoRA tuning of hf models.",
     no_args_is_help=True,
 )
+app.command()(star)
 
 
 @app.command()
@@ -26,36 +28,104 @@ def data(
         Path,
         typer.Option("--output", "-o", help="Folder to write (new or empty).", show_default=False),
     ],
-    size: Annotated[int, typer.Option(help="Training examples.")] = 2000,
+    size: Annotated[
+        int | None,
+        typer.Option(
+            help="Training examples (default 2000); with --in-domain a cap on all examples "
+            "(a seeded sample; default: all).",
+            show_default=False,
+        ),
+    ] = None,
     test_size: Annotated[
-        int, typer.Option(help="Examples per test split (in-distribution, held-out rules).")
-    ] = 200,
+        int | None,
+        typer.Option(
+            help="Examples per test split (in-distribution, held-out rules); default 200.",
+            show_default=False,
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option(help="Seed of strings, noise rules, orders, held-out.")] = 0,
     form: Annotated[
         str, typer.Option(metavar="<nl|fol>", help="Rule form in the prompts: nl or fol.")
     ] = "nl",
     heldout_fraction: Annotated[
-        float,
-        typer.Option(help="Share of the rule library kept out of training (0 to 0.9)."),
-    ] = 0.2,
+        float | None,
+        typer.Option(
+            help="Share of the rule library kept out of training (0 to 0.9); default 0.2.",
+            show_default=False,
+        ),
+    ] = None,
+    in_domain: Annotated[
+        bool,
+        typer.Option(
+            "--in-domain",
+            help="Benchmark prompts (golden and few rules) from the kinship generator's train "
+            "split and, with --data-root, official train files; test questions dropped.",
+        ),
+    ] = False,
+    data_root: Annotated[
+        Path | None,
+        typer.Option(
+            help="--in-domain: the release's data folder, <clone>/dataset (holds clutrr/, ...).",
+            show_default=False,
+        ),
+    ] = None,
+    dataset: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--dataset",
+            help="--in-domain: official dataset to read, repeatable. Default: clutrr, ulogic, law.",
+            show_default=False,
+        ),
+    ] = None,
+    kinship_size: Annotated[
+        int, typer.Option(help="--in-domain: generated kinship train samples (0: none).")
+    ] = 1000,
     overwrite: Annotated[
         bool, typer.Option("--overwrite", help="Replace an existing data folder.")
     ] = False,
     json_output: opt.JsonOption = False,
 ) -> None:
-    """Write StringGame SFT data: train, in-distribution test and held-out-rule test splits.
+    """Write IRFT SFT data: StringGame splits, or with --in-domain the benchmark's own tasks.
 
-    Each example lists one input string, its golden rule and 0-3 rules that do not apply, in a
-    seeded order, with the target "Based on the j-th rule, the answer is X."; the oracle checks
-    every example (exactly one listed rule applies, the answer is its output) before writing.
+    StringGame: each example lists one input string, its golden rule and 0-3 rules that do not
+    apply, in a seeded order, with the target "Based on the j-th rule, the answer is X."; the
+    oracle checks every example before writing. --in-domain (paper appendix H): each train
+    sample gives a Golden Rule and a Few Rule example in the benchmark's zero-shot prompt,
+    answered in the task's format; train samples whose question is asked in the evaluated
+    test split are dropped and counted.
     """
+    from rulebench.core.errors import ConfigError
+
+    if in_domain:
+        if test_size is not None or heldout_fraction is not None:
+            raise ConfigError(
+                "train data: --test-size and --heldout-fraction are StringGame options; "
+                "in-domain data has a train split only"
+            )
+        options: dict[str, object] = {"size": size, "seed": seed, "form": form}
+        root = data_root.resolve() if data_root else None  # as the manifest records it
+        options |= {"kinship_size": kinship_size, "data_root": root}
+        if dataset:
+            options["datasets"] = tuple(dataset)
+        _in_domain_data(output, options, overwrite, json_output)
+        return
+    if data_root is not None or dataset:
+        raise ConfigError("train data: --data-root and --dataset need --in-domain")
+    given = {"size": size, "test_size": test_size, "heldout_fraction": heldout_fraction}
+    values: dict[str, object] = {"seed": seed, "form": form}
+    values |= {key: value for key, value in given.items() if value is not None}  # else defaults
+    _stringgame_data(output, values, overwrite, json_output)
+
+
+def _stringgame_data(
+    output: Path, values: dict[str, object], overwrite: bool, json_output: bool
+) -> None:
     from rulebench.report.untrusted import safe_text
     from rulebench.train.data import claim_folder, write_dataset
     from rulebench.train.examples import DataConfig
     from rulebench.train.validation import parse_config
 
-    values = {"size": size, "test_size": test_size, "seed": seed, "form": form}
-    config = parse_config(DataConfig, values | {"heldout_fraction": heldout_fraction}, "train data")
+    config = parse_config(DataConfig, values, "train data")
     claim_folder(output, overwrite)  # refused before the bar is drawn
     splits = 2 if config.heldout_fraction > 0 else 1
     with _bar("building examples", config.size + splits * config.test_size) as advance:
@@ -72,6 +142,35 @@ def data(
             f"{len(manifest.heldout_rules)} held out; data hash {manifest.data_hash[:16]}"
         )
     )
+
+
+def _in_domain_data(
+    output: Path, values: dict[str, object], overwrite: bool, json_output: bool
+) -> None:
+    from rulebench.report.untrusted import safe_text
+    from rulebench.train.data import claim_folder, write_in_domain
+    from rulebench.train.in_domain import InDomainConfig, check_sources
+    from rulebench.train.validation import parse_config
+
+    config = parse_config(InDomainConfig, values, "train data --in-domain")
+    check_sources(config)  # a missing dataset folder is refused before the bar is drawn
+    claim_folder(output, overwrite)
+    with _bar("building in-domain examples", None) as advance:
+        manifest = write_in_domain(config, output, on_example=lambda _: advance())
+    if json_output:
+        out.print_json(data={"folder": str(output), **manifest.model_dump(mode="json")})
+        return
+    assert manifest.in_domain is not None  # write_in_domain always records it
+    out.print(safe_text(f"IRFT in-domain data in {output}"))
+    for source, count in manifest.in_domain.sources.items():
+        out.print(
+            safe_text(
+                f"  {source:8} {count.examples:>7} examples; {count.dropped} of "
+                f"{count.samples} train samples dropped as test overlap"
+            )
+        )
+    total = manifest.counts["train"]
+    out.print(safe_text(f"  train    {total:>7} examples; data hash {manifest.data_hash[:16]}"))
 
 
 @app.command()
@@ -246,8 +345,8 @@ class _TrainingBar:
 
 
 @contextmanager
-def _bar(description: str, total: int) -> Iterator[Callable[[], None]]:
-    """A progress bar on stderr; yields the function that advances it by one."""
+def _bar(description: str, total: int | None) -> Iterator[Callable[[], None]]:
+    """A progress bar on stderr (None: total unknown); yields the function that advances it."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     columns = ("[bold]{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())

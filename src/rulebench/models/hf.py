@@ -10,6 +10,7 @@ import logging
 import threading
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -18,7 +19,13 @@ from rulebench.core.errors import ModelError
 from rulebench.core.messages import Completion, GenerateConfig, Message
 from rulebench.models.base import BackendOptions, ModelInfo, parse_backend_args
 from rulebench.models.hf_batching import BatchStats, GenerationJob, HFWorker, Job, ScoringJob
-from rulebench.models.hf_loading import HFSource, LoadedModel, load_model, resolve_source
+from rulebench.models.hf_loading import (
+    HFSource,
+    LoadedModel,
+    check_adapter,
+    load_model,
+    resolve_source,
+)
 from rulebench.models.local_chat import (
     SystemFallback,
     SystemRoleSetting,
@@ -47,20 +54,23 @@ class HFConfig(BaseModel):
     max_batch_size: int = Field(default=8, ge=1)
     """Most requests generated together; requests that arrive together share a batch."""
     system_role: SystemRoleSetting = "auto"
+    adapter: Path | None = None
+    """A LoRA adapter folder (`rulebench train irft` writes one) folded into the weights."""
 
 
-_workers: dict[tuple[HFSource, Device, DType, int], HFWorker] = {}
+_workers: dict[tuple[HFSource, Device, DType, int, Path | None], HFWorker] = {}
 _workers_lock = threading.Lock()
 
 
 def shared_worker(source: HFSource, config: HFConfig) -> HFWorker:
     """Return the process's worker for this model and settings, loading the weights once."""
-    key = (source, config.device, config.dtype, config.max_batch_size)
+    adapter = config.adapter.expanduser().resolve() if config.adapter else None
+    key = (source, config.device, config.dtype, config.max_batch_size, adapter)
     with _workers_lock:
         worker = _workers.get(key)
         if worker is None or worker.closed:
             logger.info("loading %s with transformers", source.display_name)
-            loaded = load_model(source, config.device, config.dtype)
+            loaded = load_model(source, config.device, config.dtype, adapter)
             worker = HFWorker(loaded, config.max_batch_size)
             _workers[key] = worker
         return worker
@@ -84,6 +94,9 @@ class HFModel:
         self._fallback = SystemFallback(f"hf/{source.display_name}", supports_system)
         # The dtype changes the numbers, hence replies: float32 and bfloat16 runs cache apart.
         identity = f"{source.identity}+{worker.loaded.dtype_name}"
+        if config.adapter is not None:
+            # Tuned weights answer differently: an adapter (by content) is part of the key.
+            identity += f"+lora@sha256:{check_adapter(config.adapter.expanduser())}"
         if not supports_system:
             # The same messages render differently once merged, so cached replies must differ.
             identity += "+merged-system"
@@ -99,6 +112,8 @@ class HFModel:
         """Build from `hf/<local path | cached hub id | SmolLM2-135M-Instruct>` and `-M`."""
         config = parse_backend_args(HFConfig, options.args, "hf")
         source = resolve_source(name)
+        if config.adapter is not None:
+            check_adapter(config.adapter.expanduser())  # a clear error before any loading
         return cls(shared_worker(source, config), source, config)
 
     @property

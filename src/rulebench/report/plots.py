@@ -1,4 +1,4 @@
-"""Plots as PNG and SVG: the rule-quantity curve and the five-dimension radar chart."""
+"""Plots as PNG and SVG: the rule-quantity curve, the five-dimension radar, a loss curve."""
 
 import math
 from collections.abc import Mapping, Sequence
@@ -76,6 +76,27 @@ def radar(
     axes.set_xticklabels(names)
     axes.set_ylim(0, 100)
     axes.legend(loc="upper right", bbox_to_anchor=(1.35, 1.1), fontsize="small")
+    paths = _save(figure, path_stem)
+    pyplot.close(figure)
+    return paths
+
+
+def loss_curve(points: Sequence[Sequence[float]], title: str, path_stem: Path) -> list[Path]:
+    """Training loss against optimizer step ([step, loss] pairs); nothing drawn without points."""
+    if not points:
+        return []
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    figure, axes = pyplot.subplots(figsize=(6, 4))
+    axes.plot([p[0] for p in points], [p[1] for p in points], marker=".")
+    axes.set_xlabel("optimizer step")
+    axes.set_ylabel("training loss (completion tokens)")
+    axes.set_title(escape_plot_label(title), fontsize="medium")
+    axes.set_ylim(bottom=0)
+    axes.grid(alpha=0.3)
     paths = _save(figure, path_stem)
     pyplot.close(figure)
     return paths

@@ -10,6 +10,9 @@ Layout of a folder written by `write_dataset`:
 
 JSONL is what a person or another tool reads; the `datasets` folder is what the trainer loads
 without re-parsing. The manifest's hash pins the data a training run used.
+
+An in-domain folder (`write_in_domain`) holds the train split only, and its manifest an
+`in_domain` section in place of the StringGame `config`.
 """
 
 import hashlib
@@ -30,6 +33,8 @@ from rulebench.train.examples import (
     rule_library,
     split_rules,
 )
+from rulebench.train.in_domain import InDomainConfig, InDomainSummary, build_in_domain
+from rulebench.train.star_manifest import StarSection
 
 MANIFEST = "manifest.json"
 DATASET_FOLDER = "dataset"
@@ -42,12 +47,21 @@ class DataManifest(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     format_version: int = FORMAT_VERSION
-    config: DataConfig
+    config: DataConfig | None = None
+    """How StringGame data was built; None for in-domain data (see `in_domain`)."""
     counts: dict[Split, int]
     train_rules: tuple[str, ...]
+    """StringGame rule ids in training; empty for in-domain data (rules differ per task)."""
     heldout_rules: tuple[str, ...]
     data_hash: str
     """sha256 over the JSONL files: identical data, identical hash."""
+    in_domain: InDomainSummary | None = None
+    """How in-domain data was built, its sources and the test-overlap drops; None for
+    StringGame. Optional and left out of StringGame manifests, so folders written before it
+    existed read as they are, with no change of format version."""
+    star: StarSection | None = None
+    """Set on a folder `rulebench train star` wrote: its train completions are a teacher's
+    kept reasoning or the plain target. Optional and left out otherwise, like `in_domain`."""
 
 
 def jsonl_path(folder: Path, split: Split) -> Path:
@@ -74,17 +88,64 @@ def write_dataset(
     library = rule_library()
     heldout = split_rules(library, config.heldout_fraction, config.seed)
     records = {split: [e.to_record() for e in rows] for split, rows in examples.items()}
-    try:
-        digest = _write_jsonl(folder, records)
-        _write_datasets(folder / DATASET_FOLDER, records)
-        manifest = DataManifest(
+    return _write_folder(
+        folder,
+        records,
+        lambda digest: DataManifest(
             config=config,
             counts={split: len(rows) for split, rows in examples.items()},
             train_rules=tuple(sorted(set(library) - heldout)),
             heldout_rules=tuple(sorted(heldout)),
             data_hash=digest,
-        )
-        (folder / MANIFEST).write_text(manifest.model_dump_json(indent=2) + "\n")
+        ),
+    )
+
+
+def write_in_domain(
+    config: InDomainConfig,
+    folder: Path,
+    overwrite: bool = False,
+    on_example: Callable[[TrainingExample], None] | None = None,
+) -> DataManifest:
+    """Build in-domain examples (train split only), check them, write the folder.
+
+    Raises:
+        ConfigError: as `write_dataset`, or no source to build from.
+        DataError: an official file is missing or malformed, or a check fails.
+    """
+    claim_folder(folder, overwrite)
+    examples, sources = build_in_domain(config, on_example)
+    if not examples:
+        raise ConfigError("in-domain data: no example left to write (every sample was dropped)")
+    return _write_folder(
+        folder,
+        {"train": [example.to_record() for example in examples]},
+        lambda digest: DataManifest(
+            counts={"train": len(examples)},
+            train_rules=(),
+            heldout_rules=(),
+            data_hash=digest,
+            in_domain=InDomainSummary(config=config, sources=sources),
+        ),
+    )
+
+
+def _write_folder(
+    folder: Path,
+    records: dict[Split, list[dict[str, JsonValue]]],
+    make_manifest: Callable[[str], DataManifest],
+) -> DataManifest:
+    """Write the JSONL files, the datasets folder and, last, the manifest made from the hash."""
+    try:
+        digest = _write_jsonl(folder, records)
+        _write_datasets(folder / DATASET_FOLDER, records)
+        manifest = make_manifest(digest)
+        content = manifest.model_dump(mode="json")
+        for section in ("config", "in_domain", "star"):  # those a folder lacks: StringGame
+            if content[section] is None:  # manifests stay as they were before `in_domain`
+                del content[section]
+        text = json.dumps(content, indent=2, ensure_ascii=False)
+        (folder / MANIFEST).write_text(text + "\n", encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"cannot write the data folder {folder}: {exc.strerror}") from None
     return manifest

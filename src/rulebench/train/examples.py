@@ -62,6 +62,10 @@ class TrainingExample(BaseModel):
     form: RuleForm
     prompt: str
     completion: str
+    task: str | None = None
+    """The benchmark task of an in-domain example (kinship, clutrr...); None for StringGame."""
+    quantity: Literal["golden", "few"] | None = None
+    """The rule-quantity setting of an in-domain example's prompt; None for StringGame."""
 
     def to_record(self) -> dict[str, JsonValue]:
         """The JSONL / datasets row: trl's conversational prompt-completion format plus facts.
@@ -69,7 +73,11 @@ class TrainingExample(BaseModel):
         Conversational, so the trainer renders it with the model's own chat template: the one
         the hf backend uses when the tuned model is evaluated.
         """
-        row: dict[str, JsonValue] = self.model_dump(mode="json", exclude={"prompt", "completion"})
+        # exclude_none: StringGame rows keep the columns (and bytes) they had before
+        # in-domain data added `task` and `quantity`.
+        row: dict[str, JsonValue] = self.model_dump(
+            mode="json", exclude={"prompt", "completion"}, exclude_none=True
+        )
         row["prompt"] = [{"role": "user", "content": self.prompt}]
         row["completion"] = [{"role": "assistant", "content": self.completion}]
         return row

@@ -23,8 +23,7 @@ from pydantic import BaseModel, ConfigDict, JsonValue
 from rulebench.core.errors import ConfigError
 from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store, default_store_path
-from rulebench.models.hf_loading import pick_device
-from rulebench.train.base_model import resolve_base_model
+from rulebench.models.hf_loading import pick_device, transformers_weights
 from rulebench.train.data import read_manifest
 from rulebench.train.irft_config import TRAINING_FIELDS, IrftConfig, check_model_spec
 from rulebench.train.trainer import (
@@ -96,7 +95,7 @@ def run_irft(
     check_model_spec(config.model)
     manifest = read_manifest(config.data)
     stored, store = _claim_output(config, resume, store, manifest.data_hash)
-    base_folder, identity = resolve_base_model(config.model_name)
+    base_folder, identity = transformers_weights(config.model_name)
     device = pick_device(config.device)
     bf16 = use_bf16(config.precision, device)
     with Store(store) as db:
@@ -178,7 +177,7 @@ def _claim_output(
     """(the run file of the run to resume or None, store path); refuses other folders."""
     folder = config.output
     if (folder / RUN_FILE).is_file():
-        stored = _read_run_file(folder)
+        stored = read_run_file(folder)
         if not resume:
             raise ConfigError(
                 f"{folder} holds IRFT run {stored['run_id']}: pass --resume to continue it, "
@@ -212,7 +211,12 @@ def _check_same_training(config: IrftConfig, stored: dict[str, Any]) -> None:
         raise ConfigError(f"--resume with other training options: {shown}; repeat the run's")
 
 
-def _read_run_file(folder: Path) -> dict[str, Any]:
+def read_run_file(folder: Path) -> dict[str, Any]:
+    """The run file of a `train irft` output folder: run id, config, store (and data hash).
+
+    Raises:
+        ConfigError: the file is unreadable or not a run file.
+    """
     path = folder / RUN_FILE
     try:
         content = json.loads(path.read_text())
@@ -231,4 +235,4 @@ def _write_run_file(folder: Path, content: dict[str, Any]) -> None:
 
 
 def _update_run_file(folder: Path, changes: dict[str, Any]) -> None:
-    _write_run_file(folder, _read_run_file(folder) | changes)
+    _write_run_file(folder, read_run_file(folder) | changes)

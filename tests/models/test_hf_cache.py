@@ -4,14 +4,14 @@ from pathlib import Path
 
 import pytest
 
-from rulebench.train.base_model import (
+from rulebench.models.hf_cache import (
     CACHE_ENV_VAR,
     SOURCE_FILE,
     cache_root,
     converted_folder,
-    resolve_base_model,
     transformers_folder,
 )
+from rulebench.models.hf_loading import transformers_weights
 
 
 def test_cache_root_follows_the_environment(
@@ -41,7 +41,7 @@ def test_a_finished_conversion_is_reused_and_a_changed_file_gets_its_own(tmp_pat
 
 def test_a_local_folder_is_used_as_it_is(tmp_path: Path) -> None:
     (tmp_path / "model.safetensors").write_bytes(b"x")
-    folder, identity = resolve_base_model(str(tmp_path))
+    folder, identity = transformers_weights(str(tmp_path))
     assert folder == tmp_path and identity.startswith(f"hf/{tmp_path.name}@sha256:")
 
 
@@ -49,11 +49,11 @@ def test_a_local_folder_is_used_as_it_is(tmp_path: Path) -> None:
 def test_the_embedded_model_is_converted_once(model_cache: Path) -> None:
     from transformers import AutoConfig
 
-    folder, identity = resolve_base_model("SmolLM2-135M-Instruct")
+    folder, identity = transformers_weights("SmolLM2-135M-Instruct")
     assert folder.parent == model_cache / "models" and (folder / SOURCE_FILE).is_file()
     assert (folder / "model.safetensors").is_file() and (folder / "tokenizer.json").is_file()
     assert AutoConfig.from_pretrained(folder).model_type == "llama"
     stamp = (folder / "model.safetensors").stat().st_mtime_ns
-    assert resolve_base_model("SmolLM2-135M-Instruct") == (folder, identity)
+    assert transformers_weights("SmolLM2-135M-Instruct") == (folder, identity)
     assert (folder / "model.safetensors").stat().st_mtime_ns == stamp
     assert identity.startswith("hf/SmolLM2-135M-Instruct")

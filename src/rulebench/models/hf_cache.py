@@ -1,4 +1,4 @@
-"""The transformers folder a model spec's weights are trained from, GGUF files converted once.
+"""GGUF files as transformers folders, converted once into the user cache.
 
 transformers dequantizes a GGUF on every load (about 20 s for the embedded model, tokenizer
 included) and refuses to save such a model (it counts as quantized), so the weights are copied
@@ -16,7 +16,6 @@ from pathlib import Path
 
 from rulebench.core.errors import ConfigError
 from rulebench.models.embedded import file_fingerprint
-from rulebench.models.hf_loading import resolve_source
 
 logger = logging.getLogger(__name__)
 
@@ -108,16 +107,3 @@ def _convert(gguf: Path, folder: Path) -> None:
     tokenizer.save_pretrained(folder)
     source = {"gguf": str(gguf), "sha256_prefix": file_fingerprint(gguf)}
     (folder / SOURCE_FILE).write_text(json.dumps(source, indent=2) + "\n")
-
-
-def resolve_base_model(name: str) -> tuple[Path, str]:
-    """The transformers folder and the identity of the hf model `name` (the spec after hf/).
-
-    The embedded model and any .gguf file go through the cached conversion; a local folder or a
-    model in the Hugging Face cache is used as it is. The identity (name plus file hash or
-    revision) is the one the hf backend records, so a run record pins the base weights.
-    """
-    source = resolve_source(name)
-    if source.gguf_file is None:
-        return Path(source.location), source.identity
-    return transformers_folder(Path(source.location) / source.gguf_file), source.identity

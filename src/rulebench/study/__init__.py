@@ -1,0 +1,1 @@
+"""Studies: several ordinary runs read together (the IRFT before/after comparison)."""

@@ -1,0 +1,114 @@
+"""The test splits of an IRFT data folder as an ordinary task: a tuned model's own measure.
+
+`rulebench irft compare` runs it on the in-distribution split (unseen strings, training rules)
+and the held-out-rule split of the data the model was tuned on. Each item is one example's
+prompt; the reply is judged like the benchmark's StringGame (the number after "the answer is",
+else the last number), and the rule it names is recorded to separate triggering from execution.
+"""
+
+import re
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, JsonValue
+
+from rulebench.core.items import Item, Outcome, content_hash
+from rulebench.core.messages import Message
+from rulebench.core.rules import Sample
+from rulebench.engine.task import Session
+from rulebench.engine.task_config import GenerationDefaults, TaskConfig
+from rulebench.inferential.extraction.stringgame import judge_robust
+from rulebench.inferential.tasks.stringgame import ordinal
+from rulebench.train.data import read_examples, read_manifest
+from rulebench.train.examples import TrainingExample
+
+TestSplit = Literal["test", "heldout"]
+
+_ORDINAL_WORDS = {ordinal(position): position for position in range(1, 11)}
+_NAMED_RULE = re.compile(
+    r"based on (?:the )?(?:rule (?P<number>\d+)|(?P<word>\w+) rule)", re.IGNORECASE
+)
+
+
+class IrftTestConfig(TaskConfig):
+    """Which data folder and split to evaluate (stored with the run, for --resume)."""
+
+    data: str
+    """A folder written by `rulebench train data`."""
+    split: TestSplit = "test"
+    """test: unseen strings, training rules; heldout: golden rules never seen in training."""
+    n: int | None = Field(default=None, ge=1)
+    """The first n examples of the split (default all)."""
+
+    def generation_defaults(self) -> GenerationDefaults:
+        """The target is one short line; a model tuned on reasoning needs --max-tokens more."""
+        return GenerationDefaults(max_tokens=DIRECT_MAX_TOKENS)
+
+
+DIRECT_MAX_TOKENS = 48
+"""Room for "Based on the second rule, the answer is 12." and a little more."""
+
+
+def named_rule(reply: str) -> int | None:
+    """The rule a reply says it used ("based on the third rule", "based on rule 3"), if any."""
+    found = list(_NAMED_RULE.finditer(reply))
+    if not found:
+        return None
+    last = found[-1]
+    if last.group("number"):
+        return int(last.group("number"))
+    word = last.group("word").lower()
+    digits = re.fullmatch(r"(\d+)(?:st|nd|rd|th)", word)
+    return int(digits.group(1)) if digits else _ORDINAL_WORDS.get(word)
+
+
+class IrftTestTask:
+    """The examples of one test split, one item each, judged by their oracle answers."""
+
+    name = "irft-test"
+    config_type = IrftTestConfig
+
+    def __init__(self, **config: object) -> None:
+        self.settings = IrftTestConfig.model_validate(config)
+        self.folder = Path(self.settings.data).expanduser()
+        read_manifest(self.folder)  # a folder `train data` did not write fails here, by name
+
+    def config(self) -> dict[str, JsonValue]:
+        """The validated configuration as JSON."""
+        return self.settings.model_dump(mode="json")
+
+    def items(self) -> list[Item]:
+        """The split's first n examples, in file order; ids are the examples' content ids."""
+        examples = read_examples(self.folder, self.settings.split)
+        return [self._item(example) for example in examples[: self.settings.n]]
+
+    def _item(self, example: TrainingExample) -> Item:
+        # The example id hashes split, string, rules and form; the prompt is hashed too, so a
+        # changed template never shares an id (or a cached reply) with the old one.
+        defined_by: list[JsonValue] = ["irft-test", example.id, content_hash(example.prompt)]
+        return Item(
+            id=content_hash(defined_by),
+            messages=(Message(role="user", content=example.prompt),),
+            target=example.answer,
+            metadata={
+                "split": example.split,
+                "example_id": example.id,
+                "golden_rule": example.golden_rule,
+                "position": example.position,
+                "rules": len(example.rule_ids),
+                "form": example.form,
+            },
+        )
+
+    async def solve(self, item: Item, session: Session) -> Outcome:
+        """Generate, read the number and the rule named, and compare with the oracle's."""
+        completion = await session.generate(item.messages)
+        gold = str(item.target)
+        sample = Sample(id=item.id, task="stringgame", question="", gold=gold, golden_rule="")
+        judgement = judge_robust(completion.text, sample)
+        named = named_rule(completion.text)
+        return Outcome(
+            answer=judgement.answer,
+            score=float(judgement.correct),
+            details={"named_rule": named, "triggered": named == item.metadata["position"]},
+        )

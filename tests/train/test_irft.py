@@ -179,3 +179,74 @@ def test_precision_follows_the_option_and_auto_needs_hardware() -> None:
     assert use_bf16("bf16", "cpu") and not use_bf16("fp32", "cuda")
     assert not use_bf16("auto", "mps")
     assert isinstance(use_bf16("auto", "cpu"), bool)
+
+
+def test_an_adapter_option_that_is_no_adapter_is_refused(tmp_path: Path) -> None:
+    from rulebench.models.base import BackendOptions
+    from rulebench.models.registry import create_model
+
+    with pytest.raises(ConfigError, match="not a LoRA adapter folder"):
+        create_model("hf/SmolLM2-135M-Instruct", BackendOptions(args={"adapter": str(tmp_path)}))
+
+
+@pytest.mark.slow
+def test_the_hf_backend_evaluates_the_adapter_and_the_merged_weights(
+    tiny_run: tuple[IrftResult, IrftConfig, Path],
+) -> None:
+    import asyncio
+
+    from rulebench.core.messages import Message
+    from rulebench.models.base import BackendOptions, ChoiceScorer
+    from rulebench.models.registry import create_model
+
+    result, _, _ = tiny_run
+    assert result.merged is not None
+    cpu = {"device": "cpu", "dtype": "float32"}
+    models = [
+        create_model("hf/SmolLM2-135M-Instruct", BackendOptions(args=cpu)),
+        create_model(
+            "hf/SmolLM2-135M-Instruct", BackendOptions(args=cpu | {"adapter": str(result.adapter)})
+        ),
+        create_model(f"hf/{result.merged}", BackendOptions(args=cpu)),
+    ]
+    question = [Message(role="user", content="Input: ABBA\nRule 1: output the length.")]
+    scores = []
+    for model in models:
+        assert isinstance(model, ChoiceScorer)
+        scores.append(asyncio.run(model.score_choices(question, ["4", "7", "12"])))
+    plain, tuned, merged = scores
+    assert plain != pytest.approx(tuned, abs=1e-3)
+    assert tuned == pytest.approx(merged, abs=1e-2)
+    base_identity, tuned_identity = models[0].info.identity, models[1].info.identity
+    assert "+lora@sha256:" in tuned_identity and "+lora" not in base_identity
+
+
+@pytest.mark.slow
+def test_compare_measures_the_base_and_the_tuned_run_on_real_models(
+    tiny_run: tuple[IrftResult, IrftConfig, Path], tmp_path: Path
+) -> None:
+    import asyncio
+
+    from rulebench.study.irft import StudyConfig, contender, run_study, write_outputs
+
+    _, config, _ = tiny_run
+    base = contender("base", "hf/SmolLM2-135M-Instruct")
+    tuned = contender("tuned", str(config.output))
+    study = StudyConfig(stringgame_n=2, rulebench_n=2, scenarios=False, max_tokens=12)
+    with Store(tmp_path / "study.sqlite") as store:
+        result = asyncio.run(run_study(study, base, tuned, store))
+    assert result.complete and [row.pairs for row in result.rows] == [2, 2, 2]
+    written = {path.name for path in write_outputs(result, tmp_path / "out")}
+    assert {"compare.md", "loss-curve.png", "loss-curve.svg"} <= written
+
+
+@pytest.mark.slow
+def test_another_rank_trains_but_records_nothing(
+    tiny_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RANK", "1")  # as `accelerate launch` sets it in its second process
+    config = tiny_config(tiny_data, tmp_path / "out", max_steps=1, eval_size=0)
+    result = run_irft(config, store=tmp_path / "store.sqlite")
+    assert result.steps == 1 and result.run_id == ""
+    assert not (tmp_path / "out" / RUN_FILE).exists()
+    assert not (tmp_path / "store.sqlite").exists()

@@ -81,3 +81,22 @@ def test_training_bar_follows_steps_and_loss() -> None:
     [task] = bar._progress.tasks
     assert (task.total, task.completed, task.fields["loss"]) == (10, 6, "0.2500")
     assert task.description == "training"
+
+
+def test_runs_show_prints_a_tuning_run_s_record_and_export_refuses_it(tmp_path: Path) -> None:
+    from rulebench.engine.store import Store
+
+    store = tmp_path / "s.sqlite"
+    with Store(store) as db:
+        run = db.create_run("irft", "hf/SmolLM2-135M-Instruct", {"rank": 16})
+        notes = {"steps": 3, "tokens_per_s": 97.5, "eval_loss_before": 1.4, "eval_loss_after": 0.9}
+        db.finish_run(run.id, "completed", notes | {"loss_curve": [[1, 1.2], [3, 0.8]]})
+    shown = runner.invoke(app, ["runs", "show", run.id, "--store", str(store)])
+    assert shown.exit_code == 0, shown.output
+    assert "tokens/s           97.5" in shown.stdout and "eval loss after    0.9" in shown.stdout
+    assert "last logged loss   0.8 (step 3)" in shown.stdout
+    exported = runner.invoke(
+        app, ["runs", "export", run.id, "--store", str(store), "-o", str(tmp_path / "x.jsonl")]
+    )
+    assert "IRFT tuning run: it has no item results" in str(exported.exception)
+    assert not (tmp_path / "x.jsonl").exists()

@@ -5,6 +5,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
+from pydantic import JsonValue
 
 from rulebench.cli import options as opt
 from rulebench.cli.console import err, out
@@ -54,6 +55,7 @@ def show(
     from rulebench.engine.store import Store
     from rulebench.engine.summary import summarize
     from rulebench.report.tables import summary_table
+    from rulebench.train.irft import TASK as TRAINING_TASK
 
     with Store(store, readonly=True) as db:
         run = db.get_run(run_id)
@@ -80,7 +82,10 @@ def show(
             )
         )
         out.print_json(json.dumps(run.config), ensure_ascii=True)
-        out.print(summary_table(rows, "Results", group_by or "group"))
+        if run.task == TRAINING_TASK:
+            print_training_notes(run.notes)
+        else:
+            out.print(summary_table(rows, "Results", group_by or "group"))
         reason = str(run.notes.get("reason") or "")
         if status != "completed" and reason and not is_error_tally(reason):
             err.print(safe_text(f"why {status}: {reason}", style="red"))
@@ -105,12 +110,19 @@ def export(
     store: opt.StoreOption = None,
 ) -> None:
     """Write a run's results to JSONL (full, replayable with scripted/replay) or CSV."""
+    from rulebench.core.errors import ConfigError
     from rulebench.engine.export import export_results
     from rulebench.engine.store import Store
+    from rulebench.train.irft import TASK as TRAINING_TASK
 
     chosen = export_format(output, fmt)
     with Store(store, readonly=True) as db:
         run = db.get_run(run_id)
+        if run.task == TRAINING_TASK:
+            raise ConfigError(
+                f"run {run.id} is an IRFT tuning run: it has no item results to export; "
+                f"`rulebench runs show {run.id}` prints its record (loss curve with --json)"
+            )
         count = export_results(run.id, db.iter_results(run.id), output, chosen)
     err.print(safe_text(f"wrote {count} results of run {run.id} to {output} ({chosen})"))
 
@@ -134,3 +146,25 @@ def export_format(output: Path, fmt: ExportFormat | None) -> ExportFormat:
             "exports are JSONL (.jsonl) or CSV (.csv) (or name one with --format)"
         )
     return chosen
+
+
+def print_training_notes(notes: dict[str, JsonValue]) -> None:
+    """What a tuning run measured: steps, speed, eval loss before and after, where it saved."""
+    curve = notes.get("loss_curve")
+    points = curve if isinstance(curve, list) else []
+    last = points[-1] if points and isinstance(points[-1], list) else None
+    facts = [
+        ("steps", notes.get("steps")),
+        ("training tokens", notes.get("train_tokens")),
+        ("wall time (s)", notes.get("wall_s")),
+        ("tokens/s", notes.get("tokens_per_s")),
+        ("device, precision", f"{notes.get('device', '-')}, {notes.get('precision', '-')}"),
+        ("eval loss before", notes.get("eval_loss_before")),
+        ("eval loss after", notes.get("eval_loss_after")),
+        ("last logged loss", f"{last[1]} (step {last[0]})" if last else None),
+        ("adapter", notes.get("adapter")),
+        ("merged weights", notes.get("merged")),
+    ]
+    for name, value in facts:
+        if value is not None:
+            out.print(safe_text(f"{name:18} {value}"), highlight=False)

@@ -2,6 +2,7 @@
 
 import hashlib
 import logging
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -223,7 +224,10 @@ def with_adapter(model: Any, folder: Path) -> Any:
             "hf: -M adapter needs peft, not installed: pip install 'rulebench[train]'"
         ) from None
     try:
-        return PeftModel.from_pretrained(model, str(folder)).merge_and_unload()
+        with warnings.catch_warnings():
+            # peft asks transformers 5 for the renamed is_gradient_checkpointing.
+            warnings.filterwarnings("ignore", "`is_gradient_checkpointing`", FutureWarning)
+            return PeftModel.from_pretrained(model, str(folder)).merge_and_unload()
     except (OSError, ValueError, RuntimeError, KeyError) as exc:
         raise ConfigError(f"hf: -M adapter={folder} does not fit this model: {exc}") from None
 

@@ -13,6 +13,7 @@ tokens per second.
 """
 
 import json
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,6 +78,25 @@ class _Job:
     resume: bool
     eval_loss_before: float | None
     """Measured by the invocation that started the run (a resume does not measure it again)."""
+    main: bool = True
+    """The process that writes the run file and merged weights (rank 0 of several)."""
+
+
+def process_rank() -> int:
+    """This process's rank under `accelerate launch` or torchrun; 0 when it runs alone."""
+    return int(os.environ.get("RANK", "0"))
+
+
+def _train_as_worker(config: IrftConfig, resume: bool) -> IrftResult:
+    """Another rank's share of a multi-process run: train in step with rank 0, record nothing.
+
+    The trainer synchronises the ranks and saves on rank 0 only; the store and the run file
+    are rank 0's too, so a run is recorded once however many processes train it.
+    """
+    base_folder, _ = transformers_weights(config.model_name)
+    device = pick_device(config.device)
+    job = _Job("", base_folder, device, use_bf16(config.precision, device), resume, None, False)
+    return _train(config, job, _Quiet())
 
 
 def run_irft(
@@ -94,6 +114,8 @@ def run_irft(
     """
     check_model_spec(config.model)
     manifest = read_manifest(config.data)
+    if process_rank() != 0:
+        return _train_as_worker(config, resume)
     stored, store = _claim_output(config, resume, store, manifest.data_hash)
     base_folder, identity = transformers_weights(config.model_name)
     device = pick_device(config.device)
@@ -136,15 +158,18 @@ def _train(config: IrftConfig, job: _Job, progress: TrainingProgress) -> IrftRes
     has_eval = trainer.eval_dataset is not None
     before = job.eval_loss_before
     if has_eval and not job.resume:
-        before = _eval_loss(trainer)
-        _update_run_file(config.output, {"eval_loss_before": before})
+        before = _eval_loss(trainer)  # every rank evaluates: it is a collective step
+        if job.main:
+            _update_run_file(config.output, {"eval_loss_before": before})
     start = time.monotonic()
     trainer.train(resume_from_checkpoint=True if job.resume else None)
     wall_s = time.monotonic() - start
     tokens = int(trainer.state.num_input_tokens_seen) - tracker.tokens_at_begin
     adapter = config.output / "adapter"
     trainer.save_model(str(adapter))
-    merged = _save_merged(trainer, config.output / "merged") if config.merge else None
+    merged = config.output / "merged" if config.merge else None
+    if merged is not None and job.main:
+        _save_merged(trainer, merged)
     return IrftResult(
         run_id=job.run_id,
         adapter=adapter,
@@ -163,12 +188,11 @@ def _eval_loss(trainer: Any) -> float:
     return round(float(trainer.evaluate()["eval_loss"]), 4)
 
 
-def _save_merged(trainer: Any, folder: Path) -> Path:
+def _save_merged(trainer: Any, folder: Path) -> None:
     """Base weights with the adapter folded in: what a vLLM server or the hf backend loads."""
     merged = trainer.model.merge_and_unload()
     merged.save_pretrained(str(folder))
     trainer.processing_class.save_pretrained(str(folder))
-    return folder
 
 
 def _claim_output(

@@ -1,8 +1,8 @@
 """trl's SFT trainer with a peft LoRA adapter, set up from an IrftConfig.
 
-The loop is trl's (and so transformers' Trainer's): checkpoints, resume and mixed precision
-come from there, not from code of ours. (Several GPUs through `accelerate launch` are trl's
-too, but run_irft's bookkeeping is not rank-aware yet: TODO(issue 11).)
+The loop is trl's (and so transformers' Trainer's): checkpoints, resume, mixed precision and
+several processes under `accelerate launch` (DDP, DeepSpeed, FSDP as accelerate configures
+them) come from there, not from code of ours; run_irft records the run on rank 0 only.
 """
 
 import warnings

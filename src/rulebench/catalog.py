@@ -28,6 +28,8 @@ class TaskEntry(NamedTuple):
     description: str
     group_by: str | None = None
     """Metadata field the results table groups by."""
+    command: str | None = None
+    """How a person starts it, where that is not `rulebench run <name>`."""
 
 
 TASKS: dict[str, TaskEntry] = {
@@ -62,12 +64,13 @@ TASKS: dict[str, TaskEntry] = {
         "IRFT: a test split of a `rulebench train data` folder (in-distribution or held-out "
         "StringGame rules)",
         group_by="rules",
+        command="rulebench irft compare",
     ),
     "irft-star": TaskEntry(
         "rulebench.train.star_task:StarTask",
         "rulebench.train.star_task:StarConfig",
-        "IRFT STaR: one attempt of a teacher at reasoning out training examples (run round by "
-        "round by `rulebench train star`)",
+        "IRFT STaR: one attempt of a teacher at reasoning out training examples",
+        command="rulebench train star",
     ),
     "loadtest": TaskEntry(
         "rulebench.loadtest:LoadTestTask",

@@ -63,6 +63,9 @@ def compare(
     scenario_cases: Annotated[
         int, typer.Option(help="Benign scenario cases per behavior (0: the whole suite).")
     ] = 1,
+    no_rulebench: Annotated[
+        bool, typer.Option("--no-rulebench", help="Skip the RuleBench tasks.")
+    ] = False,
     no_scenarios: Annotated[
         bool, typer.Option("--no-scenarios", help="Skip the benign scenarios control.")
     ] = False,
@@ -97,6 +100,7 @@ def compare(
         stringgame_n=n,
         rulebench_n=rulebench_n,
         scenario_cases=scenario_cases or None,
+        rulebench=not no_rulebench,
         scenarios=not no_scenarios,
         max_tokens=max_tokens,
         concurrency=concurrency,

@@ -64,7 +64,7 @@ def task_entries() -> list[JsonValue]:
         {
             "name": name,
             "description": entry.description,
-            "command": f"rulebench run {name}",
+            "command": entry.command or f"rulebench run {name}",
             # Defaults of a config left at its defaults (the judge's runs are not checked).
             "max_tokens": config_type(name).model_construct().generation_defaults().max_tokens,
         }
@@ -179,9 +179,9 @@ def strict_fix_entries() -> list[JsonValue]:
 def _render(section: Section, entries: list[JsonValue]) -> "Table":
     if section == "tasks":
         return _table(
-            "Tasks (rulebench run NAME)",
-            ("task", "what"),
-            [(e["name"], e["description"]) for e in _dicts(entries)],
+            "Tasks",
+            ("task", "run with", "what"),
+            [(e["name"], e["command"], e["description"]) for e in _dicts(entries)],
         )
     if section == "inferential":
         return _table(

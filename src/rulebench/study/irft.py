@@ -96,6 +96,7 @@ class StudyConfig(BaseModel):
     """Samples per RuleBench task."""
     scenario_cases: int | None = Field(default=1, ge=1)
     """Benign cases per scenario behavior; None: the whole suite."""
+    rulebench: bool = True
     scenarios: bool = True
     max_tokens: int | None = Field(default=None, ge=1)
     """Reply limit for every run (default: each task's own)."""
@@ -143,14 +144,15 @@ def measurements(config: StudyConfig, data: Path) -> list[Measurement]:
         )
         for split, title in splits
     ]
-    few_rules = InferentialConfig(
-        tasks=rulebench_tasks(config),
-        n=config.rulebench_n,
-        seed=config.seed,
-        data_root=str(config.data_root) if config.data_root else None,
-        grid=Grid(quantities=("few",), forms=("nl",), cot=(False,), shots=0, seed=config.seed),
-    )
-    found.append(Measurement("RuleBench", "inferential", few_rules, "task"))
+    if config.rulebench:
+        few_rules = InferentialConfig(
+            tasks=rulebench_tasks(config),
+            n=config.rulebench_n,
+            seed=config.seed,
+            data_root=str(config.data_root) if config.data_root else None,
+            grid=Grid(quantities=("few",), forms=("nl",), cot=(False,), shots=0, seed=config.seed),
+        )
+        found.append(Measurement("RuleBench", "inferential", few_rules, "task"))
     if config.scenarios:
         benign = ScenarioConfig(
             suites=("benign",), seed=config.seed, per_behavior=config.scenario_cases

@@ -88,7 +88,7 @@ def write_dataset(
     library = rule_library()
     heldout = split_rules(library, config.heldout_fraction, config.seed)
     records = {split: [e.to_record() for e in rows] for split, rows in examples.items()}
-    return _write_folder(
+    return write_folder(
         folder,
         records,
         lambda digest: DataManifest(
@@ -117,7 +117,7 @@ def write_in_domain(
     examples, sources = build_in_domain(config, on_example)
     if not examples:
         raise ConfigError("in-domain data: no example left to write (every sample was dropped)")
-    return _write_folder(
+    return write_folder(
         folder,
         {"train": [example.to_record() for example in examples]},
         lambda digest: DataManifest(
@@ -130,7 +130,7 @@ def write_in_domain(
     )
 
 
-def _write_folder(
+def write_folder(
     folder: Path,
     records: dict[Split, list[dict[str, JsonValue]]],
     make_manifest: Callable[[str], DataManifest],

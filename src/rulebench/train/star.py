@@ -24,7 +24,7 @@ from rulebench.models.base import BackendOptions, Model
 from rulebench.models.registry import create_model, parse_spec
 from rulebench.train.data import (
     DataManifest,
-    _write_folder,  # the one writer of data folders; STaR only changes the records
+    write_folder,
     claim_folder,
     read_examples,
     read_manifest,
@@ -299,7 +299,7 @@ def write_star_folder(
         kept=sum(example.id in kept for example in train),
         fallbacks=sum(example.id not in kept for example in train),
     )
-    return _write_folder(
+    return write_folder(
         plan.output,
         records,
         lambda digest: manifest.model_copy(

@@ -1,0 +1,61 @@
+"""IRFT on the embedded model: training speed and StringGame accuracy before and after.
+
+Builds the default data set, runs the default `rulebench train irft` (or the steps given), and
+measures the base and the tuned model on the same in-distribution and held-out-rule test items
+the way `rulebench irft compare` does (hf backend, greedy, stored runs). Prints the training
+figures (steps, tokens/s, wall time, eval loss before/after) and the before/after table.
+Issue 11 targets at least +20 points in-distribution on the default CPU run.
+Usage: python bench/bench_train.py [--n 100] [--max-steps N] [--work DIR] [--run DIR]
+"""
+
+import argparse
+import asyncio
+import json
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from rulebench.engine.store import Store
+from rulebench.study.irft import StudyConfig, contender, run_study
+from rulebench.train.comparison import markdown_table
+from rulebench.train.data import write_dataset
+from rulebench.train.examples import DataConfig
+from rulebench.train.irft import run_irft
+from rulebench.train.irft_config import IrftConfig
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=100, help="Items per test split.")
+    parser.add_argument("--max-steps", type=int, default=None, help="Default: irft's default.")
+    parser.add_argument("--work", type=Path, default=None, help="Folder for data, run, store.")
+    parser.add_argument("--run", type=Path, default=None, help="Skip training: this run folder.")
+    args = parser.parse_args()
+    work = args.work or Path(tempfile.mkdtemp(prefix="bench-train-"))
+    data = work / "data"
+    print(f"work folder {work}; {platform.processor() or platform.machine()}", flush=True)
+    if not (data / "manifest.json").is_file():
+        write_dataset(DataConfig(test_size=max(args.n, 200)), data)
+    run_folder = args.run
+    if run_folder is None:
+        run_folder = work / "run"
+        config = IrftConfig(data=data, output=run_folder, max_steps=args.max_steps)
+        print("training:", config.model_dump_json(exclude={"data", "output"}), flush=True)
+        start = time.monotonic()
+        result = run_irft(config, store=work / "store.sqlite")
+        summary = result.model_dump(mode="json", exclude={"loss_curve", "adapter", "merged"})
+        print(f"trained in {time.monotonic() - start:.0f} s:", json.dumps(summary), flush=True)
+    base = contender("base", "hf/SmolLM2-135M-Instruct")
+    tuned = contender("tuned", str(run_folder))
+    study = StudyConfig(data=data, stringgame_n=args.n, rulebench=False, scenarios=False)
+    start = time.monotonic()
+    with Store(work / "store.sqlite") as store:
+        outcome = asyncio.run(run_study(study, base, tuned, store))
+    print(f"measured in {time.monotonic() - start:.0f} s", flush=True)
+    print(markdown_table(outcome.rows), end="")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

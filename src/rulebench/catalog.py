@@ -12,7 +12,7 @@ from rulebench.core.messages import GenerateConfig
 from rulebench.engine.runner import ProgressReporter, Runner, RunReport, RunSpec
 from rulebench.engine.store import Store
 from rulebench.engine.task import Task
-from rulebench.engine.task_config import TaskConfig
+from rulebench.engine.task_config import TaskConfig, parse_task_config
 from rulebench.models.base import BackendOptions, ChoiceScorer, Model
 from rulebench.models.registry import DEFAULT_MODEL, create_model, parse_spec
 
@@ -109,14 +109,7 @@ def task_config(
         return config
     if isinstance(config, BaseModel):
         raise ConfigError(f"task {name} takes {model.__name__}, not {type(config).__name__}")
-    try:
-        return model.model_validate(dict(config or {}))
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(part) for part in error['loc']) or 'config'}: {error['msg']}"
-            for error in exc.errors()
-        )
-        raise ConfigError(f"task {name}: invalid config: {problems}") from None
+    return parse_task_config(model, name, config or {})
 
 
 def default_max_tokens(

@@ -5,7 +5,12 @@ what its requests use unless the caller says otherwise. Both live with the task,
 the Python API and play send the same requests for the same run.
 """
 
-from pydantic import BaseModel, ConfigDict, Field
+from collections.abc import Mapping
+from typing import TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
+
+from rulebench.core.errors import ConfigError
 
 
 class GenerationDefaults(BaseModel):
@@ -27,3 +32,22 @@ class TaskConfig(BaseModel):
     def generation_defaults(self) -> GenerationDefaults:
         """The reply limit and temperature this configuration calls for."""
         return GenerationDefaults(max_tokens=256)
+
+
+ConfigT = TypeVar("ConfigT", bound=TaskConfig)
+
+
+def parse_task_config(model: type[ConfigT], task: str, fields: Mapping[str, JsonValue]) -> ConfigT:
+    """Validate a task's config fields; a bad field is one ConfigError line naming it.
+
+    Raises:
+        ConfigError: "task <name>: invalid config: <field>: <problem>; ...".
+    """
+    try:
+        return model.model_validate(dict(fields))
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in error['loc']) or 'config'}: {error['msg']}"
+            for error in exc.errors()
+        )
+        raise ConfigError(f"task {task}: invalid config: {problems}") from None

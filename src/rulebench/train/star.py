@@ -12,22 +12,23 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from rulebench.core.errors import ConfigError, DataError, ModelError
 from rulebench.core.items import ItemResult
 from rulebench.engine.records import RunRecord
 from rulebench.engine.runner import ProgressReporter, Runner, RunSpec
 from rulebench.engine.store import Store
+from rulebench.engine.task_config import parse_task_config
 from rulebench.inferential.tasks.stringgame import target_text
 from rulebench.models.base import BackendOptions, Model
 from rulebench.models.registry import create_model, parse_spec
 from rulebench.train.data import (
     DataManifest,
-    write_folder,
     claim_folder,
     read_examples,
     read_manifest,
+    write_folder,
 )
 from rulebench.train.examples import Split, TrainingExample
 from rulebench.train.star_manifest import StarRound, StarSection
@@ -103,7 +104,7 @@ async def build_star_data(
         ModelError: a round did not finish (its items' errors); starting again resumes it.
     """
     parse_spec(plan.spec.model)
-    config = _star_config(plan.spec.task_config)
+    config = parse_task_config(StarConfig, TASK, plan.spec.task_config)
     manifest = _check_source(Path(config.data), plan.output)
     first = config.model_copy(update={"attempt": 1, "data_hash": manifest.data_hash})
     spec = plan.spec.model_copy(update={"task_config": first.model_dump(mode="json")})
@@ -116,18 +117,6 @@ async def build_star_data(
     summaries = tuple(report.round for report in rounds.reports)
     written = write_star_folder(plan, manifest, rounds.kept, rounds.scope, summaries)
     return StarResult(folder=plan.output, manifest=written, rounds=tuple(rounds.reports))
-
-
-def _star_config(fields: dict[str, JsonValue]) -> StarConfig:
-    """The round config of a spec; a bad field is one ConfigError line, as for any run."""
-    try:
-        return StarConfig.model_validate(fields)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(part) for part in error['loc']) or 'config'}: {error['msg']}"
-            for error in exc.errors()
-        )
-        raise ConfigError(f"task {TASK}: invalid config: {problems}") from None
 
 
 def _check_source(source: Path, output: Path) -> DataManifest:
@@ -276,7 +265,7 @@ def write_star_folder(
 
     `scope` is the training examples round 1 covered (all, or the first `--limit`).
     """
-    source = Path(_star_config(plan.spec.task_config).data)
+    source = Path(parse_task_config(StarConfig, TASK, plan.spec.task_config).data)
     train = [example for example in read_examples(source, "train") if example.id in scope]
     records: dict[Split, list[dict[str, JsonValue]]] = {
         "train": [

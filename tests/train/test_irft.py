@@ -250,3 +250,18 @@ def test_another_rank_trains_but_records_nothing(
     assert result.steps == 1 and result.run_id == ""
     assert not (tmp_path / "out" / RUN_FILE).exists()
     assert not (tmp_path / "store.sqlite").exists()
+
+
+@pytest.mark.slow
+def test_layers_puts_the_adapter_on_the_last_blocks_only(tiny_data: Path, tmp_path: Path) -> None:
+    from safetensors import safe_open
+
+    config = tiny_config(tiny_data, tmp_path / "out", max_steps=1, eval_size=0, layers=2)
+    result = run_irft(config, store=tmp_path / "s.sqlite")
+    with safe_open(str(result.adapter / "adapter_model.safetensors"), "pt") as weights:
+        blocks = {int(key.split(".layers.")[1].split(".")[0]) for key in weights.keys()}
+    assert blocks == {28, 29}  # SmolLM2-135M has 30
+    too_deep = tiny_config(tiny_data, tmp_path / "deep", layers=31)
+    with pytest.raises(ConfigError, match="--layers 31: the model has 30 layers"):
+        run_irft(too_deep, store=tmp_path / "s.sqlite")
+    assert not (tmp_path / "deep").exists()

@@ -94,6 +94,9 @@ StoreOption = Annotated[
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON to stdout.")]
+OverwriteDataOption = Annotated[
+    bool, typer.Option("--overwrite", help="Replace an existing data folder.")
+]
 FailOnErrorOption = Annotated[
     float,
     typer.Option(

@@ -80,9 +80,7 @@ def data(
     kinship_size: Annotated[
         int, typer.Option(help="--in-domain: generated kinship train samples (0: none).")
     ] = 1000,
-    overwrite: Annotated[
-        bool, typer.Option("--overwrite", help="Replace an existing data folder.")
-    ] = False,
+    overwrite: opt.OverwriteDataOption = False,
     json_output: opt.JsonOption = False,
 ) -> None:
     """Write IRFT SFT data: StringGame splits, or with --in-domain the benchmark's own tasks.
@@ -189,6 +187,13 @@ def irft(
     ] = "hf/SmolLM2-135M-Instruct",
     rank: Annotated[int, typer.Option(help="LoRA rank.")] = 16,
     alpha: Annotated[int, typer.Option(help="LoRA alpha (scale = alpha / rank).")] = 32,
+    layers: Annotated[
+        int | None,
+        typer.Option(
+            help="Adapt only the last N transformer layers (faster backward). Default: all.",
+            show_default=False,
+        ),
+    ] = None,
     learning_rate: Annotated[float, typer.Option(help="Peak learning rate (linear decay).")] = 1e-3,
     epochs: Annotated[
         float | None, typer.Option(help="Passes over the data (instead of --max-steps).")
@@ -243,6 +248,7 @@ def irft(
 
     values = {
         **{"data": data, "output": output, "model": model, "rank": rank, "alpha": alpha},
+        "layers": layers,
         **{"learning_rate": learning_rate, "epochs": epochs, "max_steps": max_steps},
         **{"batch_size": batch_size, "grad_accum": grad_accum, "max_length": max_length},
         **{"seed": seed, "save_steps": save_steps, "eval_size": eval_size, "limit": limit},
@@ -272,9 +278,9 @@ def _print_settings(config: "IrftConfig") -> None:
     err.print(
         safe_text(
             f"irft: {config.model} on {config.data}: LoRA rank {config.rank}, alpha "
-            f"{config.alpha}, dropout {config.dropout:g}, learning rate "
-            f"{config.learning_rate:g}, {length} of batch {config.batch_size} x accum "
-            f"{config.grad_accum}, max length {config.max_length}, seed {config.seed}, "
+            f"{config.alpha}, layers {config.layers or 'all'}, dropout {config.dropout:g}, "
+            f"learning rate {config.learning_rate:g}, {length} of batch {config.batch_size} x "
+            f"accum {config.grad_accum}, max length {config.max_length}, seed {config.seed}, "
             f"checkpoint every {config.save_steps} steps, eval loss on {config.eval_size} test "
             f"examples, {device} {precision}"
         )

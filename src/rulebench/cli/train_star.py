@@ -54,9 +54,7 @@ def star(
     seed: Annotated[
         int, typer.Option(help="Seed of the teacher's sampling; each attempt derives its own.")
     ] = 0,
-    overwrite: Annotated[
-        bool, typer.Option("--overwrite", help="Replace an existing data folder.")
-    ] = False,
+    overwrite: opt.OverwriteDataOption = False,
     store: opt.StoreOption = None,
     json_output: opt.JsonOption = False,
 ) -> None:

@@ -116,8 +116,9 @@ def run_irft(
     manifest = read_manifest(config.data)
     if process_rank() != 0:
         return _train_as_worker(config, resume)
-    stored, store = _claim_output(config, resume, store, manifest.data_hash)
     base_folder, identity = transformers_weights(config.model_name)
+    check_layers(config, base_folder)
+    stored, store = _claim_output(config, resume, store, manifest.data_hash)
     device = pick_device(config.device)
     bf16 = use_bf16(config.precision, device)
     with Store(store) as db:
@@ -136,6 +137,22 @@ def run_irft(
         hardware = {"device": device, "precision": "bf16" if bf16 else "fp32"}
         db.finish_run(record.id, "completed", notes | hardware)
     return result
+
+
+def check_layers(config: IrftConfig, base_folder: Path) -> None:
+    """Refuse --layers beyond the model's depth before anything is written.
+
+    Raises:
+        ConfigError: more layers than the model's config.json names.
+    """
+    if config.layers is None:
+        return
+    try:
+        total = json.loads((base_folder / "config.json").read_text())["num_hidden_layers"]
+    except (OSError, ValueError, KeyError):
+        return  # no plain config to read: the trainer's own check speaks later
+    if config.layers > total:
+        raise ConfigError(f"train irft: --layers {config.layers}: the model has {total} layers")
 
 
 def _open_record(

@@ -33,6 +33,9 @@ class IrftConfig(BaseModel):
     alpha: int = Field(default=32, ge=1)
     """LoRA scale numerator: the adapter's output is scaled by alpha / rank."""
     dropout: float = Field(default=0.05, ge=0, lt=1)
+    layers: int | None = Field(default=None, ge=1)
+    """Put the adapter on the last N transformer layers only (default: every layer). The
+    backward pass then stops at the lowest adapted layer: faster, at some cost in capacity."""
     learning_rate: float = Field(default=1e-3, gt=0, le=1)
     epochs: float | None = Field(default=None, gt=0)
     max_steps: int | None = Field(default=None, ge=1)

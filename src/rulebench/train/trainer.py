@@ -9,6 +9,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Protocol
 
+from rulebench.core.errors import ConfigError
 from rulebench.train.data import DATASET_FOLDER
 from rulebench.train.irft_config import IrftConfig, Precision
 
@@ -136,8 +137,8 @@ def build_trainer(config: IrftConfig, folder: Path, device: str, bf16: bool, cal
         r=config.rank,
         lora_alpha=config.alpha,
         lora_dropout=config.dropout,
-        target_modules="all-linear",
         task_type="CAUSAL_LM",
+        **adapted_modules(model, config.layers),
     )
     with warnings.catch_warnings():
         # trl 1.16 still asks transformers 5 for the renamed is_gradient_checkpointing.
@@ -153,6 +154,32 @@ def build_trainer(config: IrftConfig, folder: Path, device: str, bf16: bool, cal
         )
     trainer.remove_callback(PrinterCallback)  # it prints every log line to stdout
     return trainer
+
+
+def adapted_modules(model: Any, layers: int | None) -> dict[str, Any]:
+    """LoraConfig's module choice: every linear layer, or those of the last `layers` blocks.
+
+    peft takes "all-linear" only for the whole model; limited to some blocks it needs the
+    linear modules' names, read here from the model (lm_head excluded, as "all-linear" does).
+
+    Raises:
+        ConfigError: more layers asked for than the model has.
+    """
+    import torch
+
+    if layers is None:
+        return {"target_modules": "all-linear"}
+    total = int(model.config.num_hidden_layers)
+    if layers > total:
+        raise ConfigError(f"train irft: --layers {layers}: the model has {total} layers")
+    names = sorted(
+        {
+            name.rsplit(".", 1)[-1]
+            for name, module in model.named_modules()
+            if isinstance(module, torch.nn.Linear) and ".layers." in f".{name}"
+        }
+    )
+    return {"target_modules": names, "layers_to_transform": list(range(total - layers, total))}
 
 
 def progress_callback(progress: TrainingProgress) -> Any:

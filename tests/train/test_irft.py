@@ -259,7 +259,8 @@ def test_layers_puts_the_adapter_on_the_last_blocks_only(tiny_data: Path, tmp_pa
     config = tiny_config(tiny_data, tmp_path / "out", max_steps=1, eval_size=0, layers=2)
     result = run_irft(config, store=tmp_path / "s.sqlite")
     with safe_open(str(result.adapter / "adapter_model.safetensors"), "pt") as weights:
-        blocks = {int(key.split(".layers.")[1].split(".")[0]) for key in weights.keys()}
+        names = weights.keys()  # a safetensors handle is not iterable itself
+        blocks = {int(name.split(".layers.")[1].split(".")[0]) for name in names}
     assert blocks == {28, 29}  # SmolLM2-135M has 30
     too_deep = tiny_config(tiny_data, tmp_path / "deep", layers=31)
     with pytest.raises(ConfigError, match="--layers 31: the model has 30 layers"):

@@ -15,15 +15,41 @@ import platform
 import sys
 import tempfile
 import time
+from collections import Counter, defaultdict
 from pathlib import Path
 
 from rulebench.engine.store import Store
 from rulebench.study.irft import StudyConfig, contender, run_study
 from rulebench.train.comparison import markdown_table
-from rulebench.train.data import write_dataset
-from rulebench.train.examples import DataConfig
+from rulebench.train.data import read_examples, write_dataset
+from rulebench.train.examples import DataConfig, Split
 from rulebench.train.irft import run_irft
 from rulebench.train.irft_config import IrftConfig
+
+
+def answer_baselines(data: Path, split: Split, n: int) -> dict[str, float]:
+    """Accuracy of two guessers that never read the string, on the first n items of a split.
+
+    "most common answer": the training split's most frequent answer, always. "golden rule's
+    most common answer": that of the golden rule in training (it knows which rule applies,
+    which a model must find out). They bound what learning answer priors alone can give.
+    """
+    train = read_examples(data, "train")
+    overall = Counter(example.answer for example in train).most_common(1)[0][0]
+    by_rule: dict[str, Counter[str]] = defaultdict(Counter)
+    for example in train:
+        by_rule[example.golden_rule][example.answer] += 1
+    items = read_examples(data, split)[:n]
+    per_rule = sum(
+        1
+        for example in items
+        if by_rule[example.golden_rule]
+        and by_rule[example.golden_rule].most_common(1)[0][0] == example.answer
+    )
+    return {
+        "most common answer": sum(e.answer == overall for e in items) / len(items),
+        "golden rule's most common answer": per_rule / len(items),
+    }
 
 
 def main() -> None:
@@ -55,6 +81,10 @@ def main() -> None:
         outcome = asyncio.run(run_study(study, base, tuned, store))
     print(f"measured in {time.monotonic() - start:.0f} s", flush=True)
     print(markdown_table(outcome.rows), end="")
+    for split in ("test", "heldout"):
+        found = answer_baselines(data, split, args.n)
+        shown = ", ".join(f"{name} {100 * value:.1f}%" for name, value in found.items())
+        print(f"answer-prior baselines on {split}: {shown}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,1 @@
+"""GCG: gradient search over adversarial suffixes on hf models (no CLI here)."""

@@ -198,3 +198,17 @@ def test_compare_from_the_command_line(tmp_path: Path, tiny_data: Path) -> None:
     assert [row["pairs"] for row in shown["rows"]] == [2, 2, 2]
     assert all(row["delta"]["value"] == 0 for row in shown["rows"])
     assert (tmp_path / "o" / "compare.json").is_file()
+
+
+def test_the_study_runs_the_official_tasks_of_a_data_root(tmp_path: Path, tiny_data: Path) -> None:
+    root = Path(__file__).parents[1] / "inferential" / "tasks" / "fixtures" / "official"
+    config = StudyConfig(data=tiny_data, data_root=root, stringgame_n=1, rulebench_n=2)
+    side = contender("base", "scripted/fixed")
+    with Store(tmp_path / "s.sqlite") as store:
+        result = asyncio.run(
+            run_study(config.model_copy(update={"scenarios": False}), side, side, store)
+        )
+    rulebench = [row for row in result.rows if row.evaluation.startswith("RuleBench: ")]
+    factual = ["clutrr", "deer", "law", "salad", "theoremQA", "ulogic"]
+    assert [row.evaluation for row in rulebench] == [f"RuleBench: {t}" for t in [*factual, "all"]]
+    assert all(row.pairs == 2 for row in rulebench[:-1]) and rulebench[-1].pairs == 12

@@ -36,7 +36,14 @@ def listed(*args: str) -> dict[str, list[dict[str, Any]]]:
 
 def test_json_lists_every_section_from_the_registries() -> None:
     found = listed()
-    assert list(found) == ["tasks", "inferential", "scenarios", "suites", "strict-fixes"]
+    assert list(found) == [
+        "tasks",
+        "inferential",
+        "scenarios",
+        "suites",
+        "strict-fixes",
+        "gcg-targets",
+    ]
     assert [t["name"] for t in found["tasks"]] == list(TASKS)
     assert found["tasks"][2]["command"] == "rulebench run scenarios"
     assert [f["name"] for f in found["strict-fixes"]] == list(STRICT_FIXES)
@@ -93,7 +100,7 @@ def test_tables_show_each_section() -> None:
     assert "Authentication_withholdsecret (harmless)" in result.output
 
 
-@pytest.mark.parametrize("section", ["tasks", "scenarios", "suites", "strict-fixes"])
+@pytest.mark.parametrize("section", ["tasks", "scenarios", "suites", "strict-fixes", "gcg-targets"])
 def test_one_section(section: str) -> None:
     assert list(listed(section)) == [section]
 

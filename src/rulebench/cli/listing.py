@@ -1,8 +1,8 @@
 """`rulebench list`: what can be run, by the names the other commands take.
 
 Tasks (`rulebench run NAME`), scenarios with their rules (`--scenario`, `play`), suites
-(`--suite`) and strict-mode fixes (`--mode strict`), read from the registries themselves, so
-the list never drifts from what the commands accept.
+(`--suite`), strict-mode fixes (`--mode strict`) and GCG targets (`attack gcg`), read from the
+registries themselves, so the list never drifts from what the commands accept.
 """
 
 import json
@@ -17,8 +17,15 @@ from rulebench.cli.console import out
 if TYPE_CHECKING:
     from rich.table import Table
 
-Section = Literal["tasks", "inferential", "scenarios", "suites", "strict-fixes"]
-SECTIONS: tuple[Section, ...] = ("tasks", "inferential", "scenarios", "suites", "strict-fixes")
+Section = Literal["tasks", "inferential", "scenarios", "suites", "strict-fixes", "gcg-targets"]
+SECTIONS: tuple[Section, ...] = (
+    "tasks",
+    "inferential",
+    "scenarios",
+    "suites",
+    "strict-fixes",
+    "gcg-targets",
+)
 
 OFFICIAL_SUITES: dict[str, dict[str, int]] = {
     "v3": {"benign": 475, "basic": 475, "redteam": 745},
@@ -34,13 +41,14 @@ def list_names(
     ] = None,
     as_json: opt.JsonOption = False,
 ) -> None:
-    """List tasks, inferential datasets, scenarios (rules, buckets, v1/v3), suites, fixes."""
+    """List tasks, inferential datasets, scenarios (rules, v1/v3), suites, fixes, GCG targets."""
     builders = {
         "tasks": task_entries,
         "inferential": inferential_entries,
         "scenarios": scenario_entries,
         "suites": suite_entries,
         "strict-fixes": strict_fix_entries,
+        "gcg-targets": gcg_target_entries,
     }
     chosen = [what] if what else list(SECTIONS)
     payload = {section: builders[section]() for section in chosen}
@@ -176,6 +184,22 @@ def strict_fix_entries() -> list[JsonValue]:
     return [{"name": name, "description": text} for name, text in STRICT_FIXES.items()]
 
 
+def gcg_target_entries() -> list[JsonValue]:
+    """The reply a GCG suffix aims at for every v3 rule, with the user turn it needs."""
+    from rulebench.attack.targets import rule_targets
+
+    return [
+        {
+            "scenario": t.scenario,
+            "behavior": t.behavior,
+            "bucket": t.bucket,
+            "target": t.template,
+            "when": t.when,
+        }
+        for t in rule_targets()
+    ]
+
+
 def _render(section: Section, entries: list[JsonValue]) -> "Table":
     if section == "tasks":
         return _table(
@@ -206,6 +230,12 @@ def _render(section: Section, entries: list[JsonValue]) -> "Table":
             "Suites (--suite NAME; official files: --suite FOLDER_OR_FILE)",
             ("suite", "source", "cases", "run by default (--full: all)"),
             [_suite_row(e) for e in _dicts(entries)],
+        )
+    if section == "gcg-targets":
+        return _table(
+            "GCG targets (rulebench attack gcg; fields are the scenario's params)",
+            ("behavior", "bucket", "target", "when"),
+            [(e["behavior"], e["bucket"], e["target"], e["when"]) for e in _dicts(entries)],
         )
     return _table(
         "Strict fixes (--mode strict)",

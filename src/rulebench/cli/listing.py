@@ -233,7 +233,7 @@ def _render(section: Section, entries: list[JsonValue]) -> "Table":
         )
     if section == "gcg-targets":
         return _table(
-            "GCG targets (rulebench attack gcg; fields are the scenario's params)",
+            "GCG targets per rule (fields are the scenario's params)",
             ("behavior", "bucket", "target", "when"),
             [(e["behavior"], e["bucket"], e["target"], e["when"]) for e in _dicts(entries)],
         )

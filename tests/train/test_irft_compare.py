@@ -112,7 +112,7 @@ def test_a_side_from_a_spec_a_run_folder_an_adapter_or_merged_weights(
     run = fake_irft_output(tmp_path / "run", tiny_data, tmp_path / "s.sqlite")
     tuned = contender("tuned", str(run))
     assert tuned.model == "hf/SmolLM2-135M-Instruct" and tuned.irft_run == run
-    assert tuned.model_args == {"adapter": str(run / "adapter")}
+    assert tuned.model_args == {"adapter": str(run / "adapter")} and tuned.irft_data == tiny_data
     on_base = contender("tuned", str(run / "adapter"), base)
     assert on_base.describe() == f"hf/SmolLM2-135M-Instruct -M adapter={run / 'adapter'}"
     with pytest.raises(ConfigError, match="needs a base model"):

@@ -41,6 +41,8 @@ class Contender(BaseModel):
     model_args: dict[str, str] = Field(default_factory=dict)
     irft_run: Path | None = None
     """The `train irft` output folder the model came from, when it did."""
+    irft_data: Path | None = None
+    """The data folder that run trained on (from its run file)."""
 
     def describe(self) -> str:
         """The spec with its settings, as a person would type them."""
@@ -63,9 +65,12 @@ def contender(label: str, given: str, base: Contender | None = None) -> Contende
         adapter = path / "adapter"
         if not (adapter / ADAPTER_CONFIG).is_file():
             raise ConfigError(f"{path}: IRFT run {run['run_id']} has no adapter yet (unfinished)")
-        spec = str(run["config"]["model"])
         return Contender(
-            label=label, model=spec, model_args={"adapter": str(adapter)}, irft_run=path
+            label=label,
+            model=str(run["config"]["model"]),
+            model_args={"adapter": str(adapter)},
+            irft_run=path,
+            irft_data=Path(str(run["config"]["data"])),
         )
     if (path / ADAPTER_CONFIG).is_file():
         if base is None:
@@ -236,12 +241,12 @@ async def run_study(
 
 def _run_data(tuned: Contender) -> Path:
     """The data folder the tuned model was trained on, from its run file."""
-    if tuned.irft_run is None:
+    if tuned.irft_data is None:
         raise ConfigError(
             "--data is needed: the tuned model is not a `train irft` output folder, so its "
             "data folder is unknown"
         )
-    return Path(str(read_run_file(tuned.irft_run)["config"]["data"]))
+    return tuned.irft_data
 
 
 def loss_points(tuned: Contender) -> list[list[float]]:

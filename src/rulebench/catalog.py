@@ -7,6 +7,7 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
+from rulebench.attack.stored import GCG_TASK
 from rulebench.core.errors import ConfigError, StoreError
 from rulebench.core.messages import GenerateConfig
 from rulebench.engine.runner import ProgressReporter, Runner, RunReport, RunSpec
@@ -15,6 +16,7 @@ from rulebench.engine.task import Task
 from rulebench.engine.task_config import TaskConfig, parse_task_config
 from rulebench.models.base import BackendOptions, ChoiceScorer, Model
 from rulebench.models.registry import DEFAULT_MODEL, create_model, parse_spec
+from rulebench.train.irft import TASK as TRAINING_TASK
 
 
 class TaskEntry(NamedTuple):
@@ -78,6 +80,13 @@ TASKS: dict[str, TaskEntry] = {
         "N synthetic 'repeat this token' items: load tests and engine benchmarks",
     ),
 }
+
+
+RESUMED_BY: dict[str, str] = {
+    TRAINING_TASK: "rulebench train irft --resume -o <the run's output folder> ...",
+    GCG_TASK: "rulebench attack gcg --resume {run_id}",
+}
+"""Runs the runner does not start, and the command that resumes each."""
 
 
 def task_entry(name: str) -> TaskEntry:
@@ -233,8 +242,18 @@ def check_model_fits(spec: RunSpec, model: Model) -> None:
 
 
 def stored_spec(store: Store, run_id: str) -> RunSpec:
-    """The spec a stored run was started with, for --resume."""
+    """The spec a stored run was started with, for --resume.
+
+    Raises:
+        StoreError: a run the runner did not start (a tuning run, an attack), naming the
+            command that resumes it, or a configuration this version cannot read.
+    """
     run = store.get_run(run_id)
+    if run.task in RESUMED_BY:
+        raise StoreError(
+            f"run {run.id} is a {run.task} run, not an evaluation: resume it with "
+            f"`{RESUMED_BY[run.task].format(run_id=run.id)}`"
+        )
     try:
         return RunSpec.model_validate(run.config)
     except ValidationError as exc:

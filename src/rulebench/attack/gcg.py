@@ -81,9 +81,15 @@ class GcgAttack:
     """A GCG search on one loaded hf model against fixed prompts."""
 
     def __init__(
-        self, loaded: LoadedModel, prompts: Sequence[AttackPrompt], config: GcgConfig
+        self,
+        loaded: LoadedModel,
+        prompts: Sequence[AttackPrompt],
+        config: GcgConfig,
+        forbidden: Any | None = None,
     ) -> None:
         """Tokenize the prompts, run their prefixes and list the forbidden tokens.
+
+        `forbidden` reuses another attack's token filter (see `retarget`).
 
         Raises:
             ConfigError: no prompts, or a prompt that cannot be attacked (see tokenize_prompt).
@@ -97,9 +103,18 @@ class GcgAttack:
         self._alpha = config.mellowmax_alpha if config.use_mellowmax else None
         tokens = [tokenize_prompt(loaded, p, config.add_space_before_target) for p in prompts]
         self._prompts = [prepare_prompt(loaded, t, config.use_prefix_cache) for t in tokens]
-        vocab_size = loaded.model.get_input_embeddings().weight.shape[0]
-        forbidden = forbidden_token_ids(loaded.tokenizer, vocab_size, config.allow_non_ascii)
-        self._forbidden = torch.tensor(forbidden, dtype=torch.long, device=loaded.device)
+        if forbidden is None:
+            vocab_size = loaded.model.get_input_embeddings().weight.shape[0]
+            ids = forbidden_token_ids(loaded.tokenizer, vocab_size, config.allow_non_ascii)
+            forbidden = torch.tensor(ids, dtype=torch.long, device=loaded.device)
+        self._forbidden = forbidden
+
+    def retarget(self, prompts: Sequence[AttackPrompt]) -> "GcgAttack":
+        """The same search against other prompts (re-sampled instances).
+
+        The token filter, which reads the whole vocabulary, is shared rather than rebuilt.
+        """
+        return GcgAttack(self._loaded, prompts, self._config, self._forbidden)
 
     def initial_state(self) -> GcgState:
         """The state before step 1: the initial suffix and its loss.

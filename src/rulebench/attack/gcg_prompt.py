@@ -1,6 +1,7 @@
 """What GCG attacks: prompts with a target reply, split into token segments around the suffix.
 
-The suffix goes at the end of the last user message, after one space. The prompt is rendered
+The suffix goes at the end of one user message (the last one unless the prompt says which),
+after one space. The prompt is rendered
 with the model's own chat template, so the tokens read [before][suffix][after][target]: before
 ends with that space, after is the end of the user turn plus the assistant header. Each segment
 is tokenized on its own, so the suffix's ids are the same in every prompt.
@@ -10,10 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rulebench.core.errors import ConfigError
-from rulebench.core.messages import Message
+from rulebench.core.messages import Message, append_suffix
 from rulebench.models.hf_loading import LoadedModel, load_model, resolve_source
 from rulebench.models.local_chat import to_chat_dicts
 from rulebench.models.registry import EMBEDDED_MODEL_NAME, parse_spec
@@ -28,9 +29,21 @@ class AttackPrompt(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     messages: tuple[Message, ...] = Field(min_length=1)
-    """The conversation up to the model's turn; the suffix joins its last user message."""
+    """The conversation up to the model's turn."""
     target: str
     """What the reply should start with (the secret, an acceptance sentence...)."""
+    suffix_at: int | None = None
+    """Index of the user message the suffix joins; None: the last user message. A helpful
+    rule's exact trigger must stay as it is, so its suffix goes on another message."""
+
+    @model_validator(mode="after")
+    def _suffix_on_a_user_message(self) -> "AttackPrompt":
+        if self.suffix_at is not None and not (
+            0 <= self.suffix_at < len(self.messages)
+            and self.messages[self.suffix_at].role == "user"
+        ):
+            raise ConfigError(f"gcg: suffix_at={self.suffix_at} is not a user message's index")
+        return self
 
 
 @dataclass(frozen=True)
@@ -42,23 +55,18 @@ class PromptTokens:
     target: tuple[int, ...]
 
 
-def append_suffix(content: str, suffix: str) -> str:
-    """A user message with the suffix appended, as GCG optimised it (one space between)."""
-    return f"{content} {suffix}"
-
-
-def with_suffix(messages: Sequence[Message], suffix: str) -> list[Message]:
-    """The messages with `suffix` appended to the last user message.
+def with_suffix(messages: Sequence[Message], suffix: str, at: int | None = None) -> list[Message]:
+    """The messages with `suffix` appended to message `at` (default: the last user message).
 
     Raises:
         ConfigError: no message is from the user.
     """
-    last_user = max((i for i, m in enumerate(messages) if m.role == "user"), default=None)
-    if last_user is None:
+    if at is None:
+        at = max((i for i, m in enumerate(messages) if m.role == "user"), default=None)
+    if at is None:
         raise ConfigError("gcg: a prompt needs a user message to append the suffix to")
     changed = list(messages)
-    message = changed[last_user]
-    changed[last_user] = Message(role="user", content=append_suffix(message.content, suffix))
+    changed[at] = Message(role="user", content=append_suffix(messages[at].content, suffix))
     return changed
 
 
@@ -68,7 +76,8 @@ def tokenize_prompt(loaded: LoadedModel, prompt: AttackPrompt, space_target: boo
     Raises:
         ConfigError: no user message, a template that drops the suffix, or an empty target.
     """
-    text = loaded.render(to_chat_dicts(with_suffix(prompt.messages, _MARKER)))
+    marked = with_suffix(prompt.messages, _MARKER, prompt.suffix_at)
+    text = loaded.render(to_chat_dicts(marked))
     if text.count(_MARKER) != 1:
         raise ConfigError("gcg: the model's chat template does not keep the user's text verbatim")
     before, after = text.split(_MARKER)

@@ -5,7 +5,7 @@ from typing import Annotated, Any
 
 import typer
 
-from rulebench.cli import cache, irft, listing, models, play, report, run, runs, train
+from rulebench.cli import attack, cache, irft, listing, models, play, report, run, runs, train
 from rulebench.cli.console import State, configure_logging, err
 
 
@@ -43,6 +43,7 @@ app.add_typer(report.app, name="report")
 app.add_typer(cache.app, name="cache")
 app.add_typer(train.app, name="train")
 app.add_typer(irft.app, name="irft")
+app.add_typer(attack.app, name="attack")
 models.register(app)
 listing.register(app)
 app.command("play")(play.play)

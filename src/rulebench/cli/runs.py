@@ -2,7 +2,7 @@
 
 import json
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 from pydantic import JsonValue
@@ -10,6 +10,10 @@ from pydantic import JsonValue
 from rulebench.cli import options as opt
 from rulebench.cli.console import err, out
 from rulebench.report.untrusted import escape_markup, safe_text
+
+if TYPE_CHECKING:
+    from rulebench.engine.records import RunRecord
+    from rulebench.engine.store import Store
 
 ExportFormat = Literal["jsonl", "csv"]
 _SUFFIXES: dict[str, ExportFormat] = {".jsonl": "jsonl", ".csv": "csv"}
@@ -50,7 +54,8 @@ def show(
     as_json: opt.JsonOption = False,
 ) -> None:
     """A run's configuration, status and summary table."""
-    from rulebench.catalog import TASKS
+    from rulebench.attack.stored import GCG_TASK
+    from rulebench.catalog import RESUMED_BY, TASKS
     from rulebench.cli.render import is_error_tally, is_resumable, print_errors
     from rulebench.engine.store import Store
     from rulebench.engine.summary import summarize
@@ -84,13 +89,16 @@ def show(
         out.print_json(json.dumps(run.config), ensure_ascii=True)
         if run.task == TRAINING_TASK:
             print_training_notes(run.notes)
+        elif run.task == GCG_TASK:
+            print_attack_record(db, run)
         else:
             out.print(summary_table(rows, "Results", group_by or "group"))
         reason = str(run.notes.get("reason") or "")
         if status != "completed" and reason and not is_error_tally(reason):
             err.print(safe_text(f"why {status}: {reason}", style="red"))
         if is_resumable(db, run.id, status, reason):
-            err.print(safe_text(f"Resume with: {opt.resume_command(run.id, store)}"))
+            command = RESUMED_BY.get(run.task, "").format(run_id=run.id)
+            err.print(safe_text(f"Resume with: {command or opt.resume_command(run.id, store)}"))
         print_errors(db, run.id)
 
 
@@ -146,6 +154,30 @@ def export_format(output: Path, fmt: ExportFormat | None) -> ExportFormat:
             "exports are JSONL (.jsonl) or CSV (.csv) (or name one with --format)"
         )
     return chosen
+
+
+def print_attack_record(db: "Store", run: "RunRecord") -> None:
+    """Where a GCG attack stands: steps, loss, suffix and, once finished, its held-out test."""
+    from rulebench.attack.stored import last_state
+
+    state = last_state(db, run.id)
+    gcg = run.config.get("gcg")
+    total = gcg.get("num_steps", "?") if isinstance(gcg, dict) else "?"
+    facts: list[tuple[str, object]] = [
+        ("steps", f"{state.step if state else 0} of {total}"),
+        ("loss (last step)", f"{state.loss:.4f}" if state else None),
+        ("suffix", repr(state.suffix) if state else None),
+    ]
+    for name in ("heldout_initial", "heldout_final"):
+        held = run.notes.get(name)
+        if isinstance(held, dict):
+            facts.append(
+                (name.replace("_", " "), f"loss {held.get('loss')}, targets reproduced "
+                 f"{held.get('reached')}/{held.get('instances')}")
+            )  # fmt: skip
+    for name, value in facts:
+        if value is not None:
+            out.print(safe_text(f"{name:18} {value}"), highlight=False, soft_wrap=True)
 
 
 def print_training_notes(notes: dict[str, JsonValue]) -> None:

@@ -16,6 +16,11 @@ class Message(BaseModel):
     content: str
 
 
+def append_suffix(content: str, suffix: str) -> str:
+    """A user message with an adversarial suffix appended, as GCG optimises it (one space)."""
+    return f"{content} {suffix}"
+
+
 class GenerateConfig(BaseModel):
     """Every parameter that shapes a reply: all of it keys the cache and is stored with runs.
 

@@ -108,7 +108,6 @@ def scenarios_report(store: Store, run_ids: Sequence[str]) -> BuiltReport:
     """Pass rates per suite and bucket, the headline, breakdowns and paired comparisons."""
     from rulebench.report.numbers import scenario_comparisons, scenario_numbers
     from rulebench.report.scenarios import render
-    from rulebench.scenarios.protocol import stored_label
     from rulebench.scenarios.scoring import to_records
 
     runs = runs_of(store, run_ids, "scenarios")
@@ -116,9 +115,9 @@ def scenarios_report(store: Store, run_ids: Sequence[str]) -> BuiltReport:
     labelled, entries = [], []
     for run in runs:
         label = run.model if models.count(run.model) == 1 else f"{run.model} ({run.id})"
-        protocol = stored_label(task_config(run).get("protocol"))
+        protocol, suffix = _scenario_setup(task_config(run))
         labelled.append((label, protocol, to_records(store.iter_results(run.id))))
-        entries.append({**run_entry(store, run, label), "protocol": protocol})
+        entries.append({**run_entry(store, run, label), "protocol": protocol, "suffix": suffix})
     warnings = [w for entry in entries for w in _strs(entry["warnings"])]
     numbers: list[JsonValue] = [
         {**entry, **scenario_numbers(records)}
@@ -131,6 +130,26 @@ def scenarios_report(store: Store, run_ids: Sequence[str]) -> BuiltReport:
         "comparisons": comparisons,
     }
     return BuiltReport(render(labelled, warnings), payload, warnings)
+
+
+def _scenario_setup(config: dict[str, JsonValue]) -> tuple[str, dict[str, JsonValue] | None]:
+    """A scenarios run's protocol label (its suffix, if any, added) and its suffix as JSON.
+
+    A suffixed run must never pass for a plain one: its label says what was appended, where.
+    """
+    from rulebench.scenarios.protocol import stored_label
+    from rulebench.scenarios.suffix import stored_suffix_label
+
+    protocol = stored_label(config.get("protocol"))
+    shown = stored_suffix_label(config)
+    if shown is None:
+        return protocol, None
+    suffix: dict[str, JsonValue] = {
+        "text": config.get("suffix"),
+        "on": config.get("suffix_on", "every"),
+        "source": config.get("suffix_source"),
+    }
+    return f"{protocol}; {shown}", suffix
 
 
 def judge_report(store: Store, run_id: str) -> BuiltReport:

@@ -81,8 +81,16 @@ def radar(
     return paths
 
 
-def loss_curve(points: Sequence[Sequence[float]], title: str, path_stem: Path) -> list[Path]:
-    """Training loss against optimizer step ([step, loss] pairs); nothing drawn without points."""
+def loss_curve(
+    points: Sequence[Sequence[float]],
+    title: str,
+    path_stem: Path,
+    axes_labels: tuple[str, str] = ("optimizer step", "training loss (completion tokens)"),
+) -> list[Path]:
+    """A loss against its step from [step, loss] pairs; nothing is drawn without points.
+
+    The axes read as training loss unless `axes_labels` says otherwise.
+    """
     if not points:
         return []
     import matplotlib
@@ -92,8 +100,8 @@ def loss_curve(points: Sequence[Sequence[float]], title: str, path_stem: Path) -
 
     figure, axes = pyplot.subplots(figsize=(6, 4))
     axes.plot([p[0] for p in points], [p[1] for p in points], marker=".")
-    axes.set_xlabel("optimizer step")
-    axes.set_ylabel("training loss (completion tokens)")
+    axes.set_xlabel(axes_labels[0])
+    axes.set_ylabel(axes_labels[1])
     axes.set_title(escape_plot_label(title), fontsize="medium")
     axes.set_ylim(bottom=0)
     axes.grid(alpha=0.3)

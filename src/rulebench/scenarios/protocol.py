@@ -14,6 +14,7 @@ from rulebench.core.messages import Message
 from rulebench.engine.conversation import play_conversation, split_trailing_user_turns
 from rulebench.engine.task import Session
 from rulebench.scenarios.base import PLACEHOLDER_REPLY, EvalMode, Scenario, Version
+from rulebench.scenarios.suffix import as_written
 from rulebench.scenarios.system_messages import system_message
 
 Placement = Literal["user", "system"]
@@ -105,24 +106,34 @@ def check_case_data(case: TestCase, scenario: Scenario) -> None:
 
 
 async def play_case(
-    case: TestCase, scenario: Scenario, session: Session, protocol: Protocol
+    case: TestCase,
+    scenario: Scenario,
+    session: Session,
+    protocol: Protocol,
+    written: Sequence[Message] | None = None,
 ) -> tuple[list[Message], Verdict, Placement]:
     """Play a case: prefilled turns are checked first, then each trailing user turn gets a reply.
 
-    Returns the test-case conversation (without the instructions), the verdict and the
-    placement used.
+    `written`: the case's messages as the evaluator should read them, when the model is shown
+    other ones (an adversarial suffix appended); replies are judged with the user messages
+    put back as written.
+
+    Returns the test-case conversation as played (without the instructions), the verdict and
+    the placement used.
     """
-    check_case_data(case, scenario)
+    judged = list(written if written is not None else case.messages)
+    check_case_data(case.model_copy(update={"messages": tuple(judged)}), scenario)
     has_system = session.model.info.supports_system_role
     head, placement = instructions(scenario, protocol, has_system, case.version)
     prefill, _ = split_trailing_user_turns(case.messages)
-    verdict = scenario.evaluate(_answered(prefill), protocol.mode, case.version)
+    verdict = scenario.evaluate(_answered(as_written(prefill, judged)), protocol.mode, case.version)
     if not verdict.passed:  # a prefilled reply already breaks a rule: nothing to generate
         return list(case.messages), verdict, placement
     last: list[Verdict] = [verdict]
 
     def check(conversation: list[Message]) -> str | None:
-        last[0] = scenario.evaluate(conversation[len(head) :], protocol.mode, case.version)
+        played = conversation[len(head) :]
+        last[0] = scenario.evaluate(as_written(played, judged), protocol.mode, case.version)
         return None if last[0].passed else last[0].reason or "rule broken"
 
     conversation, _ = await play_conversation(session, [*head, *case.messages], check)

@@ -5,7 +5,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, JsonValue, ValidationError
+from pydantic import Field, JsonValue, ValidationError, model_validator
 
 from rulebench.core.cases import TestCase
 from rulebench.core.errors import ConfigError
@@ -16,6 +16,7 @@ from rulebench.scenarios.base import Version
 from rulebench.scenarios.item_meta import CaseMeta
 from rulebench.scenarios.protocol import Protocol, play_case
 from rulebench.scenarios.registry import behaviors, scenario_class
+from rulebench.scenarios.suffix import SuffixOn, as_written, suffixed_case
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +39,25 @@ class ScenarioConfig(TaskConfig):
     repeats: int = Field(default=1, ge=1)
     version: Literal["v1", "v3"] = "v3"
     """Benchmark version of official files (v1 files are scored by v1 evaluators)."""
+    suffix: str | None = None
+    """An adversarial suffix (e.g. found by `rulebench attack gcg`) appended to user messages;
+    item ids stay those of the unsuffixed cases, so a base run and a suffixed run pair up."""
+    suffix_on: SuffixOn = "every"
+    """Which user messages of each case get the suffix (prefilled user turns included)."""
+    suffix_source: str | None = None
+    """Where the suffix came from, as the user named it (a file, a GCG run): for readers."""
+
+    @model_validator(mode="after")
+    def _suffix_is_whole(self) -> "ScenarioConfig":
+        # A blank suffix would run the base benchmark under an attack's name; suffix settings
+        # without a suffix would be recorded as an attack that never happened.
+        if self.suffix is not None and not self.suffix.strip():
+            raise ConfigError(f"suffix: {self.suffix!r} is blank: give the attack's text")
+        if self.suffix is None and self.suffix_on != "every":
+            raise ConfigError(f"--suffix-on {self.suffix_on} needs a suffix (--suffix FILE|RUN)")
+        if self.suffix is None and self.suffix_source:
+            raise ConfigError(f"suffix_source {self.suffix_source!r} is set but there is no suffix")
+        return self
 
     def generation_defaults(self) -> GenerationDefaults:
         """Capped runs stay fast on a CPU model; official sizes leave attacks room to work."""
@@ -158,16 +178,26 @@ class ScenarioTask:
         return self.settings.model_dump(mode="json")
 
     def items(self) -> list[Item]:
-        """One item per case and repeat; ids hash the case, so two models pair up for McNemar."""
+        """One item per case and repeat; ids hash the case, so two models pair up for McNemar.
+
+        A suffix changes the messages played, never the ids: they hash the unsuffixed case.
+        """
         items = []
         for case in load_cases(self.settings):
             case_id = content_hash(
                 [case.suite, case.id, case.params, [m.model_dump() for m in case.messages]]
             )
             self._cases[case_id] = case
+            played = self._played(case)
             for repeat in range(self.settings.repeats):
-                items.append(self._item(case, case_id, repeat))
+                items.append(self._item(played, case_id, repeat))
         return items
+
+    def _played(self, case: TestCase) -> TestCase:
+        """The case as the model sees it: with the run's suffix, if it has one."""
+        if self.settings.suffix is None:
+            return case
+        return suffixed_case(case, self.settings.suffix, self.settings.suffix_on)
 
     def _item(self, case: TestCase, case_id: str, repeat: int) -> Item:
         return Item(
@@ -190,15 +220,23 @@ class ScenarioTask:
         )
 
     async def solve(self, item: Item, session: Session) -> Outcome:
-        """Play the case; the verdict, placement and protocol go with the result."""
+        """Play the case; the verdict, placement and protocol go with the result.
+
+        With a suffix the model sees the suffixed case and its replies are judged against the
+        case as written (see `scenarios.suffix`).
+        """
         if not self._cases:
             self.items()
         case = self._cases[CaseMeta.read(item.metadata, item.id).case_id]
         scenario = scenario_class(case.scenario).from_params(case.params)
         protocol = self.settings.protocol
-        conversation, verdict, placement = await play_case(case, scenario, session, protocol)
+        played = self._played(case)
+        conversation, verdict, placement = await play_case(
+            played, scenario, session, protocol, written=case.messages
+        )
         other = "strict" if protocol.mode == "compat" else "compat"
-        other_verdict = scenario.evaluate(conversation, other, case.version)  # type: ignore[arg-type]
+        judged = as_written(conversation, case.messages)
+        other_verdict = scenario.evaluate(judged, other, case.version)  # type: ignore[arg-type]
         return Outcome(
             passed=verdict.passed,
             reason=verdict.reason,

@@ -137,27 +137,14 @@ def compare(
 
 
 def _print(result: "StudyResult", written: list[Path], json_output: bool) -> None:
-    from rich.table import Table
-
+    from rulebench.cli.render import print_comparison
     from rulebench.report.untrusted import safe_text
-    from rulebench.train.comparison import format_accuracy, format_delta, format_p
 
     if json_output:
         out.print_json(result.model_dump_json())
         return
-    table = Table(title="IRFT before/after (accuracy %, tuned - base in points)")
-    for column in ("evaluation", "n", "base", "tuned", "difference [95% CI]", "McNemar p"):
-        table.add_column(column, justify="left" if column == "evaluation" else "right")
-    for row in result.rows:
-        table.add_row(
-            safe_text(row.evaluation),
-            str(row.pairs),
-            format_accuracy(row, row.base),
-            format_accuracy(row, row.tuned),
-            format_delta(row.delta),
-            format_p(row.mcnemar_p),
-        )
-    out.print(table)
+    title = "IRFT before/after (accuracy %, tuned - base in points)"
+    print_comparison(result.rows, title, ("base", "tuned"))
     for run in result.runs:
         if run.status != "completed":
             err.print(

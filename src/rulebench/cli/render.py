@@ -2,7 +2,8 @@
 
 import json
 import re
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
 from rulebench.cli.console import err, out
 from rulebench.engine.runner import RunReport
@@ -10,6 +11,9 @@ from rulebench.engine.store import Store
 from rulebench.engine.summary import summarize
 from rulebench.report.tables import summary_table
 from rulebench.report.untrusted import escape_markup, safe_text
+
+if TYPE_CHECKING:
+    from rulebench.train.comparison import ComparisonRow
 
 MAX_ERRORS_SHOWN = 3
 PERMANENT_ERRORS = ("ConfigError: ", "DataError: ")
@@ -106,3 +110,24 @@ def print_errors(store: Store, run_id: str) -> None:
     err.print(f"[red]{errors.total} items ended in an error[/red] ({advice}):")
     for message, count in errors.common[:MAX_ERRORS_SHOWN]:
         err.print(safe_text(f"  {count} x {message}"), highlight=False)
+
+
+def print_comparison(rows: Sequence["ComparisonRow"], title: str, sides: tuple[str, str]) -> None:
+    """Paired rows as a table: both sides in %, the difference with its 95% CI, McNemar p."""
+    from rich.table import Table
+
+    from rulebench.train.comparison import format_accuracy, format_delta, format_p
+
+    table = Table(title=title)
+    for column in ("evaluation", "n", *sides, "difference [95% CI]", "McNemar p"):
+        table.add_column(column, justify="left" if column == "evaluation" else "right")
+    for row in rows:
+        table.add_row(
+            safe_text(row.evaluation),
+            str(row.pairs),
+            format_accuracy(row, row.base),
+            format_accuracy(row, row.tuned),
+            format_delta(row.delta),
+            format_p(row.mcnemar_p),
+        )
+    out.print(table)

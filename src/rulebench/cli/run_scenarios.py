@@ -1,6 +1,5 @@
 """`rulebench run scenarios`: the RuLES suites on a model."""
 
-from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
@@ -121,6 +120,7 @@ def scenarios(
     user message with reminders, compat evaluation, max_tokens 128. `--full` runs the official
     sizes with max_tokens 512.
     """
+    from rulebench.attack.suffixes import load_suffix
     from rulebench.scenarios.protocol import PUBLISHED_V3, Protocol
     from rulebench.scenarios.suffix import suffix_label
     from rulebench.scenarios.task import ScenarioConfig
@@ -136,7 +136,8 @@ def scenarios(
             mode=mode,
         )
     cap = per_behavior or (None if full else QUICK_PER_BEHAVIOR)
-    text, source = resolve_suffix(suffix, run.store) if suffix is not None else (None, None)
+    loaded = load_suffix(suffix, run.store) if suffix is not None else None
+    text, source = (loaded.text, loaded.source) if loaded else (None, None)
     config = typed_config(
         ScenarioConfig,
         suites=tuple(suite or ["basic"]),
@@ -160,61 +161,6 @@ def scenarios(
         highlight=False,
     )
     run_task("scenarios", config, run)
-
-
-def resolve_suffix(given: str, store: Path | None) -> tuple[str, str]:
-    """The suffix text `--suffix` names and where it came from: a text file, else a GCG run.
-
-    A file wins over a run id of the same name; its trailing newline is dropped (editors add
-    one), nothing else: a GCG suffix's spaces are part of what was optimised.
-    """
-    from rulebench.core.errors import ConfigError
-
-    if not given.strip():
-        raise ConfigError("--suffix needs a text file or the id of a `rulebench attack gcg` run")
-    path = Path(given)
-    if path.is_dir():
-        raise ConfigError(f"--suffix {given}: is a directory, not a text file holding the suffix")
-    if path.is_file():
-        return _suffix_file(path), str(path)
-    return _suffix_run(given, store)
-
-
-def _suffix_file(path: Path) -> str:
-    from rulebench.core.errors import ConfigError
-
-    try:
-        # Bytes, not read_text: universal newlines would turn a "\r" inside the suffix into "\n".
-        text = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"--suffix {path}: not UTF-8 text ({exc.reason})") from None
-    except OSError as exc:
-        raise ConfigError(f"--suffix {path}: cannot read it: {exc.strerror}") from None
-    text = text[:-2] if text.endswith("\r\n") else text.removesuffix("\n")
-    if not text.strip():
-        raise ConfigError(f"--suffix {path}: the file holds no suffix (it is empty or blank)")
-    return text
-
-
-def _suffix_run(run_id: str, store: Path | None) -> tuple[str, str]:
-    """The last step's suffix of a stored GCG run; a missing run says the file is missing too."""
-    from rulebench.attack.stored import stored_suffix
-    from rulebench.core.errors import ConfigError, StoreError
-    from rulebench.engine.store import Store, default_store_path
-
-    where = store if store is not None else default_store_path()
-    neither = (
-        f"--suffix {run_id}: neither an existing file nor the id (or unique id prefix) of a "
-        f"run in {where}"
-    )
-    if not where.exists():
-        raise ConfigError(f"{neither} (no store there)")
-    with Store(where, readonly=True) as db:
-        try:
-            run = db.get_run(run_id)
-        except StoreError:
-            raise ConfigError(neither) from None
-        return stored_suffix(db, run.id), f"gcg run {run.id}"
 
 
 def _check_preset(preset: str, placement: str | None, system_message: str | None) -> None:

@@ -110,10 +110,12 @@ def _row(evaluation: str, pairs: list[tuple[bool, bool]], unpaired: int) -> Comp
     )
 
 
-def markdown_table(rows: Iterable[ComparisonRow]) -> str:
-    """The rows as a Markdown table: accuracies and differences in points."""
+def markdown_table(
+    rows: Iterable[ComparisonRow], sides: tuple[str, str] = ("base", "tuned")
+) -> str:
+    """The rows as a Markdown table: accuracies (headed by `sides`) and differences in points."""
     lines = [
-        "| evaluation | n | base | tuned | difference [95% CI] | McNemar p |",
+        f"| evaluation | n | {sides[0]} | {sides[1]} | difference [95% CI] | McNemar p |",
         "|---|---:|---:|---:|---|---:|",
     ]
     for row in rows:

@@ -15,7 +15,7 @@ from typing import Protocol as TypingProtocol
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from rulebench.attack.gcg import GcgAttack, GcgState
+from rulebench.attack.gcg import GcgAttack, GcgState, check_initial_suffix
 from rulebench.attack.gcg_config import GcgConfig
 from rulebench.attack.gcg_prompt import AttackPrompt, encode, load_attack_model
 from rulebench.attack.instances import RulePrompts, check_rule
@@ -127,6 +127,7 @@ def run_attack(
         ConfigError: a model that is not hf, or a target or suffix that tokenizes to nothing.
     """
     loaded = load_attack_model(config.model, config.device, config.dtype)
+    check_initial_suffix(loaded, config.gcg.optim_str_init)  # before a run exists to fail
     record = store.create_run(GCG_TASK, config.model, config.model_dump(mode="json"))
     return _drive(record.id, config, loaded, store, progress or _Quiet())
 
@@ -163,7 +164,7 @@ def _drive(
         status = "interrupted"
         raise
     except Exception as exc:
-        notes = {"error": str(exc)}
+        notes = {"reason": str(exc)}
         raise
     finally:
         writer.close()

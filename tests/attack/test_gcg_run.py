@@ -455,3 +455,10 @@ def test_gcg_failed_attack_leaves_no_unexplained_run(tmp_path: Path) -> None:
         runs = db.list_runs()
     # The suffix is refused before a run exists that could only fail the same way on resume.
     assert runs == []
+
+
+def test_gcg_resume_refuses_settings_it_would_ignore(tmp_path: Path) -> None:
+    result = attack(tmp_path, "--resume", "some-run", "--steps", "9", "--search-width", "4")
+    assert isinstance(result.exception, ConfigError), result.output
+    message = str(result.exception)
+    assert "drop --steps, --search-width" in message and "own stored settings" in message

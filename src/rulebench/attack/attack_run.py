@@ -3,11 +3,11 @@
 The loss of a step is on that step's instances; with instances re-sampled every
 `resample_every` steps (the paper re-samples every step) the suffix is pushed to work for any
 secret, word or name. Losses of different instances do not compare, so the attack's effect is
-measured at the end on held-out instances that no step saw: the initial and the final suffix,
-mean target loss and how many targets greedy decoding reproduces.
+measured at the end on held-out instances drawn apart from the steps' (a scenario with few
+possible parameters, such as RockPaperScissors's names, can repeat one): the initial and the
+final suffix, mean target loss and how many targets greedy decoding reproduces.
 """
 
-import logging
 import time
 from collections.abc import Sequence
 from typing import Literal
@@ -28,8 +28,6 @@ from rulebench.engine.writer import StoreWriter
 from rulebench.models.hf_loading import LoadedModel
 from rulebench.models.local_chat import template_takes_system
 from rulebench.scenarios.protocol import Protocol
-
-logger = logging.getLogger(__name__)
 
 
 class AttackConfig(BaseModel):

@@ -7,6 +7,7 @@ import typer
 
 from rulebench.cli import options as opt
 from rulebench.cli.console import err, out
+from rulebench.cli.progress import StepBar
 
 if TYPE_CHECKING:
     from rulebench.attack.attack_run import AttackConfig, AttackResult
@@ -25,6 +26,7 @@ SUFFIX_LENGTH = 20
 
 @app.command()
 def gcg(
+    ctx: typer.Context,
     scenario: Annotated[
         str | None,
         typer.Option(
@@ -164,6 +166,7 @@ def gcg(
 
     with Store(store) as db:
         if resume is not None:
+            _refuse_settings_on_resume(ctx)
             progress = _AttackBar()
             with progress:
                 result = resume_attack(resume, db, progress)
@@ -190,6 +193,22 @@ def gcg(
         out.print_json(result.model_dump_json())
         return
     _print_result(result, written)
+
+
+_OWN_OPTIONS = ("resume", "output", "store", "json_output")
+"""Options that do not define an attack: the only ones --resume takes."""
+
+
+def _refuse_settings_on_resume(ctx: typer.Context) -> None:
+    """--resume continues a run with its stored settings: a changed one would be ignored."""
+    from rulebench.core.errors import ConfigError
+
+    given = opt.given_flags(ctx, (name for name in ctx.params if name not in _OWN_OPTIONS))
+    if given:
+        raise ConfigError(
+            f"--resume continues the attack with its own stored settings: drop "
+            f"{', '.join(given)} (or start a new attack without --resume)"
+        )
 
 
 def _gcg_values(file: Path | None, full: bool, flags: dict[str, int | None]) -> dict[str, object]:
@@ -275,51 +294,16 @@ def _print_result(result: "AttackResult", written: list[Path]) -> None:
         out.print(safe_text(line), highlight=False, soft_wrap=True)
 
 
-class _AttackBar:
+class _AttackBar(StepBar):
     """The search's progress (step, loss, current suffix) as a rich bar on stderr."""
-
-    def __init__(self) -> None:
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            SpinnerColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-
-        self._progress = Progress(
-            SpinnerColumn(),
-            "[bold]{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            "loss {task.fields[loss]}",
-            TimeElapsedColumn(),
-            "eta",
-            TimeRemainingColumn(),
-            "{task.fields[suffix]}",
-            console=err,
-        )
-        self._task = self._progress.add_task("loading", total=None, loss="-", suffix="")
-
-    def __enter__(self) -> "_AttackBar":
-        self._progress.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._progress.stop()
 
     def begin(self, run_id: str, total_steps: int, done_steps: int) -> None:
         """The search starts (a resumed one part-way)."""
-        self._progress.reset(self._task, total=total_steps, completed=done_steps)
-        self._progress.update(self._task, description=f"gcg {run_id}")
+        self.start_steps(f"gcg {run_id}", total_steps, done_steps)
 
     def update(self, step: int, loss: float, suffix: str) -> None:
         """Move to `step`, showing its loss and suffix."""
-        from rulebench.report.untrusted import escape_markup
-
-        shown = escape_markup(repr(suffix if len(suffix) <= 40 else suffix[:37] + "..."))
-        self._progress.update(self._task, completed=step, loss=f"{loss:.4f}", suffix=shown)
+        self.show(step, loss, repr(suffix if len(suffix) <= 40 else suffix[:37] + "..."))
 
 
 @app.command()

@@ -3,7 +3,7 @@
 import functools
 import inspect
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NamedTuple
 
@@ -218,3 +218,15 @@ def resume_command(run_id: str, store: Path | None) -> str:
     """The command that finishes a run, naming its store when it is not the default."""
     where = f" --store {shlex.quote(str(store))}" if store is not None else ""
     return f"rulebench run --resume {run_id}{where}"
+
+
+def is_given(ctx: typer.Context, name: str) -> bool:
+    """Whether the user set option `name` (on the command line or through its variable)."""
+    source = ctx.get_parameter_source(name)
+    # typer ships its own copy of click's ParameterSource: compare by name.
+    return source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT")
+
+
+def given_flags(ctx: typer.Context, names: "Iterable[str]") -> list[str]:
+    """The flags (`--search-width`) of those of `names` the user set."""
+    return ["--" + name.replace("_", "-") for name in names if is_given(ctx, name)]

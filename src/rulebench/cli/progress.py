@@ -93,3 +93,39 @@ class RichProgress:
     def _push(self, now: float) -> None:
         self._progress.update(self._task_id, advance=self._pending, errors=self._errors)
         self._pending, self._last_push = 0, now
+
+
+class StepBar:
+    """Steps of a training or a search on stderr: loss, time left, and a note (a suffix)."""
+
+    def __init__(self) -> None:
+        self._progress = Progress(
+            SpinnerColumn(),
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("loss {task.fields[loss]}"),
+            TimeElapsedColumn(),
+            TextColumn("eta"),
+            TimeRemainingColumn(),
+            TextColumn("{task.fields[note]}"),
+            console=err,
+        )
+        self._task = self._progress.add_task("loading", total=None, loss="-", note="")
+
+    def __enter__(self) -> "StepBar":
+        self._progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._progress.stop()
+
+    def start_steps(self, description: str, total: int, done: int) -> None:
+        """The steps begin (a resumed run part-way)."""
+        self._progress.reset(self._task, total=total, completed=done)
+        self._progress.update(self._task, description=escape_markup(description))
+
+    def show(self, step: int, loss: float | None, note: str = "") -> None:
+        """Move to `step`, showing its loss and the note (plain text, never markup)."""
+        shown = f"{loss:.4f}" if loss is not None else "-"
+        self._progress.update(self._task, completed=step, loss=shown, note=escape_markup(note))

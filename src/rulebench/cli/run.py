@@ -62,7 +62,7 @@ def run_default(
     Options given here before a subcommand apply to it (`run --store X smoke`), unless the
     subcommand is given the same option itself.
     """
-    given = {name: value for name, value in ctx.params.items() if _is_given(ctx, name)}
+    given = {name: value for name, value in ctx.params.items() if opt.is_given(ctx, name)}
     if ctx.invoked_subcommand is not None:
         _pass_down(ctx, ctx.invoked_subcommand, given)
     elif resume is not None:
@@ -76,12 +76,6 @@ def run_default(
             as_json=as_json,
             fail_on_error=fail_on_error,
         )
-
-
-def _is_given(ctx: typer.Context, name: str) -> bool:
-    source = ctx.get_parameter_source(name)
-    # typer ships its own copy of click's ParameterSource: compare by name.
-    return source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT")
 
 
 def _pass_down(ctx: typer.Context, subcommand: str, given: dict[str, object]) -> None:

@@ -191,12 +191,7 @@ def _refuse_grid_options(ctx: typer.Context) -> None:
     """--grid paper decides the settings itself: never silently drop what the user asked for."""
     from rulebench.core.errors import ConfigError
 
-    def typed(name: str) -> bool:
-        source = ctx.get_parameter_source(name)
-        # typer ships its own copy of click's ParameterSource: compare by name.
-        return source is not None and source.name == "COMMANDLINE"
-
-    given = ["--" + name.replace("_", "-") for name in _GRID_OPTIONS if typed(name)]
+    given = opt.given_flags(ctx, _GRID_OPTIONS)
     if given:
         raise ConfigError(
             f"--grid paper sets the experiment settings itself; drop {', '.join(given)} "

@@ -9,6 +9,7 @@ import typer
 
 from rulebench.cli import options as opt
 from rulebench.cli.console import err, out
+from rulebench.cli.progress import StepBar
 from rulebench.cli.train_star import star
 
 if TYPE_CHECKING:
@@ -306,48 +307,16 @@ def _print_result(result: "IrftResult") -> None:
         out.print(safe_text(line))
 
 
-class _TrainingBar:
+class _TrainingBar(StepBar):
     """The trainer's progress (steps, loss, time left) as a rich bar on stderr."""
-
-    def __init__(self) -> None:
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            SpinnerColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-
-        self._progress = Progress(
-            SpinnerColumn(),
-            "[bold]{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            "loss {task.fields[loss]}",
-            TimeElapsedColumn(),
-            "eta",
-            TimeRemainingColumn(),
-            console=err,
-        )
-        self._task = self._progress.add_task("loading", total=None, loss="-")
-
-    def __enter__(self) -> "_TrainingBar":
-        self._progress.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._progress.stop()
 
     def begin(self, total_steps: int, done_steps: int) -> None:
         """Training starts: show the step count (a resumed run starts part-way)."""
-        self._progress.reset(self._task, total=total_steps, completed=done_steps)
-        self._progress.update(self._task, description="training")
+        self.start_steps("training", total_steps, done_steps)
 
     def update(self, step: int, loss: float | None) -> None:
         """Move to `step`, showing the latest loss."""
-        shown = f"{loss:.4f}" if loss is not None else "-"
-        self._progress.update(self._task, completed=step, loss=shown)
+        self.show(step, loss)
 
 
 @contextmanager

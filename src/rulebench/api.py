@@ -19,10 +19,11 @@ from collections.abc import Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack
 
-from pydantic import BaseModel, JsonValue, ValidationError
+from pydantic import BaseModel, JsonValue
 
 from rulebench.catalog import RunSettings, evaluate, make_spec, stored_spec
 from rulebench.core.errors import ConfigError
+from rulebench.core.validation import validate_into
 from rulebench.engine.export import flat_row
 from rulebench.engine.runner import RunReport, RunSpec
 from rulebench.engine.store import Store
@@ -144,13 +145,7 @@ def run_spec(
     options: RunOptions,
 ) -> RunSpec:
     """The storable description of a run, built as the CLI builds it (`catalog.make_spec`)."""
-    try:
-        settings = RunSettings.model_validate(options)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(part) for part in e['loc'])}: {e['msg']}" for e in exc.errors()
-        )
-        raise ConfigError(f"run {task}: {problems}") from None
+    settings = validate_into(RunSettings, options, f"run {task}")
     if isinstance(config, BaseModel) and not isinstance(config, TaskConfig):
         raise ConfigError(f"run {task}: config must be the task's config model or a dict")
     return make_spec(task, model, config, settings)

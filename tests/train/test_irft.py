@@ -6,10 +6,10 @@ from typing import Any
 import pytest
 
 from rulebench.core.errors import ConfigError, DataError
+from rulebench.core.validation import validate_into
 from rulebench.engine.store import Store
 from rulebench.train.irft import RUN_FILE, IrftResult, run_irft
 from rulebench.train.irft_config import DEFAULT_MAX_STEPS, IrftConfig, check_model_spec
-from rulebench.train.validation import parse_config
 
 from tests.command import assert_one_line_error, rulebench
 
@@ -45,10 +45,10 @@ def test_only_hf_models_can_be_tuned(spec: str) -> None:
 
 def test_steps_default_and_epochs_exclude_steps(tmp_path: Path) -> None:
     base = {"data": tmp_path, "output": tmp_path / "o"}
-    assert parse_config(IrftConfig, base, "x").steps_or_epochs() == (DEFAULT_MAX_STEPS, 1.0)
-    assert parse_config(IrftConfig, base | {"epochs": 2}, "x").steps_or_epochs() == (-1, 2.0)
+    assert validate_into(IrftConfig, base, "x").steps_or_epochs() == (DEFAULT_MAX_STEPS, 1.0)
+    assert validate_into(IrftConfig, base | {"epochs": 2}, "x").steps_or_epochs() == (-1, 2.0)
     with pytest.raises(ConfigError, match="give epochs or max_steps, not both"):
-        parse_config(IrftConfig, base | {"epochs": 2, "max_steps": 5}, "train irft")
+        validate_into(IrftConfig, base | {"epochs": 2, "max_steps": 5}, "train irft")
 
 
 def test_a_folder_that_is_not_data_is_refused(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from rulebench.core.errors import ConfigError
 from rulebench.core.rules import rule_text
+from rulebench.core.validation import validate_into
 from rulebench.inferential.tasks import stringgame
 from rulebench.train.examples import (
     DataConfig,
@@ -17,7 +18,6 @@ from rulebench.train.examples import (
     rule_library,
     split_rules,
 )
-from rulebench.train.validation import parse_config
 
 SMALL = DataConfig(size=60, test_size=20, seed=3)
 
@@ -129,5 +129,5 @@ def test_any_seed_gives_oracle_checked_examples(seed: int, fraction: float) -> N
 )
 def test_bad_options_are_one_line_config_errors(values: dict[str, object], message: str) -> None:
     with pytest.raises(ConfigError) as caught:
-        parse_config(DataConfig, values, "train data")
+        validate_into(DataConfig, values, "train data")
     assert str(caught.value) == f"train data: {message}"

@@ -119,12 +119,12 @@ def data(
 def _stringgame_data(
     output: Path, values: dict[str, object], overwrite: bool, json_output: bool
 ) -> None:
+    from rulebench.core.validation import validate_into
     from rulebench.report.untrusted import safe_text
     from rulebench.train.data import claim_folder, write_dataset
     from rulebench.train.examples import DataConfig
-    from rulebench.train.validation import parse_config
 
-    config = parse_config(DataConfig, values, "train data")
+    config = validate_into(DataConfig, values, "train data")
     claim_folder(output, overwrite)  # refused before the bar is drawn
     splits = 2 if config.heldout_fraction > 0 else 1
     with _bar("building examples", config.size + splits * config.test_size) as advance:
@@ -146,12 +146,12 @@ def _stringgame_data(
 def _in_domain_data(
     output: Path, values: dict[str, object], overwrite: bool, json_output: bool
 ) -> None:
+    from rulebench.core.validation import validate_into
     from rulebench.report.untrusted import safe_text
     from rulebench.train.data import claim_folder, write_in_domain
     from rulebench.train.in_domain import InDomainConfig, check_sources
-    from rulebench.train.validation import parse_config
 
-    config = parse_config(InDomainConfig, values, "train data --in-domain")
+    config = validate_into(InDomainConfig, values, "train data --in-domain")
     check_sources(config)  # a missing dataset folder is refused before the bar is drawn
     claim_folder(output, overwrite)
     with _bar("building in-domain examples", None) as advance:
@@ -243,9 +243,9 @@ def irft(
     Saves the adapter in OUTPUT/adapter (and with --merge the merged model in OUTPUT/merged)
     and records the run in the store. A GPU is used when there is one (bf16 where supported).
     """
+    from rulebench.core.validation import validate_into
     from rulebench.train.irft import run_irft
     from rulebench.train.irft_config import IrftConfig
-    from rulebench.train.validation import parse_config
 
     values = {
         **{"data": data, "output": output, "model": model, "rank": rank, "alpha": alpha},
@@ -255,7 +255,7 @@ def irft(
         **{"seed": seed, "save_steps": save_steps, "eval_size": eval_size, "limit": limit},
         **{"merge": merge, "device": device, "precision": precision},
     }
-    config = parse_config(IrftConfig, values, "train irft")
+    config = validate_into(IrftConfig, values, "train irft")
     _print_settings(config)
     progress = _TrainingBar()
     with progress:

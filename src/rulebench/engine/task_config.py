@@ -11,6 +11,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from rulebench.core.errors import ConfigError
+from rulebench.core.validation import describe_problems
 
 
 class GenerationDefaults(BaseModel):
@@ -46,8 +47,6 @@ def parse_task_config(model: type[ConfigT], task: str, fields: Mapping[str, Json
     try:
         return model.model_validate(dict(fields))
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(part) for part in error['loc']) or 'config'}: {error['msg']}"
-            for error in exc.errors()
-        )
-        raise ConfigError(f"task {task}: invalid config: {problems}") from None
+        raise ConfigError(
+            f"task {task}: invalid config: {describe_problems(exc, 'config')}"
+        ) from None

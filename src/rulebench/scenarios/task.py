@@ -5,11 +5,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, JsonValue, ValidationError, model_validator
+from pydantic import Field, JsonValue, model_validator
 
 from rulebench.core.cases import TestCase
 from rulebench.core.errors import ConfigError
 from rulebench.core.items import Item, Outcome, content_hash
+from rulebench.core.validation import validate_into
 from rulebench.engine.task import Session
 from rulebench.engine.task_config import GenerationDefaults, TaskConfig
 from rulebench.scenarios.base import Version
@@ -161,14 +162,8 @@ class ScenarioTask:
     config_type = ScenarioConfig
 
     def __init__(self, **config: object) -> None:
-        try:
-            self.settings = ScenarioConfig.model_validate(config)
-        except ValidationError as exc:  # a stored config edited by hand, or a library caller
-            problems = "; ".join(
-                f"{'.'.join(str(part) for part in error['loc'])}: {error['msg']}"
-                for error in exc.errors()
-            )
-            raise ConfigError(f"scenarios: {problems}") from None
+        # A stored config edited by hand, or a library caller's, fails as one line.
+        self.settings = validate_into(ScenarioConfig, config, "scenarios")
         for name in self.settings.scenarios:
             scenario_class(name)  # unknown names fail now, with a did-you-mean
         self._cases: dict[str, TestCase] = {}

@@ -462,3 +462,27 @@ def test_gcg_resume_refuses_settings_it_would_ignore(tmp_path: Path) -> None:
     assert isinstance(result.exception, ConfigError), result.output
     message = str(result.exception)
     assert "drop --steps, --search-width" in message and "own stored settings" in message
+
+
+@pytest.mark.slow
+def test_gcg_ctrl_c_leaves_a_resumable_attack_and_says_how(tmp_path: Path) -> None:
+    path = tmp_path / "store.sqlite"
+    log = tmp_path / "attack.log"
+    env = os.environ | {"OMP_NUM_THREADS": "1", "COLUMNS": "200"}
+    command = [sys.executable, "-m", "rulebench", "attack", "gcg", *tiny_flags(50)]
+    command += ["--store", str(path)]
+    with log.open("wb") as output:
+        process = subprocess.Popen(command, stdout=output, stderr=output, env=env)
+        try:
+            run_id = wait_for_step(path, 1, process, log)
+            process.send_signal(signal.SIGINT)
+            code = process.wait(timeout=60)
+        finally:
+            process.kill()
+            process.wait(timeout=30)
+    said = log.read_text()
+    assert code == 130, said
+    assert f"rulebench attack gcg --resume {run_id} --store {path}" in said
+    assert "Traceback" not in said
+    assert status_of(path, run_id) == "interrupted"
+    assert 1 <= states_of(path, run_id)[-1].step < 50

@@ -1,5 +1,7 @@
 """`rulebench attack gcg`: optimise an adversarial suffix against one scenario rule."""
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
@@ -164,10 +166,10 @@ def gcg(
     from rulebench.engine.store import Store
     from rulebench.scenarios.protocol import Protocol
 
-    with Store(store) as db:
+    progress = _AttackBar()
+    with Store(store) as db, _stopped_by_ctrl_c(progress, store):
         if resume is not None:
             _refuse_settings_on_resume(ctx)
-            progress = _AttackBar()
             with progress:
                 result = resume_attack(resume, db, progress)
         else:
@@ -184,7 +186,6 @@ def gcg(
                 device=device, dtype=dtype,
             )  # fmt: skip
             _print_settings(config, full)
-            progress = _AttackBar()
             with progress:
                 result = run_attack(config, db, progress)
         losses = [[float(state.step), state.loss] for state in stored_states(db, result.run_id)]
@@ -193,6 +194,23 @@ def gcg(
         out.print_json(result.model_dump_json())
         return
     _print_result(result, written)
+
+
+@contextmanager
+def _stopped_by_ctrl_c(progress: "_AttackBar", store: Path | None) -> Iterator[None]:
+    """Ctrl-C leaves the attack's stored steps: say how to go on instead of a traceback."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        if progress.run_id is None:
+            raise typer.Exit(130) from None
+        where = f" --store {store}" if store is not None else ""
+        err.print(
+            f"[yellow]Interrupted.[/yellow] Steps so far are stored: rulebench attack gcg "
+            f"--resume {progress.run_id}{where}",
+            highlight=False,
+        )
+        raise typer.Exit(130) from None
 
 
 _OWN_OPTIONS = ("resume", "output", "store", "json_output")
@@ -297,8 +315,12 @@ def _print_result(result: "AttackResult", written: list[Path]) -> None:
 class _AttackBar(StepBar):
     """The search's progress (step, loss, current suffix) as a rich bar on stderr."""
 
+    run_id: str | None = None
+    """The attack's run, once it has begun."""
+
     def begin(self, run_id: str, total_steps: int, done_steps: int) -> None:
         """The search starts (a resumed one part-way)."""
+        self.run_id = run_id
         self.start_steps(f"gcg {run_id}", total_steps, done_steps)
 
     def update(self, step: int, loss: float, suffix: str) -> None:

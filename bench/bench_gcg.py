@@ -20,14 +20,13 @@ from rulebench.attack.gcg import GcgAttack
 from rulebench.attack.gcg_config import GcgConfig
 from rulebench.attack.gcg_prompt import load_attack_model
 from rulebench.attack.instances import RulePrompts
+from rulebench.cli.attack import QUICK
 from rulebench.engine.store import Store
 from rulebench.models.local_chat import template_takes_system
 from rulebench.scenarios.protocol import Protocol
 
 RULES = (("Encryption", "Encryption"), ("Integrity", "Integrity"))
 """One harmless rule (the secret as target) and one helpful rule (an acceptance sentence)."""
-QUICK = {"num_steps": 100, "search_width": 64, "topk": 64}
-"""`rulebench attack gcg`'s CPU defaults (cli/attack.py)."""
 
 
 def time_steps(model: str, widths: list[int], repeats: int, device: str) -> None:
@@ -77,7 +76,7 @@ def main() -> None:
     parser.add_argument("--model", default="hf/SmolLM2-135M-Instruct")
     parser.add_argument("--widths", default="64,512", help="Search widths to time.")
     parser.add_argument("--repeats", type=int, default=5, help="Timed steps per width.")
-    parser.add_argument("--steps", type=int, default=None, help="Attack steps (default 100).")
+    parser.add_argument("--steps", type=int, default=None, help="Attack steps (default 250).")
     parser.add_argument("--device", default="auto")
     parser.add_argument("--skip-attack", action="store_true", help="Only time steps.")
     parser.add_argument("--store", type=Path, default=None, help="Default: a temporary one.")

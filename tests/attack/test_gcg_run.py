@@ -41,7 +41,7 @@ from rulebench.scenarios.registry import scenario_class
 from tests.command import rulebench
 
 MODEL = "hf/SmolLM2-135M-Instruct"
-STEPS = 4
+STEPS = 10  # enough that a kill after step 2 lands well before the end, on any CPU
 TINY_GCG = {"num_steps": STEPS, "search_width": 8, "topk": 8, "optim_str_init": "x x x x"}
 # Losses of one trajectory recomputed in another process or after a resume, on one thread.
 LOSS_TOLERANCE = 1e-5

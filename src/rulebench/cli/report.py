@@ -1,4 +1,4 @@
-"""`rulebench report`: the analyses of stored runs, as Markdown with PNG/SVG plots, or JSON.
+"""`rulebench report`: the analyses of stored runs, as Markdown with PNG/SVG plots, JSON or HTML.
 
 Every report names, at its top and on stderr, a run that did not complete or holds errors:
 its numbers cover only part of the task.
@@ -15,16 +15,38 @@ from rulebench.cli.console import err, out
 from rulebench.report.untrusted import safe_text
 
 if TYPE_CHECKING:
+    from rulebench.engine.store import Store
     from rulebench.report.build import BuiltReport
 
 app = typer.Typer(help="Build reports from stored runs.", no_args_is_help=True)
 DEFAULT_INFERENTIAL_OUTPUT = Path("rulebench-report")
+DEFAULT_HTML_ITEMS = 200
+"""Items per run in an HTML report: enough to read examples, few enough for a light page."""
 JsonReportOption = Annotated[
     bool,
     typer.Option(
         "--json",
         help="Print the tables' numbers as JSON to stdout instead of the Markdown "
-        "(files are written only with --output).",
+        "(files are written only with --output or --html).",
+    ),
+]
+HtmlOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--html",
+        help="Also write the report as one self-contained HTML file (tables, charts, run "
+        "configurations with secrets redacted, and each run's items).",
+        dir_okay=False,
+        show_default=False,
+    ),
+]
+HtmlItemsOption = Annotated[
+    int,
+    typer.Option(
+        "--html-items",
+        min=0,
+        help="Items per run in the HTML file's appendix (the first ones; it says how many "
+        "more the run has).",
     ),
 ]
 
@@ -55,6 +77,8 @@ def inferential(
     ] = "robust",
     store: opt.StoreOption = None,
     as_json: JsonReportOption = False,
+    html: HtmlOption = None,
+    html_items: HtmlItemsOption = DEFAULT_HTML_ITEMS,
 ) -> None:
     """The paper's analyses of one run, or a comparison of several.
 
@@ -67,10 +91,12 @@ def inferential(
 
     folder = output if output is not None or as_json else DEFAULT_INFERENTIAL_OUTPUT
     with Store(store, readonly=True) as db:
-        built = inferential_report(db, run_ids, extract, folder)
+        built = inferential_report(db, run_ids, extract, folder, render=html is not None)
+        _write_html(db, built, html, html_items)
     _show(built, as_json)
     if built.path is not None:
         err.print(safe_text(f"report written to {built.path} (plots beside it)"))
+    _say_html(html)
 
 
 @app.command()
@@ -89,6 +115,8 @@ def scenarios(
     ] = None,
     store: opt.StoreOption = None,
     as_json: JsonReportOption = False,
+    html: HtmlOption = None,
+    html_items: HtmlItemsOption = DEFAULT_HTML_ITEMS,
 ) -> None:
     """Pass rates per suite and bucket with the headline, and breakdowns.
 
@@ -100,8 +128,10 @@ def scenarios(
 
     with Store(store, readonly=True) as db:
         built = scenarios_report(db, run_ids)
+        _write_html(db, built, html, html_items)
     _write(built, output)
     _show(built, as_json)
+    _say_html(html)
 
 
 @app.command("judge")
@@ -115,6 +145,8 @@ def judge_report(
     ] = None,
     store: opt.StoreOption = None,
     as_json: JsonReportOption = False,
+    html: HtmlOption = None,
+    html_items: HtmlItemsOption = DEFAULT_HTML_ITEMS,
 ) -> None:
     """Accuracy, precision, recall and F1 of a judge run, overall and per rule, with 95% CIs.
 
@@ -127,14 +159,37 @@ def judge_report(
 
     with Store(store, readonly=True) as db:
         built = build_judge_report(db, run_id)
+        _write_html(db, built, html, html_items)
     _write(built, output)
     _show(built, as_json)
+    _say_html(html)
 
 
 def _write(built: "BuiltReport", output: Path | None) -> None:
     if output is not None:
         output.write_text(built.markdown, encoding="utf-8")
         err.print(safe_text(f"report written to {output}"))
+
+
+def _write_html(db: "Store", built: "BuiltReport", path: Path | None, items_per_run: int) -> None:
+    """Write the HTML page (its folder is made); a path that cannot be written is one line."""
+    if path is None:
+        return
+    from rulebench.core.errors import ConfigError
+    from rulebench.report.build import html_report
+
+    page = html_report(db, built, items_per_run)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # backslashreplace: a lone surrogate in an old config must not lose the whole page.
+        path.write_text(page, encoding="utf-8", errors="backslashreplace")
+    except OSError as exc:
+        raise ConfigError(f"--html {path}: cannot write the file: {exc.strerror}") from None
+
+
+def _say_html(path: Path | None) -> None:
+    if path is not None:
+        err.print(safe_text(f"HTML report written to {path}"))
 
 
 def _show(built: "BuiltReport", as_json: bool) -> None:

@@ -2,10 +2,12 @@
 
 Each builder opens the runs it is given (refusing runs of another task), computes the
 family's analyses, renders the Markdown and gathers the numbers `--json` prints, plus the
-warnings a reader must see (runs that did not complete, judge sources with errors).
+warnings a reader must see (runs that did not complete, judge sources with errors). A built
+report can then become one HTML page with its runs' configurations and items (`html_report`).
 """
 
 from collections.abc import Sequence
+from itertools import islice
 from pathlib import Path
 from typing import Literal, NamedTuple
 
@@ -14,6 +16,7 @@ from pydantic import JsonValue
 from rulebench.core.errors import ConfigError
 from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store
+from rulebench.report.document import Document, to_markdown, write_markdown
 from rulebench.report.run_notes import run_warnings
 
 ExtractMode = Literal["paper", "robust"]
@@ -23,11 +26,15 @@ class BuiltReport(NamedTuple):
     """A report: its Markdown, its numbers as JSON, and what its reader must be warned of."""
 
     markdown: str
-    """Empty when not rendered (an inferential report without a folder for its plots)."""
+    """Empty for an inferential report without a folder (its Markdown links plot files)."""
     numbers: dict[str, JsonValue]
     warnings: list[str]
     path: Path | None = None
     """Where report.md was written, when the builder wrote files (inferential)."""
+    document: Document | None = None
+    """The sections the Markdown was made from; None when not rendered."""
+    run_ids: tuple[str, ...] = ()
+    """The runs reported on (whole ids), for the HTML page's configurations and items."""
 
 
 def runs_of(store: Store, run_ids: Sequence[str], task: str) -> list[RunRecord]:
@@ -72,11 +79,16 @@ def inferential_report(
     run_ids: Sequence[str],
     extract: ExtractMode = "robust",
     folder: Path | None = None,
+    render: bool = False,
 ) -> BuiltReport:
-    """The paper's analyses of one run or a comparison; report.md and plots go to `folder`."""
+    """The paper's analyses of one run or a comparison; report.md and plots go to `folder`.
+
+    Without a folder only the numbers are computed, unless `render` asks for the document
+    (for an HTML page; the Markdown then stays empty, as it would link plots never saved).
+    """
     from rulebench.inferential.analysis import to_records
     from rulebench.inferential.echo_baseline import echo_records, index_run
-    from rulebench.report.inferential import write_report
+    from rulebench.report.inferential import inferential_document
     from rulebench.report.numbers import inferential_numbers
 
     runs = runs_of(store, run_ids, "inferential")
@@ -94,20 +106,24 @@ def inferential_report(
         "extraction": extract,
         "runs": numbers,
     }
-    if folder is None:
-        return BuiltReport("", payload, warnings)
+    ids = tuple(run.id for run in runs)
+    if folder is None and not render:
+        return BuiltReport("", payload, warnings, run_ids=ids)
     echoes = {
         label: echo_records(results[run.id], index_run(task_config(run)))
         for run, (label, _) in zip(runs, labelled, strict=True)
     }
-    path = write_report(labelled, folder, extract, echoes, warnings)
-    return BuiltReport(path.read_text(encoding="utf-8"), payload, warnings, path)
+    document = inferential_document(labelled, extract, echoes, warnings)
+    if folder is None:
+        return BuiltReport("", payload, warnings, None, document, ids)
+    path = write_markdown(document, folder)
+    return BuiltReport(path.read_text(encoding="utf-8"), payload, warnings, path, document, ids)
 
 
 def scenarios_report(store: Store, run_ids: Sequence[str]) -> BuiltReport:
     """Pass rates per suite and bucket, the headline, breakdowns and paired comparisons."""
     from rulebench.report.numbers import scenario_comparisons, scenario_numbers
-    from rulebench.report.scenarios import render
+    from rulebench.report.scenarios import scenarios_document
     from rulebench.scenarios.scoring import to_records
 
     runs = runs_of(store, run_ids, "scenarios")
@@ -129,7 +145,9 @@ def scenarios_report(store: Store, run_ids: Sequence[str]) -> BuiltReport:
         "runs": numbers,
         "comparisons": comparisons,
     }
-    return BuiltReport(render(labelled, warnings), payload, warnings)
+    document = scenarios_document(labelled, warnings)
+    ids = tuple(run.id for run in runs)
+    return BuiltReport(to_markdown(document), payload, warnings, None, document, ids)
 
 
 def _scenario_setup(config: dict[str, JsonValue]) -> tuple[str, dict[str, JsonValue] | None]:
@@ -155,7 +173,7 @@ def _scenario_setup(config: dict[str, JsonValue]) -> tuple[str, dict[str, JsonVa
 def judge_report(store: Store, run_id: str) -> BuiltReport:
     """Accuracy, precision, recall and F1 of a judge run, overall and per rule, with 95% CIs."""
     from rulebench.report.numbers import detection_json
-    from rulebench.report.scenarios import render_judge
+    from rulebench.report.scenarios import judge_document
     from rulebench.scenarios.judge import detection_by_rule, detection_scores, source_warnings
 
     [run] = runs_of(store, [run_id], "judge")
@@ -182,7 +200,31 @@ def judge_report(store: Store, run_id: str) -> BuiltReport:
         "overall": detection_json(overall),
         "by_rule": {rule: detection_json(scores) for rule, scores in by_rule.items()},
     }
-    return BuiltReport(render_judge(title, overall, by_rule, warnings), payload, warnings)
+    document = judge_document(title, overall, by_rule, warnings)
+    return BuiltReport(to_markdown(document), payload, warnings, None, document, (run.id,))
+
+
+def html_report(store: Store, built: BuiltReport, items_per_run: int = 200) -> str:
+    """A built report as one self-contained HTML page, with its runs' configurations and items.
+
+    Each run shows its first `items_per_run` items (in the order they finished) and says how
+    many more it holds, so a long run still makes a page a browser opens.
+    """
+    from rulebench.report.html import RunAppendix, render_html
+
+    if built.document is None:
+        raise ConfigError(
+            "this report has no sections to show: build the inferential report with "
+            "render=True or a folder"
+        )
+    appendices = []
+    for run_id in built.run_ids:
+        run = store.get_run(run_id)
+        counts = store.count_results(run.id)
+        shown = list(islice(store.iter_results(run.id), items_per_run))
+        total = counts["ok"] + counts["error"]
+        appendices.append(RunAppendix(run, store.effective_status(run), shown, total))
+    return render_html(built.document, appendices)
 
 
 def _strs(value: JsonValue) -> list[str]:

@@ -6,6 +6,7 @@ are named in an "answer" column, and each combination gets its own row.
 """
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 
 from rulebench.inferential.analysis import (
@@ -24,6 +25,7 @@ from rulebench.inferential.analysis import (
 from rulebench.inferential.differences import Delta
 from rulebench.inferential.echo_baseline import EchoRecord
 from rulebench.inferential.pairing import cot_deltas, factuality_comparisons, family
+from rulebench.report.document import Chart, Document, Section, write_markdown
 from rulebench.report.inferential_baselines import (
     echo_section,
     long_tail_section,
@@ -36,7 +38,7 @@ from rulebench.report.inferential_cells import (
     setting_columns,
 )
 from rulebench.report.markdown import escape_markdown, percent, table
-from rulebench.report.plots import quantity_curve, radar
+from rulebench.report.plots import measured_axes, quantity_figure, radar_figure
 from rulebench.report.run_notes import warning_block
 
 QUANTITIES = ("none", "golden", "few", "all")
@@ -161,7 +163,7 @@ def _factuality_gaps(runs: Runs) -> str:
     return f"{table(header, rows)}\n\n{note}"
 
 
-def quantity_section(runs: Runs, out_dir: Path) -> str:
+def quantity_section(runs: Runs) -> Section:
     """Factual accuracy against rule quantity, one row and curve per task x form x answer."""
     rows, curves = [], {}
     for label, records in runs:
@@ -177,11 +179,12 @@ def quantity_section(runs: Runs, out_dir: Path) -> str:
             curves[f"{label} {name}"] = {
                 q: p.value for q, p in cells.items() if p is not None and p.n
             }
+    heading = "Rule quantity"
     if not rows:
-        return "_No factual results with rules._"
-    paths = quantity_curve(curves, QUANTITIES, out_dir / "rule_quantity")
+        return Section(heading, "_No factual results with rules._")
     body = table(["model", "task, form, answer", *QUANTITIES], rows)
-    return f"{body}\n\n![rule quantity]({paths[0].name}) ([SVG]({paths[1].name}))"
+    chart = Chart("rule_quantity", "rule quantity", partial(quantity_figure, curves, QUANTITIES))
+    return Section(heading, body, (chart,))
 
 
 def cot_section(runs: Runs) -> str:
@@ -237,7 +240,7 @@ def error_section(runs: Runs) -> str:
     return f"{table(header, rows)}\n\n{how}" if rows else how
 
 
-def dimension_section(runs: Runs, out_dir: Path) -> str:
+def dimension_section(runs: Runs) -> Section:
     """The five capability dimensions per run, as a table and a radar chart."""
     rows, series = [], {}
     for label, records in runs:
@@ -257,17 +260,56 @@ def dimension_section(runs: Runs, out_dir: Path) -> str:
         "Counterfactual = counterfactual cells. A dimension without such cells is not "
         "measured; the chart leaves it out rather than drawing 0."
     )
-    paths = radar(series, DIMENSIONS, out_dir / "dimensions")
-    if not paths:
-        return f"{body}\n\n{note}\n\n_No dimension was measured, so there is no chart._"
-    chart = f"![capability dimensions]({paths[0].name}) ([SVG]({paths[1].name}))"
-    return f"{body}\n\n{note}\n\n{chart}"
+    heading = "Capability dimensions"
+    if not measured_axes(series, DIMENSIONS):
+        none = "_No dimension was measured, so there is no chart._"
+        return Section(heading, f"{body}\n\n{note}\n\n{none}")
+    chart = Chart("dimensions", "capability dimensions", partial(radar_figure, series, DIMENSIONS))
+    return Section(heading, f"{body}\n\n{note}", (chart,))
 
 
 def _dimension_cell(dimension: Dimension | None) -> str:
     if dimension is None:
         return "not measured"
     return f"{100 * dimension.value:.1f} [{100 * dimension.low:.1f}-{100 * dimension.high:.1f}]"
+
+
+def inferential_document(
+    runs: Runs,
+    mode: str,
+    echoes: Mapping[str, Sequence[EchoRecord]] | None = None,
+    warnings: Sequence[str] = (),
+) -> Document:
+    """Every table and chart of the report, for report.md or an HTML page.
+
+    Args:
+        runs: (label, records) per run.
+        mode: the extraction mode the records were judged by (named in the report).
+        echoes: run label -> the prompt-echo baseline of its items (`echo_baseline`).
+        warnings: why the numbers may not stand for the whole task (runs not completed),
+            shown at the top.
+    """
+    notes = warning_block(warnings)
+    sections = (
+        *([Section("", notes)] if notes else []),
+        Section(
+            "",
+            f"Extraction mode: **{escape_markdown(mode)}**. "
+            "Accuracy in %, [95% confidence interval] (Wilson for accuracies, Newcombe for "
+            "differences); refusals are excluded, errors are not answers.",
+        ),
+        Section("Accuracy by setting", cells_table(runs)),
+        Section("Rule form (Table 1 shape)", table_1(runs)),
+        Section("Factual vs counterfactual rules (Table 2 shape)", table_2(runs)),
+        quantity_section(runs),
+        Section("Chain of thought", cot_section(runs)),
+        Section("Triggering vs execution errors", error_section(runs)),
+        dimension_section(runs),
+        Section("Long-tail labels (SALAD)", long_tail_section(runs)),
+        Section("Prompt echo baseline", echo_section(runs, echoes, mode)),
+        Section("Repeats", repeats_section(runs)),
+    )
+    return Document("Inferential rule-following report", sections)
 
 
 def write_report(
@@ -279,33 +321,6 @@ def write_report(
 ) -> Path:
     """Write report.md with every table and plot into `out_dir`; return its path.
 
-    Args:
-        runs: (label, records) per run.
-        out_dir: folder for report.md and the plots.
-        mode: the extraction mode the records were judged by (named in the report).
-        echoes: run label -> the prompt-echo baseline of its items (`echo_baseline`).
-        warnings: why the numbers may not stand for the whole task (runs not completed),
-            shown at the top.
+    The arguments after `out_dir` are `inferential_document`'s.
     """
-    out_dir.mkdir(parents=True, exist_ok=True)
-    notes = warning_block(warnings)
-    sections = [
-        "# Inferential rule-following report",
-        *([notes] if notes else []),
-        f"Extraction mode: **{escape_markdown(mode)}**. "
-        "Accuracy in %, [95% confidence interval] (Wilson for accuracies, Newcombe for "
-        "differences); refusals are excluded, errors are not answers.",
-        "## Accuracy by setting\n\n" + cells_table(runs),
-        "## Rule form (Table 1 shape)\n\n" + table_1(runs),
-        "## Factual vs counterfactual rules (Table 2 shape)\n\n" + table_2(runs),
-        "## Rule quantity\n\n" + quantity_section(runs, out_dir),
-        "## Chain of thought\n\n" + cot_section(runs),
-        "## Triggering vs execution errors\n\n" + error_section(runs),
-        "## Capability dimensions\n\n" + dimension_section(runs, out_dir),
-        "## Long-tail labels (SALAD)\n\n" + long_tail_section(runs),
-        "## Prompt echo baseline\n\n" + echo_section(runs, echoes, mode),
-        "## Repeats\n\n" + repeats_section(runs),
-    ]
-    path = out_dir / "report.md"
-    path.write_text("\n\n".join(sections) + "\n", encoding="utf-8")
-    return path
+    return write_markdown(inferential_document(runs, mode, echoes, warnings), out_dir)

@@ -1,29 +1,101 @@
-"""Plots as PNG and SVG: the rule-quantity curve, the five-dimension radar, a loss curve."""
+"""Plots as PNG and SVG files or inline SVG: the rule-quantity curve, the radar, a loss curve.
 
+The report's figures are built as `Figure` objects (no pyplot: no global figure list to leak
+into, safe in a worker thread), then saved as files beside report.md or inlined in HTML.
+"""
+
+import io
 import math
+import re
+import xml.etree.ElementTree as ElementTree
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rulebench.report.untrusted import escape_plot_label
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
-def _save(figure: object, path_stem: Path) -> list[Path]:
+# Elements and attributes an inline SVG may not keep: they run code, load something or
+# carry the creator's metadata (which names matplotlib's web site).
+_DROPPED_ELEMENTS = frozenset({"metadata", "script", "foreignObject", "a", "image"})
+_REFERENCE = re.compile(r"url\(#([^)]+)\)")
+
+
+def save_figure(figure: "Figure", path_stem: Path) -> list[Path]:
+    """Write the figure as `<stem>.png` and `<stem>.svg`; return both paths."""
     paths = [path_stem.with_suffix(".png"), path_stem.with_suffix(".svg")]
     for path in paths:
-        figure.savefig(path, bbox_inches="tight", dpi=150)  # type: ignore[attr-defined]
+        figure.savefig(path, bbox_inches="tight", dpi=150)
     return paths
 
 
-def quantity_curve(
-    curves: Mapping[str, Mapping[str, float]], quantities: Sequence[str], path_stem: Path
-) -> list[Path]:
-    """Accuracy (%) against rule quantity, one line per series (task, or model and task)."""
+def inline_svg(figure: "Figure", name: str) -> str:
+    """The figure as an `<svg>` element to paste into an HTML page; no file is written.
+
+    Only drawing elements are kept: no XML prologue, namespaces, metadata, scripts, event
+    handlers or links other than to the figure's own `#ids`. Those ids start with `name`
+    (unique on the page): two figures would otherwise both define "DejaVuSans-31".
+    """
     import matplotlib
 
-    matplotlib.use("Agg")  # no display here, ever
-    from matplotlib import pyplot
+    buffer = io.BytesIO()
+    # A fixed salt makes matplotlib's hashed ids, and so the page, the same on every build.
+    with matplotlib.rc_context({"svg.hashsalt": name, "svg.fonttype": "path"}):
+        figure.savefig(buffer, format="svg", bbox_inches="tight")
+    root = ElementTree.fromstring(buffer.getvalue())
+    _strip(root)
+    used = {ref for element in root.iter() for ref in _references(element)}
+    for element in root.iter():
+        _relink(element, used, f"{name}-")
+    return ElementTree.tostring(root, encoding="unicode")
 
-    figure, axes = pyplot.subplots(figsize=(6, 4))
+
+def _strip(element: ElementTree.Element) -> None:
+    """Drop namespaces and whatever an inline SVG must not hold (`_DROPPED_ELEMENTS`)."""
+    for child in list(element):
+        if _local(child.tag) in _DROPPED_ELEMENTS:
+            element.remove(child)
+        else:
+            _strip(child)
+    element.tag = _local(element.tag)
+    for name in list(element.attrib):
+        value = element.attrib.pop(name)
+        local = _local(name)
+        if local.lower().startswith("on") or (local == "href" and not value.startswith("#")):
+            continue
+        element.set(local, value)  # xlink:href becomes SVG 2's plain href
+
+
+def _local(name: str) -> str:
+    return name.rpartition("}")[2]
+
+
+def _references(element: ElementTree.Element) -> list[str]:
+    found = [ref for value in element.attrib.values() for ref in _REFERENCE.findall(value)]
+    href = element.get("href", "")
+    return [*found, href[1:]] if href.startswith("#") else found
+
+
+def _relink(element: ElementTree.Element, used: set[str], prefix: str) -> None:
+    """Prefix the ids something links to and the links; drop the rest ("figure_1"...)."""
+    ident = element.attrib.pop("id", None)
+    if ident in used:
+        element.set("id", prefix + ident)
+    for name, value in list(element.attrib.items()):
+        value = _REFERENCE.sub(lambda match: f"url(#{prefix}{match.group(1)})", value)
+        element.set(name, f"#{prefix}{value[1:]}" if name == "href" else value)
+
+
+def quantity_figure(
+    curves: Mapping[str, Mapping[str, float]], quantities: Sequence[str]
+) -> "Figure":
+    """Accuracy (%) against rule quantity, one line per series (task, or model and task)."""
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(6, 4))
+    axes = figure.subplots()
     for label, points in sorted(curves.items()):
         xs = [q for q in quantities if q in points]
         axes.plot(xs, [100 * points[q] for q in xs], marker="o", label=escape_plot_label(label))
@@ -32,9 +104,14 @@ def quantity_curve(
     axes.set_ylim(0, 100)
     axes.legend(fontsize="small")
     axes.grid(alpha=0.3)
-    paths = _save(figure, path_stem)
-    pyplot.close(figure)
-    return paths
+    return figure
+
+
+def quantity_curve(
+    curves: Mapping[str, Mapping[str, float]], quantities: Sequence[str], path_stem: Path
+) -> list[Path]:
+    """The rule-quantity curve (`quantity_figure`) saved as PNG and SVG."""
+    return save_figure(quantity_figure(curves, quantities), path_stem)
 
 
 def measured_axes(
@@ -44,25 +121,20 @@ def measured_axes(
     return [name for name in axes_names if any(name in values for values in series.values())]
 
 
-def radar(
-    series: Mapping[str, Mapping[str, float]], axes_names: Sequence[str], path_stem: Path
-) -> list[Path]:
+def radar_figure(series: Mapping[str, Mapping[str, float]], axes_names: Sequence[str]) -> "Figure":
     """The capability radar: one polygon per model, values in [0, 1] on each named axis.
 
     Only axes some series measured are drawn; a series that lacks one of them is drawn with a
     gap there (no fill) and says so in the legend, so an unmeasured value never reads as 0.
-    Returns no paths (and draws nothing) when no series measured anything.
+    Some series must have measured something (`measured_axes`): there is no empty radar.
     """
     names = measured_axes(series, axes_names)
     if not names:
-        return []
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib import pyplot
+        raise ValueError("a radar needs at least one measured axis")
+    from matplotlib.figure import Figure
 
     angles = [2 * math.pi * i / len(names) for i in range(len(names))]
-    figure = pyplot.figure(figsize=(5, 5))
+    figure = Figure(figsize=(5, 5))
     axes = figure.add_subplot(projection="polar")
     for label, values in sorted(series.items()):
         missing = [name for name in names if name not in values]
@@ -76,9 +148,16 @@ def radar(
     axes.set_xticklabels(names)
     axes.set_ylim(0, 100)
     axes.legend(loc="upper right", bbox_to_anchor=(1.35, 1.1), fontsize="small")
-    paths = _save(figure, path_stem)
-    pyplot.close(figure)
-    return paths
+    return figure
+
+
+def radar(
+    series: Mapping[str, Mapping[str, float]], axes_names: Sequence[str], path_stem: Path
+) -> list[Path]:
+    """The radar (`radar_figure`) saved as PNG and SVG; no paths when nothing was measured."""
+    if not measured_axes(series, axes_names):
+        return []
+    return save_figure(radar_figure(series, axes_names), path_stem)
 
 
 def loss_curve(
@@ -105,6 +184,6 @@ def loss_curve(
     axes.set_title(escape_plot_label(title), fontsize="medium")
     axes.set_ylim(bottom=0)
     axes.grid(alpha=0.3)
-    paths = _save(figure, path_stem)
+    paths = save_figure(figure, path_stem)
     pyplot.close(figure)
     return paths

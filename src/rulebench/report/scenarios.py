@@ -7,6 +7,7 @@ comparisons; the judge report holds detection scores overall and per rule.
 from collections.abc import Sequence
 from typing import Literal
 
+from rulebench.report.document import Document, Section, to_markdown
 from rulebench.report.markdown import escape_markdown, percent, table
 from rulebench.report.run_notes import warning_block
 from rulebench.scenarios.judge import DetectionScores, Interval
@@ -85,7 +86,7 @@ def comparison_section(runs: Runs) -> str:
     )
 
 
-TITLE = "# Rule-obeying scenarios report"
+TITLE = "Rule-obeying scenarios report"
 INTRODUCTION = (
     "Pass rate in %, [95% interval]: Wilson for each pass rate, which is never zero-width at "
     "0% or 100%; the headline is the unweighted mean of basic and redteam, harmless and "
@@ -96,21 +97,25 @@ INTRODUCTION = (
 )
 
 
-def render(runs: Runs, warnings: Sequence[str] = ()) -> str:
-    """The whole report as Markdown; `warnings` (runs not completed, errors) come first."""
+def scenarios_document(runs: Runs, warnings: Sequence[str] = ()) -> Document:
+    """The whole report; `warnings` (runs not completed, errors) come first."""
     notes = warning_block(warnings)
-    sections = [
-        TITLE,
-        *([notes] if notes else []),
-        INTRODUCTION,
-        "## Suites and buckets\n\n" + bucket_section(runs),
-        "## By scenario\n\n" + breakdown_section(runs, "scenario"),
-        "## By behavior\n\n" + breakdown_section(runs, "behavior"),
-        "## By strategy\n\n" + breakdown_section(runs, "strategy"),
-        "## Repeats\n\n" + repeats_section(runs),
-        "## Paired comparison\n\n" + comparison_section(runs),
-    ]
-    return "\n\n".join(sections) + "\n"
+    sections = (
+        *([Section("", notes)] if notes else []),
+        Section("", INTRODUCTION),
+        Section("Suites and buckets", bucket_section(runs)),
+        Section("By scenario", breakdown_section(runs, "scenario")),
+        Section("By behavior", breakdown_section(runs, "behavior")),
+        Section("By strategy", breakdown_section(runs, "strategy")),
+        Section("Repeats", repeats_section(runs)),
+        Section("Paired comparison", comparison_section(runs)),
+    )
+    return Document(TITLE, sections)
+
+
+def render(runs: Runs, warnings: Sequence[str] = ()) -> str:
+    """The whole report as Markdown (`scenarios_document`)."""
+    return to_markdown(scenarios_document(runs, warnings))
 
 
 JUDGE_INTRODUCTION = (
@@ -139,10 +144,10 @@ def _judge_row(name: str, scores: DetectionScores) -> list[str]:
     ]
 
 
-def render_judge(
+def judge_document(
     title: str, overall: DetectionScores, by_rule: dict[str, DetectionScores], warnings: list[str]
-) -> str:
-    """The judge report as Markdown: overall and per-rule scores, and the source runs' problems.
+) -> Document:
+    """The judge report: overall and per-rule scores, and the source runs' problems.
 
     Args:
         title: what was judged, in words (run id, model, evaluator mode); outside text.
@@ -156,11 +161,10 @@ def render_judge(
         _judge_row(rule, scores) for rule, scores in by_rule.items()
     ]
     header = ["rule", "n", "accuracy", "precision", "recall", "F1", "unparsed"]
-    sections = [
-        "# Judge (error detection) report",
-        *([notes] if notes else []),
-        escape_markdown(title),
-        JUDGE_INTRODUCTION,
-        table(header, rows),
-    ]
-    return "\n\n".join(sections) + "\n"
+    sections = (
+        *([Section("", notes)] if notes else []),
+        Section("", escape_markdown(title)),
+        Section("", JUDGE_INTRODUCTION),
+        Section("", table(header, rows)),
+    )
+    return Document("Judge (error detection) report", sections)

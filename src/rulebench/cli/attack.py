@@ -291,7 +291,7 @@ def _write_outputs(result: "AttackResult", losses: list[list[float]], folder: Pa
     config = result.config
     title = f"GCG on {config.model}: {config.scenario}/{config.behavior}"
     labels = ("step", "target loss (this step's instances)")
-    return [suffix_file, summary, *loss_curve(losses, title, folder / "loss-curve", labels)]
+    return [suffix_file, summary, *loss_curve(losses, title, folder / "loss-curve", labels, 10)]
 
 
 def _print_result(result: "AttackResult", written: list[Path]) -> None:

@@ -165,10 +165,13 @@ def loss_curve(
     title: str,
     path_stem: Path,
     axes_labels: tuple[str, str] = ("optimizer step", "training loss (completion tokens)"),
+    running_mean: int = 0,
 ) -> list[Path]:
     """A loss against its step from [step, loss] pairs; nothing is drawn without points.
 
-    The axes read as training loss unless `axes_labels` says otherwise.
+    The axes read as training loss unless `axes_labels` says otherwise. `running_mean` > 1
+    draws the points faint and the mean of the last that many over them: a noisy loss (GCG's,
+    on fresh instances each step) shows its trend.
     """
     if not points:
         return []
@@ -178,7 +181,16 @@ def loss_curve(
     from matplotlib import pyplot
 
     figure, axes = pyplot.subplots(figsize=(6, 4))
-    axes.plot([p[0] for p in points], [p[1] for p in points], marker=".")
+    steps, losses = [p[0] for p in points], [p[1] for p in points]
+    smooth = running_mean > 1
+    axes.plot(steps, losses, marker=".", alpha=0.35 if smooth else 1.0, label="per step")
+    if smooth:
+        means = [
+            sum(losses[max(0, i - running_mean + 1) : i + 1]) / min(i + 1, running_mean)
+            for i in range(len(losses))
+        ]
+        axes.plot(steps, means, linewidth=2, label=f"mean of the last {running_mean}")
+        axes.legend(fontsize="small")
     axes.set_xlabel(axes_labels[0])
     axes.set_ylabel(axes_labels[1])
     axes.set_title(escape_plot_label(title), fontsize="medium")

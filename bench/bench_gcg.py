@@ -78,10 +78,14 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5, help="Timed steps per width.")
     parser.add_argument("--steps", type=int, default=None, help="Attack steps (default 250).")
     parser.add_argument("--device", default="auto")
+    parser.add_argument("--threads", type=int, default=None, help="torch CPU threads.")
     parser.add_argument("--skip-attack", action="store_true", help="Only time steps.")
     parser.add_argument("--store", type=Path, default=None, help="Default: a temporary one.")
     args = parser.parse_args()
     import torch
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
 
     print(
         f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, torch "

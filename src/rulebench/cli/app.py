@@ -5,7 +5,19 @@ from typing import Annotated, Any
 
 import typer
 
-from rulebench.cli import attack, cache, irft, listing, models, play, report, run, runs, train
+from rulebench.cli import (
+    attack,
+    cache,
+    irft,
+    listing,
+    models,
+    play,
+    report,
+    run,
+    runs,
+    serve,
+    train,
+)
 from rulebench.cli.console import State, configure_logging, err
 
 
@@ -46,6 +58,7 @@ app.add_typer(irft.app, name="irft")
 app.add_typer(attack.app, name="attack")
 models.register(app)
 listing.register(app)
+serve.register(app)
 app.command("play")(play.play)
 
 

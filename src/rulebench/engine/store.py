@@ -15,6 +15,7 @@ from pydantic import JsonValue
 from rulebench import __version__
 from rulebench.core.errors import StoreError
 from rulebench.core.items import ItemResult
+from rulebench.engine.browse import StoreBrowser
 from rulebench.engine.cache import MissExplanation, ResponseCache, explain_miss
 from rulebench.engine.connection import open_store, retry_while_busy
 from rulebench.engine.records import (
@@ -261,6 +262,10 @@ class Store:
             )
             for row in cursor:
                 yield row_to_result(row)
+
+    def browser(self) -> StoreBrowser:
+        """Paged, filtered reads for the explorer (`rulebench serve`): a page, never a run."""
+        return StoreBrowser(self._query)
 
     # Cache
 

@@ -1,0 +1,102 @@
+"""The explorer as an ASGI app: `create_app(store)` for uvicorn (`rulebench serve`) and tests.
+
+Pages: `/` runs, `/runs/{id}` a run (live while it runs), `/runs/{id}/items/{item}` an item,
+`/compare?a=..&b=..` two runs; JSON: `/api/runs/{id}/progress`, `/api/compare`. Every page
+reads the store read-only; the app loads nothing from outside itself (its CSS and its one
+script are package files), so it works offline.
+"""
+
+from collections.abc import Sequence
+from functools import cache
+from importlib.resources import files
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.exception_handlers import request_validation_exception_handler
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, Response
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+
+from rulebench.core.errors import RulebenchError
+from rulebench.engine.store import Store
+from rulebench.web import compare_page, item_page, live, run_page, runs_page
+from rulebench.web.security import LOOPBACK_NAMES, SecurityMiddleware
+from rulebench.web.templating import render_page
+from rulebench.web.views import NotFound
+
+# name -> (package, file in it, media type): the only files the app serves.
+_STATIC = {
+    "report.css": ("rulebench.report", "templates/report.css", "text/css; charset=utf-8"),
+    "web.css": ("rulebench.web", "static/web.css", "text/css; charset=utf-8"),
+    "live.js": ("rulebench.web", "static/live.js", "text/javascript; charset=utf-8"),
+}
+
+
+def create_app(store: Path | str, hosts: Sequence[str] = LOOPBACK_NAMES) -> FastAPI:
+    """The explorer of the store at `store`, answering requests addressed to `hosts`.
+
+    The store must exist and be readable: a missing or foreign file is a StoreError here,
+    before anything is served. `hosts` ("*" for any) defends a loopback bind against DNS
+    rebinding (see `security`).
+    """
+    with Store(store, readonly=True):
+        pass  # fail now, with the store's own message, rather than on every page
+    app = FastAPI(title="rulebench explorer", docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.store_path = Path(store)
+    for module in (runs_page, run_page, item_page, compare_page, live):
+        app.include_router(module.router)
+    # The playground (issue 13 §1) adds its router here; its saves are POSTs, which
+    # SecurityMiddleware accepts only from the app's own pages.
+    app.add_api_route("/static/{name}", static_file, methods=["GET"], include_in_schema=False)
+    app.add_exception_handler(NotFound, _not_found)
+    app.add_exception_handler(RequestValidationError, _bad_query)
+    app.add_exception_handler(RulebenchError, _store_failed)
+    app.add_middleware(SecurityMiddleware)
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))
+    return app
+
+
+def static_file(name: str) -> Response:
+    """One of the app's own CSS or script files (404 for any other name)."""
+    if name not in _STATIC:
+        return Response("not found", status_code=404, media_type="text/plain")
+    return Response(_read_static(name), media_type=_STATIC[name][2])
+
+
+@cache
+def _read_static(name: str) -> bytes:
+    package, resource, _ = _STATIC[name]
+    return files(package).joinpath(resource).read_bytes()
+
+
+_TITLES = {404: "Not found", 422: "Not a page of the explorer"}
+
+
+def _error_page(request: Request, status_code: int, message: str) -> HTMLResponse:
+    context = {
+        "title": _TITLES.get(status_code, "Error"),
+        "store": str(request.app.state.store_path),
+        "message": message,
+    }
+    return render_page("error.html", context, status_code)
+
+
+async def _not_found(request: Request, exc: Exception) -> Response:
+    return _error_page(request, 404, str(exc))
+
+
+async def _bad_query(request: Request, exc: Exception) -> Response:
+    """A page asked with a parameter it cannot take (page=0, verdict=maybe): say which."""
+    if not isinstance(exc, RequestValidationError):
+        raise exc
+    if request.url.path.startswith("/api/"):
+        return await request_validation_exception_handler(request, exc)  # JSON for scripts
+    problems = "; ".join(
+        f"{'.'.join(str(part) for part in error['loc'][1:])}: {error['msg']}"
+        for error in exc.errors()
+    )
+    return _error_page(request, 422, f"this address does not fit the page: {problems}")
+
+
+async def _store_failed(request: Request, exc: Exception) -> Response:
+    return _error_page(request, 500, str(exc))

@@ -1,0 +1,104 @@
+"""Two runs side by side on the same items, with McNemar's exact test on their paired verdicts.
+
+The counts come from one SQL join (never both runs in memory) and pair items as the scenarios
+report does, so the p-value here is the report's (`mcnemar_exact` on the same counts).
+"""
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse
+from pydantic import JsonValue
+
+from rulebench.core.stats import mcnemar_exact
+from rulebench.engine.browse import Pair, PairedCounts, PairFilter
+from rulebench.engine.records import RunRecord
+from rulebench.engine.store import Store
+from rulebench.web.paging import Paged, Pager
+from rulebench.web.templating import render_page
+from rulebench.web.views import find_run, open_store, result_row, run_header
+
+router = APIRouter()
+
+SHOWN: dict[PairFilter, str] = {
+    "all": "all items of the first run",
+    "differ": "verdicts differ",
+    "only-first": "only the first passed",
+    "only-second": "only the second passed",
+}
+
+
+def paired_numbers(db: Store, first: RunRecord, second: RunRecord) -> dict[str, JsonValue]:
+    """The paired test's counts and p-value (None without pairs), as the JSON API gives them."""
+    counts: PairedCounts = db.browser().paired_counts(first.id, second.id)
+    p_value = mcnemar_exact(counts.only_first_passed, counts.only_second_passed)
+    return {
+        "first": first.id,
+        "second": second.id,
+        **counts._asdict(),
+        "p_value": p_value if counts.pairs else None,
+    }
+
+
+class CompareQuery(Paged):
+    """The compare page's query string: the two runs, which of their items, which page."""
+
+    a: str | None = None
+    """The first run's id (or a unique prefix)."""
+    b: str | None = None
+    show: PairFilter = "all"
+
+
+@router.get("/compare", response_class=HTMLResponse)
+def compare_page(request: Request, query: Annotated[CompareQuery, Query()]) -> HTMLResponse:
+    """Pick two runs, or show them side by side with their paired test."""
+    context: dict[str, object] = {
+        "title": "Compare runs",
+        "store": str(request.app.state.store_path),
+        "chosen": {"a": query.a or "", "b": query.b or ""},
+        "shown": SHOWN,
+        "show": query.show,
+    }
+    with open_store(request) as db:
+        context["recent"] = [run_header(db, run) for run in db.list_runs(200)]
+        if query.a and query.b:
+            runs = (find_run(db, query.a), find_run(db, query.b))
+            context |= _comparison(db, runs, query)
+    return render_page("compare.html", context)
+
+
+def _comparison(
+    db: Store, runs: tuple[RunRecord, RunRecord], query: CompareQuery
+) -> dict[str, object]:
+    first, second = runs
+    show, browser = query.show, db.browser()
+    pager = Pager(query.page, query.size, browser.count_pairs(first.id, second.id, show))
+    pairs = browser.pairs(first.id, second.id, show, pager.offset, query.size)
+    numbers = paired_numbers(db, first, second)
+    p_value = numbers["p_value"]
+    return {
+        "chosen": {"a": first.id, "b": second.id},
+        "first": run_header(db, first),
+        "second": run_header(db, second),
+        "numbers": numbers,
+        "p_text": "n/a" if not isinstance(p_value, float) else f"{p_value:.4g}",
+        "rows": [_pair_row(pair, first.id, second.id) for pair in pairs],
+        "pager": pager,
+        "links": pager.links(
+            "/compare", {"a": first.id, "b": second.id, "show": None if show == "all" else show}
+        ),
+    }
+
+
+def _pair_row(pair: Pair, first: str, second: str) -> dict[str, object]:
+    return {
+        "first": result_row(first, pair.first, None),
+        "second": None if pair.second is None else result_row(second, pair.second, None),
+    }
+
+
+@router.get("/api/compare")
+def compare_numbers(request: Request, a: str, b: str) -> dict[str, JsonValue]:
+    """The paired test of two runs as JSON (what the compare page shows)."""
+    with open_store(request) as db:
+        return paired_numbers(db, find_run(db, a), find_run(db, b))

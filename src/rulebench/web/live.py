@@ -1,0 +1,44 @@
+"""A run's progress as JSON, polled by a running run's page (`static/live.js`) once a second.
+
+Counts are one aggregate over the run's rows and the latest items a short read from the
+newest row back, so polling costs milliseconds while the run writes (WAL: readers never wait
+for the writer).
+"""
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+from pydantic import JsonValue
+
+from rulebench.catalog import TASKS
+from rulebench.web.views import find_run, open_store, result_row
+
+router = APIRouter()
+
+MAX_LATEST = 100
+
+
+@router.get("/api/runs/{run_id}/progress")
+def progress(
+    request: Request,
+    run_id: str,
+    latest: Annotated[int, Query(ge=0, le=MAX_LATEST, description="Latest items listed.")] = 10,
+) -> dict[str, JsonValue]:
+    """Status, counts by verdict and the most recently finished items of a run."""
+    with open_store(request) as db:
+        run = find_run(db, run_id)
+        entry = TASKS.get(run.task)
+        group_by = entry.group_by if entry else None
+        browser = db.browser()
+        counts = browser.verdict_counts(run.id)
+        newest = browser.latest(run.id, latest) if latest else []
+        status = db.effective_status(run)
+    rows: list[JsonValue] = [
+        {
+            key: value
+            for key, value in result_row(run.id, result, group_by).items()
+            if isinstance(value, str)
+        }
+        for result in newest
+    ]
+    return {"run": run.id, "status": status, "counts": dict(counts._asdict()), "latest": rows}

@@ -1,0 +1,123 @@
+"""A run's page: who ran what, its summary, and its items paged and filtered.
+
+A running run's page also follows it live: `static/live.js` polls the progress endpoint
+(`live.py`) and updates the counts and the latest items without a reload.
+"""
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse
+
+from rulebench.catalog import TASKS
+from rulebench.engine.browse import VERDICTS, ResultFilter
+from rulebench.engine.records import RunRecord
+from rulebench.engine.store import Store
+from rulebench.engine.summary import GroupSummary, summarize
+from rulebench.report.redaction import redact_text
+from rulebench.web.paging import Paged, Pager
+from rulebench.web.templating import render_page, run_url
+from rulebench.web.views import (
+    VERDICT_LABELS,
+    find_run,
+    open_store,
+    result_row,
+    run_config,
+    run_header,
+)
+
+router = APIRouter()
+
+FILTER_FIELDS = ("task", "setting", "scenario", "behavior", "group")
+"""Metadata fields the items can be filtered by, where a run's items have them."""
+LATEST_SHOWN = 10
+
+
+class ItemsQuery(Paged):
+    """A run page's query string: which items, which page ("" means any, as forms send it)."""
+
+    verdict: Literal["", "passed", "failed", "excluded", "error"] | None = None
+    task: str | None = None
+    """The item's task (an inferential run's kinship, clutrr...), not the run's."""
+    setting: str | None = None
+    scenario: str | None = None
+    behavior: str | None = None
+    group: str | None = None
+    error: str | None = None
+    """Text the error contains."""
+    item: str | None = None
+    """Text the item id contains."""
+
+    def metadata(self) -> dict[str, str]:
+        """The metadata fields asked for, with their values."""
+        chosen = {field: getattr(self, field) for field in FILTER_FIELDS}
+        return {field: value for field, value in chosen.items() if value}
+
+    def to_filter(self) -> ResultFilter:
+        """The store's filter for these parameters."""
+        return ResultFilter(
+            verdict=self.verdict or None,
+            metadata=self.metadata(),
+            error=self.error or None,
+            item_id=self.item or None,
+        )
+
+    def params(self) -> dict[str, object]:
+        """The filters as query parameters (for links to other pages of the same list)."""
+        return self.model_dump(exclude={"page", "size"})
+
+
+@router.get("/runs/{run_id}", response_class=HTMLResponse)
+def run_page(request: Request, run_id: str, query: Annotated[ItemsQuery, Query()]) -> HTMLResponse:
+    """The run's summary and one page of its items."""
+    with open_store(request) as db:
+        run = find_run(db, run_id)
+        context = _run_context(db, run, query)
+    context["store"] = str(request.app.state.store_path)
+    return render_page("run.html", context)
+
+
+def _run_context(db: Store, run: RunRecord, query: ItemsQuery) -> dict[str, object]:
+    header = run_header(db, run)
+    entry = TASKS.get(run.task)
+    group_by = entry.group_by if entry else None
+    browser = db.browser()
+    where = query.to_filter()
+    pager = Pager(query.page, query.size, browser.count(run.id, where))
+    items = browser.results(run.id, where, pager.offset, query.size)
+    live = header["status"] == "running"
+    # Only a live run's rows are the newest, which `latest` reads cheaply.
+    latest = browser.latest(run.id, LATEST_SHOWN) if live else []
+    return {
+        "title": f"Run {run.id}",
+        "run": header | run_config(run),
+        "summary": [_summary_row(row) for row in _summary(db, run.id, group_by)],
+        "group_by": group_by,
+        "counts": browser.verdict_counts(run.id)._asdict(),
+        "errors": [(redact_text(text), n) for text, n in db.common_errors(run.id)],
+        "fields": browser.metadata_values(run.id, FILTER_FIELDS),
+        "filters": query.params(),
+        "filtered": where != ResultFilter(),
+        "verdicts": [(value, VERDICT_LABELS[value]) for value in VERDICTS],
+        "items": [result_row(run.id, result, group_by) for result in items],
+        "pager": pager,
+        "links": pager.links(run_url(run.id), query.params()),
+        "live": live,
+        "progress_url": f"/api{run_url(run.id)}/progress",
+        "latest": [result_row(run.id, result, group_by) for result in latest],
+    }
+
+
+def _summary(db: Store, run_id: str, group_by: str | None) -> list[GroupSummary]:
+    return summarize(db.tally_results(run_id, group_by), group_by is not None)
+
+
+def _summary_row(row: GroupSummary) -> dict[str, object]:
+    return {
+        "group": row.group,
+        "count": row.items,  # not "items": Jinja would find dict.items first
+        "errors": row.errors,
+        "accuracy": row.accuracy.format() if row.accuracy else "-",
+        "pass_rate": row.pass_rate.format() if row.pass_rate else "-",
+        "excluded": row.excluded,
+    }

@@ -1,0 +1,62 @@
+"""Serving the explorer: where it may listen, what it needs installed, and uvicorn itself.
+
+A loopback bind is the default and the safe case: the app has no login, and the store holds
+prompts, replies and configurations. Any other address needs `allow_remote`, and the caller
+(the CLI) warns that whoever reaches the port reads the store.
+"""
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from rulebench.core.errors import ConfigError
+from rulebench.models.registry import missing_modules
+from rulebench.web.security import allowed_hosts, is_loopback
+
+WEB_MODULES = ("fastapi", "uvicorn", "jinja2")
+INSTALL_HINT = "pip install 'rulebench[web]'"
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+
+
+class ServeConfig(BaseModel):
+    """Where the explorer listens and which store it shows."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    store: Path
+    host: str = DEFAULT_HOST
+    port: int = Field(default=DEFAULT_PORT, ge=1, le=65535)
+    allow_remote: bool = False
+    """Listen on an address other machines can reach (no login: they read the store)."""
+
+    @property
+    def is_remote(self) -> bool:
+        """Whether other machines may reach the app."""
+        return not is_loopback(self.host)
+
+
+def check_serve_config(config: ServeConfig) -> None:
+    """Refuse a non-local bind without `allow_remote`, and a missing web extra with its hint."""
+    if config.is_remote and not config.allow_remote:
+        raise ConfigError(
+            f"--host {config.host} is reachable from other machines, and the explorer has no "
+            "login: anyone who reaches it reads every prompt, reply and config in the store. "
+            "Serve on 127.0.0.1 (the default), or pass --allow-remote to mean it"
+        )
+    missing = missing_modules(WEB_MODULES)
+    if missing:
+        raise ConfigError(
+            f"rulebench serve needs {', '.join(missing)}, not installed: {INSTALL_HINT}"
+        )
+
+
+def serve(config: ServeConfig) -> None:
+    """Run the explorer until interrupted (blocks)."""
+    check_serve_config(config)
+    import uvicorn
+
+    from rulebench.web.app import create_app
+
+    app = create_app(config.store, allowed_hosts(config.host))
+    uvicorn.run(app, host=config.host, port=config.port, log_level="warning")

@@ -1,0 +1,94 @@
+"""What the pages show of runs and results: plain text and numbers taken from the store.
+
+The store is opened read-only for every request (a connection per request: SQLite
+connections stay in the thread that made them, and opening one takes about a millisecond).
+What a run's config, notes or errors hold is redacted first (`report.redaction`): keys,
+tokens, passwords and URL credentials never reach a page.
+"""
+
+from typing import TYPE_CHECKING
+
+from pydantic import JsonValue
+
+from rulebench.core.errors import StoreError
+from rulebench.core.items import ItemResult
+from rulebench.engine.browse import Verdict, verdict_of
+from rulebench.engine.records import RunRecord
+from rulebench.engine.store import Store
+from rulebench.report.redaction import redact_config, redact_text
+from rulebench.web.templating import excerpt, item_url, pretty_json, run_url
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+
+VERDICT_LABELS: dict[Verdict, str] = {
+    "passed": "passed",
+    "failed": "failed",
+    "excluded": "not counted",
+    "error": "error",
+}
+
+
+class NotFound(Exception):
+    """What a URL names is not in the store (a 404 page says what)."""
+
+
+def open_store(request: "Request") -> Store:
+    """The app's store, read-only, for one request (close it: use as a context manager)."""
+    return Store(request.app.state.store_path, readonly=True)
+
+
+def find_run(db: Store, run_id: str) -> RunRecord:
+    """A run by id or unique prefix; NotFound with the store's reason otherwise."""
+    try:
+        return db.get_run(run_id)
+    except StoreError as exc:
+        raise NotFound(str(exc)) from None
+
+
+def run_header(db: Store, run: RunRecord) -> dict[str, object]:
+    """Who and what a run is, for the top of its pages and for lists of runs."""
+    return {
+        "id": run.id,
+        "url": run_url(run.id),
+        "task": run.task,
+        "model": redact_text(run.model),
+        "status": db.effective_status(run),
+        "started_at": run.started_at,
+        "ended_at": run.ended_at or "-",
+        "version": run.version,
+    }
+
+
+def run_config(run: RunRecord) -> dict[str, str]:
+    """The run's configuration and notes as redacted, indented JSON ("" when empty)."""
+    return {
+        "config": pretty_json(redact_config(run.config)),
+        "notes": pretty_json(redact_config(run.notes)) if run.notes else "",
+    }
+
+
+def error_text(result: ItemResult) -> str | None:
+    """The result's error with any credential in it hidden (an error may quote a URL)."""
+    return None if result.error is None else redact_text(result.error)
+
+
+def result_row(run_id: str, result: ItemResult, group_by: str | None) -> dict[str, object]:
+    """One result as a line of a table: id, verdict, answer and the start of the reply."""
+    verdict = verdict_of(result)
+    group = result.metadata.get(group_by) if group_by else None
+    return {
+        "id": result.item_id,
+        "url": item_url(run_id, result.item_id),
+        "verdict": verdict,
+        "label": VERDICT_LABELS[verdict],
+        "group": "" if group is None else str(group),
+        "answer": excerpt(result.outcome.answer if result.outcome else None),
+        "reply": excerpt(result.reply),
+        "error": excerpt(error_text(result)),
+    }
+
+
+def json_or_empty(value: dict[str, JsonValue]) -> str:
+    """Indented JSON, or "" for an empty mapping."""
+    return pretty_json(value) if value else ""

@@ -1,0 +1,175 @@
+"""The explorer in a real Chromium: served by uvicorn, filtered, an item opened, a run followed.
+
+The app runs in a thread of the test process on a free loopback port; the browser may reach
+that origin only (anything else is aborted and recorded), so the pages are seen working
+offline. Console errors include Content-Security-Policy violations: a page that broke its
+own policy (an inline script or style) fails here.
+Set RULEBENCH_SCREENSHOTS to a folder to keep explorer.png (an item) and explorer-run.png
+(a run's filtered items) for the README.
+"""
+
+import os
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+import rulebench
+from rulebench.engine.store import Store
+from rulebench.web.app import create_app
+
+from tests.browser.conftest import STEP_TIMEOUT_MS
+from tests.browser.offline_page import OfflinePage
+from tests.llama_server import free_port
+from tests.web.explorer_store import SCENARIOS, synthetic_result
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, ConsoleMessage, Route
+
+pytestmark = [pytest.mark.browser, pytest.mark.subprocess]
+
+HOSTILE = (
+    '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2"> '
+    '" onmouseover="window.__pwned=3" [link](http://evil.example)'
+)
+
+
+@contextmanager
+def served(store: Path) -> Iterator[str]:
+    """The explorer of `store` on a free loopback port, in a thread; yields its base URL."""
+    import uvicorn
+
+    port = free_port()
+    config = uvicorn.Config(create_app(store), host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, name="explorer", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+@contextmanager
+def opened(browser: "Browser", base: str, path: str) -> Iterator[OfflinePage]:
+    """A page of the app in a fresh context that may reach the app's origin only."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(STEP_TIMEOUT_MS)
+    page = context.new_page()
+    seen = OfflinePage(page)
+
+    def route(route: "Route") -> None:
+        if route.request.url.startswith(base + "/"):
+            route.continue_()
+        else:
+            seen.requests.append(route.request.url)
+            route.abort()
+
+    def console(message: "ConsoleMessage") -> None:
+        if message.type == "error":
+            seen.problems.append(f"console: {message.text}")
+
+    context.route("**/*", route)
+    page.on("console", console)
+    page.on("pageerror", lambda error: seen.problems.append(f"page error: {error}"))
+    page.on("dialog", lambda dialog: (seen.problems.append(dialog.message), dialog.dismiss()))
+    page.goto(base + path, wait_until="load")
+    try:
+        yield seen
+    finally:
+        context.close()
+
+
+def keep_screenshot(seen: OfflinePage, name: str) -> None:
+    folder = os.environ.get("RULEBENCH_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        seen.page.screenshot(path=Path(folder) / name, full_page=False)
+
+
+def test_browser_filters_runs_and_items_and_opens_a_hostile_item_as_text(
+    tmp_path: Path, browser: "Browser"
+) -> None:
+    store = tmp_path / "s.sqlite"
+    echo = rulebench.run("scenarios", "scripted/echo", config=SCENARIOS, store=store).run.id
+    hostile = rulebench.run(
+        "scenarios", "scripted/fixed", config=SCENARIOS, store=store, model_args={"reply": HOSTILE}
+    ).run.id
+    with served(store) as base, opened(browser, base, "/") as seen:
+        page = seen.page
+        runs = page.locator("table.runs tbody tr")
+        assert runs.count() == 2
+        page.get_by_label("model").fill("fixed")
+        page.get_by_role("button", name="Filter").click()
+        page.wait_for_url("**/?task=&model=fixed&status=")
+        assert runs.count() == 1 and echo not in runs.inner_text()
+        page.get_by_role("link", name=hostile).click()
+        page.wait_for_url(f"**/runs/{hostile}")
+
+        page.get_by_label("verdict").select_option("failed")
+        page.get_by_role("button", name="Filter").click()
+        page.wait_for_url(f"**/runs/{hostile}?verdict=failed**")
+        items = page.locator("table.items tbody tr")
+        assert items.count() > 0
+        verdicts = items.locator("td:nth-child(2)").all_inner_texts()
+        assert set(verdicts) == {"failed"}
+        replies = items.locator("td:nth-child(5)").all_text_contents()
+        assert all(reply.startswith("<script>") for reply in replies)
+        keep_screenshot(seen, "explorer-run.png")
+        filtered = page.url
+        page.reload()  # the filtered list survives a reload: its state is in the URL
+        assert page.url == filtered
+        assert items.locator("td:nth-child(2)").all_inner_texts() == verdicts
+
+        items.first.locator("a").click()
+        page.wait_for_url(f"**/runs/{hostile}/items/**")
+        reply = page.locator("pre#reply")
+        assert reply.is_visible() and reply.text_content() == HOSTILE
+        reply.hover()
+        reply.click()
+        keep_screenshot(seen, "explorer.png")
+        assert page.evaluate("typeof window.__pwned") == "undefined"
+        assert page.locator("script, img, iframe, object, embed").count() == 0
+        assert page.locator("a[href*='evil'], a[href^='http'], a[href^='javascript']").count() == 0
+        assert seen.requests == [] and seen.problems == []
+
+
+def test_browser_follows_a_running_run_without_reloading(
+    tmp_path: Path, browser: "Browser"
+) -> None:
+    from playwright.sync_api import expect
+
+    store = tmp_path / "s.sqlite"
+    with Store(store) as db:
+        run = db.create_run("scenarios", "scripted/live", {"task": "scenarios"})
+        writer = db.writer()
+        for index in range(3):
+            writer.put_result(run.id, synthetic_result(index))
+        writer.flush()
+        with served(store) as base, opened(browser, base, f"/runs/{run.id}") as seen:
+            page = seen.page
+            results = page.locator("[data-count='results']")
+            assert results.inner_text() == "3"
+            page.evaluate("window.__sameDocument = true")
+            for index in range(3, 12):
+                writer.put_result(run.id, synthetic_result(index))
+            writer.flush()
+            # expect() polls from outside the page: the page's CSP refuses eval'd predicates.
+            expect(results).to_have_text("12")
+            latest = page.locator("[data-latest] li code").all_inner_texts()
+            assert latest == [f"item-{i:06d}" for i in range(11, 1, -1)]  # newest first, 10
+            assert page.locator("[data-count='error']").inner_text() == "1"
+            writer.close()
+            db.finish_run(run.id, "completed", {})
+            expect(page.locator("[data-live-status]")).to_have_text("completed")
+            assert page.evaluate("window.__sameDocument") is True  # updated, never reloaded
+            assert seen.requests == [] and seen.problems == []

@@ -8,11 +8,6 @@ Set RULEBENCH_SCREENSHOTS to a folder to keep explorer.png (an item) and explore
 (a run's filtered items) for the README.
 """
 
-import os
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,13 +17,11 @@ import rulebench
 from rulebench.engine.store import Store
 from rulebench.web.app import create_app
 
-from tests.browser.conftest import STEP_TIMEOUT_MS
-from tests.browser.offline_page import OfflinePage
-from tests.llama_server import free_port
+from tests.browser.served_app import keep_screenshot, opened, served
 from tests.web.explorer_store import SCENARIOS, synthetic_result
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, ConsoleMessage, Route
+    from playwright.sync_api import Browser
 
 pytestmark = [pytest.mark.browser, pytest.mark.subprocess]
 
@@ -36,64 +29,6 @@ HOSTILE = (
     '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2"> '
     '" onmouseover="window.__pwned=3" [link](http://evil.example)'
 )
-
-
-@contextmanager
-def served(store: Path) -> Iterator[str]:
-    """The explorer of `store` on a free loopback port, in a thread; yields its base URL."""
-    import uvicorn
-
-    port = free_port()
-    config = uvicorn.Config(create_app(store), host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, name="explorer", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
-
-
-@contextmanager
-def opened(browser: "Browser", base: str, path: str) -> Iterator[OfflinePage]:
-    """A page of the app in a fresh context that may reach the app's origin only."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(STEP_TIMEOUT_MS)
-    page = context.new_page()
-    seen = OfflinePage(page)
-
-    def route(route: "Route") -> None:
-        if route.request.url.startswith(base + "/"):
-            route.continue_()
-        else:
-            seen.requests.append(route.request.url)
-            route.abort()
-
-    def console(message: "ConsoleMessage") -> None:
-        if message.type == "error":
-            seen.problems.append(f"console: {message.text}")
-
-    context.route("**/*", route)
-    page.on("console", console)
-    page.on("pageerror", lambda error: seen.problems.append(f"page error: {error}"))
-    page.on("dialog", lambda dialog: (seen.problems.append(dialog.message), dialog.dismiss()))
-    page.goto(base + path, wait_until="load")
-    try:
-        yield seen
-    finally:
-        context.close()
-
-
-def keep_screenshot(seen: OfflinePage, name: str) -> None:
-    folder = os.environ.get("RULEBENCH_SCREENSHOTS")
-    if folder:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        seen.page.screenshot(path=Path(folder) / name, full_page=False)
 
 
 def test_browser_filters_runs_and_items_and_opens_a_hostile_item_as_text(
@@ -104,7 +39,7 @@ def test_browser_filters_runs_and_items_and_opens_a_hostile_item_as_text(
     hostile = rulebench.run(
         "scenarios", "scripted/fixed", config=SCENARIOS, store=store, model_args={"reply": HOSTILE}
     ).run.id
-    with served(store) as base, opened(browser, base, "/") as seen:
+    with served(create_app(store)) as base, opened(browser, base, "/") as seen:
         page = seen.page
         runs = page.locator("table.runs tbody tr")
         assert runs.count() == 2
@@ -155,7 +90,7 @@ def test_browser_follows_a_running_run_without_reloading(
         for index in range(3):
             writer.put_result(run.id, synthetic_result(index))
         writer.flush()
-        with served(store) as base, opened(browser, base, f"/runs/{run.id}") as seen:
+        with served(create_app(store)) as base, opened(browser, base, f"/runs/{run.id}") as seen:
             page = seen.page
             results = page.locator("[data-count='results']")
             assert results.inner_text() == "3"

@@ -1,9 +1,11 @@
 """`rulebench serve`: loopback by default, a remote bind only when asked (with a warning)."""
 
+import re
 import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -109,3 +111,45 @@ def test_allow_remote_serves_any_host_name_and_warns(store: Path) -> None:
     assert process.stderr is not None
     stderr = process.stderr.read()
     assert "warning: serving on 0.0.0.0, reachable from other machines" in stderr
+
+
+def post_form(opener: urllib.request.OpenerDirector, url: str, form: dict[str, str]) -> str:
+    """POST a form as the app's own page would; the page it ends on (after redirects)."""
+    origin = url.split("/play", 1)[0]
+    data = urllib.parse.urlencode(form).encode()
+    request = urllib.request.Request(url, data=data, headers={"Origin": origin})
+    with opener.open(request, timeout=10) as response:
+        return str(response.read().decode("utf-8"))
+
+
+def test_serve_plays_its_model_and_saves_to_its_folder(store: Path, tmp_path: Path) -> None:
+    cases = tmp_path / "cases"
+    args = ("--store", str(store), "-m", "scripted/fixed", "-M", "reply=no way")
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+    before = store.stat().st_mtime_ns
+    with serving(*args, "--save-dir", str(cases)) as (url, process):
+        assert 'value="scripted/fixed"' in opener.open(url + "play", timeout=10).read().decode()
+        form = {"scenario": "Integrity", "seed": "4", "model": "", "placement": "user"}
+        page = post_form(opener, url + "play", form)
+        [conversation] = re.findall(r'action="(/play/conversations/[^"/]+)/send"', page)
+        page = post_form(opener, f"{url[:-1]}{conversation}/send", {"message": "Hello"})
+        assert "no way" in page
+        post_form(opener, f"{url[:-1]}{conversation}/save", {"file": ""})
+    assert process.stderr is not None
+    assert f"playground: {url}play (saves to {cases})" in process.stderr.read()
+    [line] = (cases / "Integrity.jsonl").read_text(encoding="utf-8").splitlines()
+    assert '"content": "Hello"' in line
+    assert store.stat().st_mtime_ns == before
+
+
+def test_a_remote_server_plays_its_own_model_only(store: Path) -> None:
+    args = ("--store", str(store), "--host", "0.0.0.0", "--allow-remote", "-m", "scripted/echo")
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+    with serving(*args) as (url, _):
+        form = {"scenario": "Integrity", "seed": "4", "model": "scripted/fixed"}
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            post_form(opener, url + "play", form)
+        assert refused.value.code == 422
+        assert "this server plays scripted/echo only" in refused.value.read().decode()
+        page = post_form(opener, url + "play", form | {"model": "scripted/echo"})
+        assert "scripted/echo" in page

@@ -79,6 +79,7 @@ async def _session(
 
     from rulebench.catalog import default_max_tokens
     from rulebench.core.messages import GenerateConfig
+    from rulebench.engine.task import Session
     from rulebench.models.base import BackendOptions
     from rulebench.models.registry import DEFAULT_MODEL, create_model
     from rulebench.scenarios.play import PlaySession, append_case
@@ -91,12 +92,12 @@ async def _session(
         BackendOptions(args=opt.parse_model_args(common.model_args), base_url=common.base_url),
     )
     protocol = Protocol.model_validate({"placement": placement, "mode": mode})
+    config = GenerateConfig(max_tokens=common.max_tokens or default_max_tokens("scenarios"))
     session = PlaySession.start(
         scenario_type,
         seed if seed is not None else secrets.randbelow(2**31),
-        backend,
+        Session(backend, config, None, "play"),  # no store here: nothing to cache in
         protocol,
-        GenerateConfig(max_tokens=common.max_tokens or default_max_tokens("scenarios")),
     )
     out.print(
         f"[bold]{escape_markup(name)}[/bold] on {escape_markup(backend.info.identity)}. "

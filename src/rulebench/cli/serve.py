@@ -1,5 +1,6 @@
-"""`rulebench serve`: the explorer of stored runs (and live ones) in a local web page."""
+"""`rulebench serve`: the explorer of stored runs (and live ones) and the playground."""
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -22,14 +23,50 @@ def serve(
             help="Allow a --host other machines can reach (the explorer has no login).",
         ),
     ] = False,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model",
+            "-m",
+            help="The playground's default model spec (see `rulebench models`). Default: the "
+            "embedded SmolLM2-135M-Instruct on llama.cpp, loaded on the first game.",
+            show_default=False,
+        ),
+    ] = None,
+    model_arg: opt.ModelArgOption = None,
+    base_url: opt.BaseUrlOption = None,
+    save_dir: Annotated[
+        Path,
+        typer.Option(
+            help="Folder the playground saves test cases to (its only writes; the store stays "
+            "read-only)."
+        ),
+    ] = Path("rulebench-cases"),
 ) -> None:
-    """Browse the store's runs, items and comparisons in a browser; running runs update live."""
+    """Browse the store's runs, items and comparisons, and play scenarios by hand, in a browser.
+
+    Running runs update live. The playground (/play) talks to --model through the engine (the
+    store's cache is read, never written) and saves cases to --save-dir for `rulebench run
+    scenarios -s FILE`.
+    """
     from rulebench.engine.store import Store, default_store_path
+    from rulebench.models.registry import DEFAULT_MODEL
+    from rulebench.web.playground import PlaygroundConfig
     from rulebench.web.serve import ServeConfig, check_serve_config
     from rulebench.web.serve import serve as run_server
 
+    playground = PlaygroundConfig(
+        save_dir=save_dir,
+        model=model or DEFAULT_MODEL,
+        model_args=opt.parse_model_args(model_arg),
+        base_url=base_url,
+    )
     config = ServeConfig(
-        store=store or default_store_path(), host=host, port=port, allow_remote=allow_remote
+        store=store or default_store_path(),
+        host=host,
+        port=port,
+        allow_remote=allow_remote,
+        playground=playground,
     )
     check_serve_config(config)
     with Store(config.store, readonly=True):
@@ -38,14 +75,16 @@ def serve(
         err.print(
             safe_text(
                 f"warning: serving on {host}, reachable from other machines: anyone who reaches "
-                f"port {port} reads every prompt, reply and config in {config.store} (no login)",
+                f"port {port} reads every prompt, reply and config in {config.store}, plays "
+                f"{playground.model} and saves to {save_dir} (no login)",
                 style="yellow",
             )
         )
     shown = f"[{host}]" if ":" in host else host
     err.print(
         safe_text(
-            f"rulebench explorer: http://{shown}:{port}/ (store {config.store}); Ctrl+C stops"
+            f"rulebench explorer: http://{shown}:{port}/ (store {config.store}); playground: "
+            f"http://{shown}:{port}/play (saves to {save_dir}); Ctrl+C stops"
         )
     )
     run_server(config)

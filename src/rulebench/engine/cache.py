@@ -9,11 +9,14 @@ import hashlib
 import json
 import sqlite3
 from collections.abc import Sequence
-from typing import NamedTuple
+from pathlib import Path
+from typing import NamedTuple, Protocol
 
 from pydantic import BaseModel, ConfigDict, JsonValue
 
+from rulebench.core.errors import StoreError
 from rulebench.core.messages import Completion, GenerateConfig, Message
+from rulebench.engine.connection import connect_readonly
 from rulebench.engine.records import utc_now
 from rulebench.engine.writer import CacheRow, StoreWriter
 from rulebench.models.base import ModelInfo
@@ -66,6 +69,25 @@ def _short(key: str) -> int:
     return int(key[:16], 16)
 
 
+class ReplyCache(Protocol):
+    """What a session asks of a cache: a stored reply for a key, and keeping a fresh one."""
+
+    def get(self, key: CacheKey) -> Completion | None:
+        """The cached completion for a key, marked as cached, or None."""
+        ...
+
+    def put(self, key: CacheKey, completion: Completion, item_id: str) -> None:
+        """Remember a fresh completion (or not, for a read-only cache)."""
+        ...
+
+
+def _lookup(reader: sqlite3.Connection, key: CacheKey) -> Completion | None:
+    row = reader.execute("SELECT completion FROM cache WHERE key = ?", (key.key,)).fetchone()
+    if row is None:
+        return None
+    return Completion.model_validate_json(row[0]).model_copy(update={"cached": True})
+
+
 class ResponseCache:
     """Looks replies up in the store and queues new ones for the store's writer.
 
@@ -88,12 +110,8 @@ class ResponseCache:
         """The cached completion for a key, marked as cached, or None."""
         if _short(key.key) not in self._known:
             return None
-        row = self._reader.execute(
-            "SELECT completion FROM cache WHERE key = ?", (key.key,)
-        ).fetchone()
-        if row is None:  # a 64-bit prefix collision, or written but not yet committed
-            return None
-        return Completion.model_validate_json(row[0]).model_copy(update={"cached": True})
+        # None here: a 64-bit prefix collision, or written but not yet committed.
+        return _lookup(self._reader, key)
 
     def put(self, key: CacheKey, completion: Completion, item_id: str) -> None:
         """Remember a fresh completion (committed by the store writer)."""
@@ -109,6 +127,32 @@ class ResponseCache:
                 created_at=utc_now(),
             )
         )
+
+
+class StoredReplies:
+    """The cache of a store opened read-only: replies it holds are used, new ones not kept.
+
+    For the playground (`rulebench serve`), which writes nothing to the store. Each lookup
+    opens its own read-only connection (about a millisecond): SQLite connections stay in the
+    thread that made them, and requests are served from more than one thread.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+
+    def get(self, key: CacheKey) -> Completion | None:
+        """The completion the store holds for a key, marked as cached, or None."""
+        try:
+            reader = connect_readonly(self._path)
+            try:
+                return _lookup(reader, key)
+            finally:
+                reader.close()
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot read the results store {self._path}: {exc}") from None
+
+    def put(self, key: CacheKey, completion: Completion, item_id: str) -> None:
+        """Keep nothing: the store is read-only here."""
 
 
 class PartDifference(BaseModel):

@@ -10,7 +10,7 @@ from rulebench.core.errors import ConfigError
 from rulebench.core.items import Item, ItemResult, Outcome, content_hash
 from rulebench.core.messages import Completion, GenerateConfig, Message, Usage
 from rulebench.core.text import repair_surrogates, surrogate_warning
-from rulebench.engine.cache import ResponseCache, make_cache_key
+from rulebench.engine.cache import ReplyCache, make_cache_key
 from rulebench.models.base import ChoiceScorer, Model
 
 
@@ -48,7 +48,7 @@ class Session:
         self,
         model: Model,
         config: GenerateConfig,
-        cache: ResponseCache | None,
+        cache: ReplyCache | None,
         item_id: str,
         repeat: int = 0,
     ) -> None:

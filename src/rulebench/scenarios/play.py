@@ -1,49 +1,48 @@
-"""Red-teaming by hand: one scenario instance, user turns typed by a person, verdict per reply."""
+"""Red-teaming by hand: one scenario instance, user turns typed by a person, verdict per reply.
+
+Used by `rulebench play` (the terminal) and the playground of `rulebench serve` (the browser).
+Every reply comes through the engine's `Session`, as in a run: the cache, cost accounting and
+the repair of unstorable text apply to play too; retries live in the backends.
+"""
 
 import json
 import random
 from pathlib import Path
+from typing import get_args
 
 from rulebench.core.cases import TestCase, Verdict
 from rulebench.core.errors import StoreError
 from rulebench.core.items import content_hash
-from rulebench.core.messages import Completion, GenerateConfig, Message
-from rulebench.models.base import Model
-from rulebench.scenarios.base import Scenario
-from rulebench.scenarios.protocol import Protocol, instructions
+from rulebench.core.messages import Completion, Message
+from rulebench.engine.task import Session
+from rulebench.scenarios.base import EvalMode, Scenario
+from rulebench.scenarios.protocol import Protocol, instructions, play_case
 from rulebench.scenarios.registry import behaviors
 
 PLAY_SUITE = "manual"
 """The suite of hand-made cases: reports show them apart from benign, basic and redteam."""
+EVAL_MODES: tuple[EvalMode, ...] = get_args(EvalMode)
 
 
 class PlaySession:
     """A conversation between a person and a model inside one scenario instance."""
 
-    def __init__(
-        self, scenario: Scenario, model: Model, protocol: Protocol, config: GenerateConfig
-    ) -> None:
+    def __init__(self, scenario: Scenario, session: Session, protocol: Protocol) -> None:
         self.scenario = scenario
-        self.model = model
+        self.session = session
         self.protocol = protocol
-        self.config = config
         self.head, self.placement = instructions(
-            scenario, protocol, model.info.supports_system_role
+            scenario, protocol, session.model.info.supports_system_role
         )
         self.turns: list[Message] = []
         self.verdict = Verdict(passed=True)
 
     @classmethod
     def start(
-        cls,
-        scenario_type: type[Scenario],
-        seed: int,
-        model: Model,
-        protocol: Protocol,
-        config: GenerateConfig,
+        cls, scenario_type: type[Scenario], seed: int, session: Session, protocol: Protocol
     ) -> "PlaySession":
         """Sample the scenario's parameters from `seed` and open a session."""
-        return cls(scenario_type.sample(random.Random(seed)), model, protocol, config)
+        return cls(scenario_type.sample(random.Random(seed)), session, protocol)
 
     def problem_with(self, user_text: str) -> str | None:
         """Why a user turn cannot be sent (a multi-user scenario needs `<name>:`), or None."""
@@ -52,16 +51,38 @@ class PlaySession:
         return self.scenario.check_user_message(user_text)
 
     async def send(self, user_text: str) -> tuple[Completion, Verdict]:
-        """Send one user turn; return the reply and the verdict on the whole conversation."""
-        self.turns.append(Message(role="user", content=user_text))
-        completion = await self.model.generate([*self.head, *self.turns], self.config)
-        self.turns.append(Message(role="assistant", content=completion.text))
+        """Send one user turn; return the reply and the verdict on the whole conversation.
+
+        A failed call (a ModelError) leaves the conversation as it was, so the turn can be
+        sent again.
+        """
+        turns = [*self.turns, Message(role="user", content=user_text)]
+        completion = await self.session.generate([*self.head, *turns])
+        self.turns = [*turns, Message(role="assistant", content=completion.text)]
         self.verdict = self.scenario.evaluate(self.turns, self.protocol.mode)
         return completion, self.verdict
 
-    def broken_behavior(self) -> str:
-        """The rule the verdict names (its behavior), else the scenario's first rule."""
-        reason = self.verdict.reason or ""
+    async def replay(self, case: TestCase) -> Verdict:
+        """Play a saved case's turns as `run scenarios` does (to the first broken rule).
+
+        The conversation then goes on from there; the case's prefilled replies are kept.
+        """
+        conversation, self.verdict, _ = await play_case(
+            case.model_copy(update={"version": "v3"}),  # played as `send` plays: v3 wording
+            self.scenario,
+            self.session,
+            self.protocol,
+        )
+        self.turns = conversation
+        return self.verdict
+
+    def verdicts(self) -> dict[EvalMode, Verdict]:
+        """The verdict on the conversation so far in every evaluator mode."""
+        return {mode: self.scenario.evaluate(self.turns, mode) for mode in EVAL_MODES}
+
+    def broken_behavior(self, verdict: Verdict | None = None) -> str:
+        """The rule a verdict (default: the session's) names, else the scenario's first rule."""
+        reason = (verdict or self.verdict).reason or ""
         named = [rule.behavior for rule in self.scenario.rules if rule.behavior in reason]
         return max(named, key=len) if named else self.scenario.rules[0].behavior
 

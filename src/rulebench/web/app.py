@@ -1,12 +1,14 @@
 """The explorer as an ASGI app: `create_app(store)` for uvicorn (`rulebench serve`) and tests.
 
 Pages: `/` runs, `/runs/{id}` a run (live while it runs), `/runs/{id}/items/{item}` an item,
-`/compare?a=..&b=..` two runs; JSON: `/api/runs/{id}/progress`, `/api/compare`. Every page
-reads the store read-only; the app loads nothing from outside itself (its CSS and its one
-script are package files), so it works offline.
+`/compare?a=..&b=..` two runs; JSON: `/api/runs/{id}/progress`, `/api/compare`; the
+playground under `/play` (`play_pages`). Every page reads the store read-only, and the
+playground writes only to its save folder; the app loads nothing from outside itself (its CSS
+and its one script are package files), so it works offline.
 """
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
@@ -19,7 +21,9 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from rulebench.core.errors import RulebenchError
 from rulebench.engine.store import Store
-from rulebench.web import compare_page, item_page, live, run_page, runs_page
+from rulebench.web import compare_page, item_page, live, play_pages, run_page, runs_page
+from rulebench.web.forms import FormError
+from rulebench.web.playground import NoConversation, Playground, PlaygroundConfig
 from rulebench.web.security import LOOPBACK_NAMES, SecurityMiddleware
 from rulebench.web.templating import render_page
 from rulebench.web.views import NotFound
@@ -32,23 +36,44 @@ _STATIC = {
 }
 
 
-def create_app(store: Path | str, hosts: Sequence[str] = LOOPBACK_NAMES) -> FastAPI:
+def create_app(
+    store: Path | str,
+    hosts: Sequence[str] = LOOPBACK_NAMES,
+    playground: PlaygroundConfig | None = None,
+) -> FastAPI:
     """The explorer of the store at `store`, answering requests addressed to `hosts`.
 
     The store must exist and be readable: a missing or foreign file is a StoreError here,
     before anything is served. `hosts` ("*" for any) defends a loopback bind against DNS
-    rebinding (see `security`).
+    rebinding (see `security`). `playground` sets the playground's default model and save
+    folder (default: the embedded model, ./rulebench-cases); models load on first use.
     """
     with Store(store, readonly=True):
         pass  # fail now, with the store's own message, rather than on every page
-    app = FastAPI(title="rulebench explorer", docs_url=None, redoc_url=None, openapi_url=None)
+    players = Playground(playground or PlaygroundConfig(), Path(store))
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        await players.aclose()
+
+    app = FastAPI(
+        title="rulebench explorer",
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+        lifespan=lifespan,
+    )
     app.state.store_path = Path(store)
-    for module in (runs_page, run_page, item_page, compare_page, live):
+    app.state.playground = players
+    # The playground's state changes are POSTs, which SecurityMiddleware accepts only from
+    # the app's own pages.
+    for module in (runs_page, run_page, item_page, compare_page, live, play_pages):
         app.include_router(module.router)
-    # The playground (issue 13 §1) adds its router here; its saves are POSTs, which
-    # SecurityMiddleware accepts only from the app's own pages.
     app.add_api_route("/static/{name}", static_file, methods=["GET"], include_in_schema=False)
     app.add_exception_handler(NotFound, _not_found)
+    app.add_exception_handler(NoConversation, _not_found)
+    app.add_exception_handler(FormError, _bad_form)
     app.add_exception_handler(RequestValidationError, _bad_query)
     app.add_exception_handler(RulebenchError, _store_failed)
     app.add_middleware(SecurityMiddleware)
@@ -69,7 +94,13 @@ def _read_static(name: str) -> bytes:
     return files(package).joinpath(resource).read_bytes()
 
 
-_TITLES = {404: "Not found", 422: "Not a page of the explorer"}
+_TITLES = {
+    404: "Not found",
+    422: "Not a page of the explorer",
+    400: "Not a form of the playground",
+    413: "Too large",
+    415: "Not a form of the playground",
+}
 
 
 def _error_page(request: Request, status_code: int, message: str) -> HTMLResponse:
@@ -83,6 +114,11 @@ def _error_page(request: Request, status_code: int, message: str) -> HTMLRespons
 
 async def _not_found(request: Request, exc: Exception) -> Response:
     return _error_page(request, 404, str(exc))
+
+
+async def _bad_form(request: Request, exc: Exception) -> Response:
+    status_code = exc.status_code if isinstance(exc, FormError) else 400
+    return _error_page(request, status_code, str(exc))
 
 
 async def _bad_query(request: Request, exc: Exception) -> Response:

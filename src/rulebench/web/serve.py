@@ -2,7 +2,9 @@
 
 A loopback bind is the default and the safe case: the app has no login, and the store holds
 prompts, replies and configurations. Any other address needs `allow_remote`, and the caller
-(the CLI) warns that whoever reaches the port reads the store.
+(the CLI) warns that whoever reaches the port reads the store and plays the server's model;
+visitors may then name no other model (a spec can load any local file or spend any key set
+in the server's environment).
 """
 
 from pathlib import Path
@@ -11,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rulebench.core.errors import ConfigError
 from rulebench.models.registry import missing_modules
+from rulebench.web.playground import PlaygroundConfig
 from rulebench.web.security import allowed_hosts, is_loopback
 
 WEB_MODULES = ("fastapi", "uvicorn", "jinja2")
@@ -29,6 +32,8 @@ class ServeConfig(BaseModel):
     port: int = Field(default=DEFAULT_PORT, ge=1, le=65535)
     allow_remote: bool = False
     """Listen on an address other machines can reach (no login: they read the store)."""
+    playground: PlaygroundConfig = PlaygroundConfig()
+    """The playground's default model and save folder (`any_model` is set from the host)."""
 
     @property
     def is_remote(self) -> bool:
@@ -58,5 +63,6 @@ def serve(config: ServeConfig) -> None:
 
     from rulebench.web.app import create_app
 
-    app = create_app(config.store, allowed_hosts(config.host))
+    playground = config.playground.model_copy(update={"any_model": not config.is_remote})
+    app = create_app(config.store, allowed_hosts(config.host), playground)
     uvicorn.run(app, host=config.host, port=config.port, log_level="warning")

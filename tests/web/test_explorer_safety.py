@@ -170,7 +170,7 @@ class Guarded(NamedTuple):
 
 @pytest.fixture
 def guarded(tmp_path: Path) -> Guarded:
-    """The app with a state-changing route, as the playground will add (none exists yet)."""
+    """The app with a state-changing route of its own: the guard tested apart from play."""
     store = tmp_path / "s.sqlite"
     scenarios_run(store, "scripted/echo")
     app = create_app(store)

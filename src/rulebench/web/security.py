@@ -6,8 +6,8 @@
   only; no inline script, no plugin, no frame; forms post back to the app alone.
 - Cross-site requests: a request that may change state (anything but GET, HEAD, OPTIONS)
   must come from one of the app's own pages. Another local page (another port on 127.0.0.1
-  is "same-site", not "same-origin") gets 403. The explorer has no such request yet; the
-  playground's saves go through this guard.
+  is "same-site", not "same-origin") gets 403. The playground's forms (start a game, send a
+  turn, save, play a saved case again) are such requests.
 """
 
 import ipaddress

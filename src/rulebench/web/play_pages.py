@@ -1,0 +1,229 @@
+"""The playground's pages: start a game, talk turn by turn, save the case, list and re-open.
+
+`/play` the new-game form, `/play/conversations/{id}` a conversation (POST `/send`, `/save`),
+`/play/saved` the save folder's cases (POST `/play/saved/open`). State changes are POSTs of
+plain forms, so `SecurityMiddleware` refuses them from any page but the app's own; each answer
+is a redirect to the page to show (a reload sends nothing twice), or the page again with the
+problem when nothing was done.
+"""
+
+from collections.abc import Mapping
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from pydantic import ValidationError
+
+from rulebench.core.errors import ConfigError, ModelError, RulebenchError
+from rulebench.core.json_text import parse_json_text
+from rulebench.web.forms import read_form
+from rulebench.web.play_view import (
+    conversation_url,
+    conversation_view,
+    new_game_view,
+    saved_view,
+)
+from rulebench.web.playground import (
+    MAX_MESSAGE_CHARS,
+    MAX_USER_TURNS,
+    Conversation,
+    GameSetup,
+    Playground,
+    new_token,
+)
+from rulebench.web.saved_cases import find_saved, list_saved, save_case
+from rulebench.web.templating import render_page
+from rulebench.web.visitors import set_visitor, visitor_of
+
+router = APIRouter(prefix="/play")
+
+MAX_PARAMS_CHARS = 20_000
+ConversationId = Annotated[str, Path(max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+
+
+def _playground(request: Request) -> Playground:
+    playground: Playground = request.app.state.playground
+    return playground
+
+
+def _page(
+    request: Request, template: str, context: Mapping[str, object], status: int = 200
+) -> HTMLResponse:
+    base = {"store": str(request.app.state.store_path)}
+    return render_page(template, {**base, **context}, status)
+
+
+@router.get("", response_class=HTMLResponse)
+def new_game(request: Request) -> HTMLResponse:
+    """The new-game form, and the visitor's conversations so far."""
+    playground = _playground(request)
+    visitor = visitor_of(request)
+    context = {"title": "Playground", "problem": None}
+    response = _page(request, "play_new.html", context | new_game_view(playground, visitor, {}))
+    if visitor is None:
+        set_visitor(response, new_token())
+    return response
+
+
+@router.post("", response_class=HTMLResponse)
+async def start_game(request: Request) -> Response:
+    """Start a game from the form; the form again, with the problem, if it cannot start."""
+    playground = _playground(request)
+    form = await read_form(request)
+    visitor = visitor_of(request) or new_token()
+    try:
+        conversation = await playground.start(visitor, _setup(form, playground))
+    except RulebenchError as exc:
+        view = new_game_view(playground, visitor, form)
+        problem = playground.hide_secrets(str(exc))
+        return _page(
+            request, "play_new.html", {"title": "Playground", "problem": problem} | view, 422
+        )
+    return _to(conversation, visitor, visitor_of(request) is None)
+
+
+@router.get("/saved", response_class=HTMLResponse)
+def saved_cases(request: Request) -> HTMLResponse:
+    """The save folder's files and their cases, each with a button to play it again."""
+    playground = _playground(request)
+    context = {
+        "title": "Saved test cases",
+        "save_dir": str(playground.config.save_dir),
+        "files": saved_view(list_saved(playground.config.save_dir)),
+        "problem": None,
+    } | new_game_view(playground, visitor_of(request), {})
+    return _page(request, "play_saved.html", context)
+
+
+@router.post("/saved/open", response_class=HTMLResponse)
+async def open_saved(request: Request) -> Response:
+    """A saved case in a new conversation: its parameters, its turns replayed to the model."""
+    playground = _playground(request)
+    form = await read_form(request)
+    visitor = visitor_of(request) or new_token()
+    file_name, _, case_id = form.get("case", "").partition("/")
+    try:
+        case = find_saved(playground.config.save_dir, file_name, case_id)
+        setup = _setup(form | {"scenario": case.scenario, "seed": ""}, playground, case.params)
+        conversation = await playground.start(visitor, setup, f"{file_name}, case {case.id}")
+    except RulebenchError as exc:
+        context = {
+            "title": "Saved test cases",
+            "save_dir": str(playground.config.save_dir),
+            "files": saved_view(list_saved(playground.config.save_dir)),
+            "problem": playground.hide_secrets(str(exc)),
+        } | new_game_view(playground, visitor, form)
+        return _page(request, "play_saved.html", context, 422)
+    async with conversation.lock:
+        try:
+            await conversation.play.replay(case)
+        except RulebenchError as exc:
+            conversation.notice = playground.hide_secrets(f"the replay stopped: {exc}")
+    return _to(conversation, visitor, visitor_of(request) is None)
+
+
+@router.get("/conversations/{conversation_id}", response_class=HTMLResponse)
+def conversation_page(request: Request, conversation_id: ConversationId) -> HTMLResponse:
+    """The conversation: instructions (redacted), turns, both verdicts, the rule that broke."""
+    playground = _playground(request)
+    return _conversation(request, playground.find(conversation_id, visitor_of(request)))
+
+
+@router.post("/conversations/{conversation_id}/send", response_class=HTMLResponse)
+async def send(request: Request, conversation_id: ConversationId) -> Response:
+    """Send one user turn and get the reply, unless the turn is malformed (then no call)."""
+    playground = _playground(request)
+    conversation = playground.find(conversation_id, visitor_of(request))
+    text = (await read_form(request)).get("message", "")
+    async with conversation.lock:
+        problem = _problem_with(conversation, text)
+        if problem is not None:
+            return _conversation(request, conversation, problem=problem, draft=text, status=422)
+        try:
+            await conversation.play.send(text)
+        except RulebenchError as exc:
+            status = 502 if isinstance(exc, ModelError) else 500
+            shown = playground.hide_secrets(f"no reply: {exc}")
+            return _conversation(request, conversation, problem=shown, draft=text, status=status)
+    return RedirectResponse(conversation_url(conversation.id), status_code=303)
+
+
+@router.post("/conversations/{conversation_id}/save", response_class=HTMLResponse)
+async def save(request: Request, conversation_id: ConversationId) -> Response:
+    """Append the conversation's user turns to a file of the save folder as a test case."""
+    playground = _playground(request)
+    conversation = playground.find(conversation_id, visitor_of(request))
+    name = (await read_form(request)).get("file", "").strip() or None
+    play = conversation.play
+    try:
+        if not play.turns:
+            raise ConfigError("nothing to save yet: send a message first")
+        case = play.test_case(play.broken_behavior())
+        path = save_case(case, playground.config.save_dir, name)
+    except RulebenchError as exc:
+        problem = playground.hide_secrets(f"not saved: {exc}")
+        return _conversation(request, conversation, problem=problem, status=422)
+    version = "" if case.version == "v3" else f" --version {case.version}"
+    conversation.notice = (
+        f"saved test case {case.id} ({case.behavior}) to {path}; "
+        f"replay it with: rulebench run scenarios -s {path}{version}"
+    )
+    return RedirectResponse(conversation_url(conversation.id), status_code=303)
+
+
+def _setup(form: dict[str, str], playground: Playground, params: object | None = None) -> GameSetup:
+    """The form's game settings, checked; ConfigError naming the field that does not fit."""
+    if params is None and form.get("params", "").strip():
+        text = form["params"]
+        if len(text) > MAX_PARAMS_CHARS:
+            raise ConfigError(f"parameters: longer than {MAX_PARAMS_CHARS} characters")
+        params, _ = parse_json_text(text, "parameters")
+        if not isinstance(params, dict):
+            raise ConfigError('parameters: expected a JSON object, e.g. {"secret": "abc"}')
+    seed = form.get("seed", "").strip()
+    raw = {
+        "scenario": form.get("scenario", ""),
+        "seed": seed or None,
+        "params": params,
+        "model": form.get("model", "").strip() or playground.config.model,
+        "placement": form.get("placement", "user"),
+        "mode": form.get("mode", "compat"),
+    }
+    try:
+        return GameSetup.model_validate(raw)
+    except ValidationError as exc:
+        fields = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise ConfigError(fields) from None
+
+
+def _problem_with(conversation: Conversation, text: str) -> str | None:
+    """Why a turn is not sent: the game is over, the turn is too long, or malformed."""
+    play = conversation.play
+    if not play.verdict.passed:
+        return "a rule broke in this game's mode: the game is over (save it, or start a new one)"
+    if conversation.user_turns >= MAX_USER_TURNS:
+        return f"a game has at most {MAX_USER_TURNS} turns: save it, or start a new one"
+    if len(text) > MAX_MESSAGE_CHARS:
+        return f"a message holds at most {MAX_MESSAGE_CHARS} characters ({len(text)} typed)"
+    return play.problem_with(text)
+
+
+def _conversation(
+    request: Request,
+    conversation: Conversation,
+    problem: str | None = None,
+    draft: str = "",
+    status: int = 200,
+) -> HTMLResponse:
+    """The conversation's page; a notice left by the last action is shown this once."""
+    notice, conversation.notice = conversation.notice, None
+    view = conversation_view(_playground(request), conversation, draft)
+    context = {"title": f"Play {view['scenario']}", "c": view, "problem": problem, "notice": notice}
+    return _page(request, "play.html", context, status)
+
+
+def _to(conversation: Conversation, visitor: str, is_new_visitor: bool) -> RedirectResponse:
+    response = RedirectResponse(conversation_url(conversation.id), status_code=303)
+    if is_new_visitor:
+        set_visitor(response, visitor)
+    return response

@@ -1,0 +1,138 @@
+"""The playground's save folder: test cases appended, listed and read back, nothing outside it.
+
+A case is written as `rulebench play --save` writes it (`scenarios.play.append_case`: the
+official merged layout, one JSON line, which `rulebench run scenarios -s FILE` runs whatever
+the file is called). The default file is the case's behavior, `<Scenario>_<rule>.jsonl`, as
+upstream names its files. A file name is one plain name in the save folder: no separator, no
+leading dot, no link followed. What is written is checked first as the loader would check
+it, so a saved case always runs.
+"""
+
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from rulebench.core.cases import TestCase
+from rulebench.core.errors import ConfigError, DataError, RulebenchError
+from rulebench.scenarios.play import append_case
+from rulebench.scenarios.registry import behaviors, scenario_class
+from rulebench.scenarios.suites.official import load_suite_file
+
+FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,94}\.jsonl")
+MAX_FILE_BYTES = 4 * 1024 * 1024
+"""A save folder file the playground appends to or reads; larger ones are left alone."""
+MAX_CASE_CHARS = 200_000
+MAX_CASE_MESSAGES = 200
+MAX_FILES_LISTED = 100
+"""Files the saved-cases page reads (each up to MAX_FILE_BYTES), in name order."""
+
+# Appends from two visitors' requests (worker threads) must not interleave their lines.
+_append_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class SavedFile:
+    """A file of the save folder as the saved-cases page lists it."""
+
+    name: str
+    cases: tuple[TestCase, ...]
+    problem: str | None = None
+    """Why the file could not be read (it is listed, its cases are not)."""
+
+
+def default_file_name(behavior: str) -> str:
+    """Upstream's file name for a behavior's cases, e.g. `Authentication_provide.jsonl`."""
+    return f"{behavior}.jsonl"
+
+
+def checked_file(save_dir: Path, name: str) -> Path:
+    """The save-folder path of a file name a visitor gave; ConfigError unless plainly inside.
+
+    The name is checked before it meets the file system, so `../x`, `/etc/x`, `a/b` and
+    `.hidden` never become a path; a link in the folder is refused rather than followed.
+    """
+    name = name.strip()
+    if not FILE_NAME.fullmatch(name) or ".." in name:
+        raise ConfigError(
+            f"file name {name[:100]!r} is not allowed: use letters, digits, '_', '-' and '.', "
+            "ending in .jsonl (one name in the save folder, no folders)"
+        )
+    path = save_dir / name
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        raise ConfigError(f"{name} in the save folder is not a plain file")
+    return path
+
+
+def check_case(case: TestCase) -> None:
+    """Refuse a case the loader would refuse or that is too large (DataError saying why)."""
+    scenario_type = scenario_class(case.scenario)
+    owner = behaviors(case.version).get(case.behavior)
+    if owner is None or owner[0] != case.scenario:
+        raise DataError(f"behavior '{case.behavior}' is not a rule of {case.scenario}")
+    scenario = scenario_type.from_params(case.params)  # the params model validates them
+    if not case.messages or case.messages[-1].role != "user":
+        raise DataError("a test case ends with a user turn (the turn to answer)")
+    if len(case.messages) > MAX_CASE_MESSAGES:
+        raise DataError(f"a saved case holds at most {MAX_CASE_MESSAGES} messages")
+    if sum(len(m.content) for m in case.messages) > MAX_CASE_CHARS:
+        raise DataError(f"a saved case holds at most {MAX_CASE_CHARS} characters of messages")
+    for number, message in enumerate(case.messages, start=1):
+        if message.role not in ("user", "assistant"):
+            raise DataError(f"message {number}: role {message.role!r} (user or assistant only)")
+        problem = scenario.check_user_message(message.content) if message.role == "user" else None
+        if problem is not None:
+            raise DataError(f"message {number}: {problem}")
+
+
+def save_case(case: TestCase, save_dir: Path, name: str | None) -> Path:
+    """Append a checked case to `name` (default: its behavior's file) in the save folder."""
+    check_case(case)
+    path = checked_file(save_dir, name or default_file_name(case.behavior))
+    with _append_lock:
+        if path.exists() and path.stat().st_size > MAX_FILE_BYTES:
+            raise ConfigError(
+                f"{path.name} holds more than {MAX_FILE_BYTES // 2**20} MiB already: "
+                "save to another file"
+            )
+        save_dir.mkdir(parents=True, exist_ok=True)
+        append_case(case, path)
+    return path
+
+
+def read_saved(path: Path) -> tuple[TestCase, ...]:
+    """A save-folder file's cases, read as `run scenarios -s` reads them (v3, else v1)."""
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise DataError(f"{path.name}: larger than {MAX_FILE_BYTES // 2**20} MiB, not read here")
+    try:
+        return tuple(load_suite_file(path, "v3"))
+    except DataError as v3_error:
+        try:  # a v1-only scenario (Hodor) reads as v1, as `--version v1` runs it
+            return tuple(load_suite_file(path, "v1"))
+        except DataError:
+            raise v3_error from None
+
+
+def list_saved(save_dir: Path) -> list[SavedFile]:
+    """Every case file of the save folder with its cases, by name (none if it is missing)."""
+    if not save_dir.is_dir():
+        return []
+    names = sorted(p.name for p in save_dir.glob("*.jsonl") if FILE_NAME.fullmatch(p.name))
+    listed = []
+    for name in names[:MAX_FILES_LISTED]:
+        try:
+            listed.append(SavedFile(name, read_saved(checked_file(save_dir, name))))
+        except RulebenchError as exc:
+            listed.append(SavedFile(name, (), str(exc)))
+    return listed
+
+
+def find_saved(save_dir: Path, name: str, case_id: str) -> TestCase:
+    """One saved case by file name and id; ConfigError when either is not there."""
+    path = checked_file(save_dir, name)
+    if not path.is_file():
+        raise ConfigError(f"no file {path.name} in the save folder")
+    for case in read_saved(path):
+        if case.id == case_id:
+            return case
+    raise ConfigError(f"{path.name} holds no test case with id {case_id[:100]!r}")

@@ -1,0 +1,26 @@
+"""Who is playing: a random token in a cookie, so each browser sees its own conversations only.
+
+The token is no login: it tells apart the people sharing one server, and a conversation's
+page answers only the browser that started it, even to someone who learns its address. The
+cookie is HttpOnly (no script reads it) and SameSite=Strict (no other site's request carries
+it), and lives as long as the browser session.
+"""
+
+import re
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+VISITOR_COOKIE = "rulebench_visitor"
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{16,64}")
+
+
+def visitor_of(request: Request) -> str | None:
+    """The visitor token the request carries, or None (none, or not one of ours)."""
+    token = request.cookies.get(VISITOR_COOKIE)
+    return token if token is not None and _TOKEN.fullmatch(token) else None
+
+
+def set_visitor(response: Response, token: str) -> None:
+    """Give the browser its visitor token."""
+    response.set_cookie(VISITOR_COOKIE, token, path="/play", httponly=True, samesite="strict")

@@ -15,6 +15,7 @@ import pytest
 
 import rulebench
 from rulebench.engine.store import Store
+from rulebench.report.build import scenarios_report
 from rulebench.web.app import create_app
 
 from tests.browser.served_app import keep_screenshot, opened, served
@@ -108,3 +109,36 @@ def test_browser_follows_a_running_run_without_reloading(
             expect(page.locator("[data-live-status]")).to_have_text("completed")
             assert page.evaluate("window.__sameDocument") is True  # updated, never reloaded
             assert seen.requests == [] and seen.problems == []
+
+
+def test_browser_compares_two_runs_with_the_reports_mcnemar(
+    tmp_path: Path, browser: "Browser"
+) -> None:
+    store = tmp_path / "s.sqlite"
+    first = rulebench.run("scenarios", "scripted/echo", config=SCENARIOS, store=store).run.id
+    second = rulebench.run("scenarios", "scripted/fixed", config=SCENARIOS, store=store).run.id
+    with Store(store, readonly=True) as db:
+        expected = scenarios_report(db, [first, second]).numbers["comparisons"]
+    assert isinstance(expected, list) and len(expected) == 1
+    numbers = expected[0]
+    assert isinstance(numbers, dict)
+    with served(create_app(store)) as base, opened(browser, base, "/compare") as seen:
+        page = seen.page
+        page.locator("select[name=a]").select_option(first)
+        page.locator("select[name=b]").select_option(second)
+        page.get_by_role("button", name="Compare").click()
+        page.wait_for_url(f"**/compare?a={first}&b={second}**")
+        cells = page.locator("table.paired tbody td").all_inner_texts()
+        assert cells[:3] == [
+            str(numbers["pairs"]),
+            str(numbers["only_first_passed"]),
+            str(numbers["only_second_passed"]),
+        ]
+        assert float(page.locator("[data-p-value]").inner_text()) == pytest.approx(
+            float(str(numbers["p_value"])), abs=5e-5
+        )
+        rows = page.locator("table.pairs tbody tr")
+        assert rows.count() > 0
+        page.reload()  # the comparison is in the URL
+        assert page.locator("table.paired tbody td").all_inner_texts()[:3] == cells[:3]
+        assert seen.requests == [] and seen.problems == []

@@ -14,8 +14,17 @@ import pytest
 from rulebench.scenarios.security.encryption import RULE
 
 from tests.browser.served_app import keep_screenshot, opened, served
+from tests.command import rulebench
 from tests.web.explorer_store import HOSTILE
-from tests.web.playground_app import HOSTILE_TRIGGER, LEAK, REFUSAL, SECRET, playground_app
+from tests.web.playground_app import (
+    HOSTILE_TRIGGER,
+    LEAK,
+    MODEL,
+    REFUSAL,
+    SECRET,
+    model_args,
+    playground_app,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -72,4 +81,15 @@ def test_browser_plays_until_the_key_leaks_then_saves_and_replays(
         expect(replies).to_have_count(3)  # every saved turn replayed to the model
         assert page.evaluate("typeof window.__pwned") == "undefined"
         assert seen.requests == [] and seen.problems == []
-    assert (tmp_path / "cases" / "Encryption.jsonl").is_file()
+    saved = tmp_path / "cases" / "Encryption.jsonl"
+    assert saved.is_file()
+    # The case the browser saved runs from the CLI as saved, and breaks the rule there too.
+    args = ["run", "scenarios", "-s", str(saved), "-m", MODEL, "--store", str(tmp_path / "r.db")]
+    for key, value in model_args(tmp_path).items():
+        args += ["-M", f"{key}={value}"]
+    result = rulebench(*args, "--json")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)["summary"]
+    [overall] = [row for row in summary if row["group"] == "all"]
+    rate = overall["pass_rate"]
+    assert (overall["items"], overall["errors"], rate["successes"], rate["n"]) == (1, 0, 0, 1)

@@ -7,16 +7,15 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
-from rulebench.attack.stored import GCG_TASK
 from rulebench.core.errors import ConfigError, StoreError
 from rulebench.core.messages import GenerateConfig
+from rulebench.core.run_kinds import GCG_TASK, TRAINING_TASK
 from rulebench.engine.runner import ProgressReporter, Runner, RunReport, RunSpec
 from rulebench.engine.store import Store
 from rulebench.engine.task import Task
 from rulebench.engine.task_config import TaskConfig, parse_task_config
 from rulebench.models.base import BackendOptions, ChoiceScorer, Model
 from rulebench.models.registry import DEFAULT_MODEL, create_model, parse_spec
-from rulebench.train.irft import TASK as TRAINING_TASK
 
 
 class TaskEntry(NamedTuple):

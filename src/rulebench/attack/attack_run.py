@@ -19,8 +19,9 @@ from rulebench.attack.gcg import GcgAttack, GcgState, check_initial_suffix
 from rulebench.attack.gcg_config import GcgConfig
 from rulebench.attack.gcg_prompt import AttackPrompt, encode, load_attack_model
 from rulebench.attack.instances import RulePrompts, check_rule
-from rulebench.attack.stored import GCG_TASK, as_step_result, initial_result, last_state
+from rulebench.attack.stored import as_step_result, initial_result, last_state
 from rulebench.core.items import ItemResult
+from rulebench.core.run_kinds import GCG_TASK
 from rulebench.core.validation import validate_into
 from rulebench.engine.records import RunStatus
 from rulebench.engine.store import Store

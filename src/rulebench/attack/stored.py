@@ -14,10 +14,9 @@ from pydantic import JsonValue, ValidationError
 from rulebench.attack.gcg import GcgState, StepResult
 from rulebench.core.errors import StoreError
 from rulebench.core.items import ItemResult, Outcome
+from rulebench.core.run_kinds import GCG_TASK
 from rulebench.engine.store import Store
 
-GCG_TASK = "gcg"
-"""The task name of attack runs in the store."""
 _STEP_PREFIX = "step-"
 
 

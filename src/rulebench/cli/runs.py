@@ -9,6 +9,7 @@ from pydantic import JsonValue
 
 from rulebench.cli import options as opt
 from rulebench.cli.console import err, out
+from rulebench.core.run_kinds import GCG_TASK, TRAINING_TASK
 from rulebench.report.untrusted import escape_markup, safe_text
 
 if TYPE_CHECKING:
@@ -54,13 +55,11 @@ def show(
     as_json: opt.JsonOption = False,
 ) -> None:
     """A run's configuration, status and summary table."""
-    from rulebench.attack.stored import GCG_TASK
     from rulebench.catalog import RESUMED_BY, TASKS
     from rulebench.cli.render import is_error_tally, is_resumable, print_errors
     from rulebench.engine.store import Store
     from rulebench.engine.summary import summarize
     from rulebench.report.tables import summary_table
-    from rulebench.train.irft import TASK as TRAINING_TASK
 
     with Store(store, readonly=True) as db:
         run = db.get_run(run_id)
@@ -121,7 +120,6 @@ def export(
     from rulebench.core.errors import ConfigError
     from rulebench.engine.export import export_results
     from rulebench.engine.store import Store
-    from rulebench.train.irft import TASK as TRAINING_TASK
 
     chosen = export_format(output, fmt)
     with Store(store, readonly=True) as db:

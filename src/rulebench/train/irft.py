@@ -22,6 +22,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, JsonValue
 
 from rulebench.core.errors import ConfigError
+from rulebench.core.run_kinds import TRAINING_TASK
 from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store, default_store_path
 from rulebench.models.hf_loading import pick_device, transformers_weights
@@ -35,7 +36,7 @@ from rulebench.train.trainer import (
     use_bf16,
 )
 
-TASK = "irft"
+TASK = TRAINING_TASK
 RUN_FILE = "irft-run.json"
 
 

@@ -20,7 +20,7 @@ from rulebench.attack.gcg import GcgAttack
 from rulebench.attack.gcg_config import GcgConfig
 from rulebench.attack.gcg_prompt import load_attack_model
 from rulebench.attack.instances import RulePrompts
-from rulebench.cli.attack import QUICK
+from rulebench.cli.attack_gcg import QUICK
 from rulebench.engine.store import Store
 from rulebench.models.local_chat import template_takes_system
 from rulebench.scenarios.protocol import Protocol

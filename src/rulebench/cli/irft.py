@@ -1,6 +1,5 @@
 """`rulebench irft compare`: the before/after study of a tuned model (the paper's Table 3)."""
 
-import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -87,9 +86,7 @@ def compare(
     exact test. The tuned run's loss curve is drawn beside the table.
     """
     from rulebench.cli.execute import typed_config
-    from rulebench.cli.interrupts import Interrupts
-    from rulebench.cli.progress import RichProgress
-    from rulebench.engine.store import Store
+    from rulebench.cli.study_run import run_study_command
     from rulebench.study.irft import StudyConfig, contender, run_study, write_outputs
 
     config = typed_config(
@@ -114,22 +111,9 @@ def compare(
         highlight=False,
         markup=False,
     )
-    progress: list[RichProgress] = []
-
-    def reporter(title: str) -> RichProgress:
-        progress.append(RichProgress(title, enabled=not json_output))
-        return progress[-1]
-
-    interrupts = Interrupts()
-    with Store(store) as db, interrupts:
-        try:
-            result = asyncio.run(interrupts.run(run_study(config, before, after, db, reporter)))
-        except (KeyboardInterrupt, asyncio.CancelledError):
-            err.print(
-                "[yellow]Interrupted.[/yellow] Finished items are stored and cached: the same "
-                "command goes on where it stopped."
-            )
-            raise typer.Exit(interrupts.exit_code) from None
+    result = run_study_command(
+        lambda db, reporter: run_study(config, before, after, db, reporter), store, not json_output
+    )
     written = write_outputs(result, output)
     _print(result, written, json_output)
     if not result.complete:

@@ -1,0 +1,128 @@
+"""`rulebench attack transfer`: suffixes tested on several models, each paired with its base."""
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+import typer
+
+from rulebench.cli import options as opt
+from rulebench.cli.console import err, out
+
+
+def transfer(
+    suffix: Annotated[
+        list[str],
+        typer.Option(
+            "--suffix",
+            metavar="FILE|RUN",
+            help="Repeatable: a text file holding a suffix, or a `rulebench attack gcg` run.",
+            show_default=False,
+        ),
+    ],
+    model: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--model",
+            "-m",
+            help="Repeatable: a model to test, any backend (an OpenAI-compatible server: "
+            "openai-api/<name>/<model> with <NAME>_BASE_URL). Default: the embedded model.",
+            show_default=False,
+        ),
+    ] = None,
+    model_arg: opt.ModelArgOption = None,
+    suite: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--suite", "-s", help="Repeatable, as `run scenarios` takes it. Default: basic."
+        ),
+    ] = None,
+    scenario: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Only this scenario, repeatable. Default: the scenarios the suffixes attacked.",
+            show_default=False,
+        ),
+    ] = None,
+    per_behavior: Annotated[
+        int | None,
+        typer.Option(min=1, help="Cases per behavior and suite (default 5).", show_default=False),
+    ] = None,
+    full: Annotated[
+        bool, typer.Option("--full", help="Every case of the suites (official sizes).")
+    ] = False,
+    suffix_on: Annotated[
+        Literal["every", "first", "last"],
+        typer.Option(help="Which user messages of each case get the suffix (GCG used the first)."),
+    ] = "first",
+    placement: Annotated[
+        Literal["user", "system"], typer.Option(help="Instruction placement.")
+    ] = "user",
+    no_reminders: Annotated[
+        bool, typer.Option("--no-reminders", help="Drop the precedence reminders.")
+    ] = False,
+    max_tokens: opt.MaxTokensOption = None,
+    concurrency: opt.ConcurrencyOption = 8,
+    output: Annotated[
+        Path,
+        typer.Option("--output", "-o", help="Folder for transfer.md and transfer.json."),
+    ] = Path("gcg-transfer"),
+    store: opt.StoreOption = None,
+    json_output: opt.JsonOption = False,
+) -> None:
+    """Test suffixes on several models: each model's pass rates without and with each suffix.
+
+    Every model runs the scenarios once without a suffix and once per suffix (ordinary stored
+    runs: cached, so a repeat is quick, and resumable). Each suffixed run is paired case by
+    case with the same model's plain run: both pass rates, the change with a paired 95%
+    interval, McNemar's exact test. Replies are judged against the cases as written.
+    """
+    from rulebench.attack.suffixes import load_suffix
+    from rulebench.cli.execute import typed_config
+    from rulebench.cli.render import print_comparison
+    from rulebench.cli.study_run import run_study_command
+    from rulebench.models.registry import DEFAULT_MODEL
+    from rulebench.report.untrusted import safe_text
+    from rulebench.scenarios.protocol import Protocol
+    from rulebench.study.transfer import TransferConfig, run_transfer, scenarios_of
+
+    suffixes = [load_suffix(given, store) for given in suffix]
+    models = model or [DEFAULT_MODEL]
+    config = typed_config(
+        TransferConfig,
+        suites=tuple(suite or ["basic"]),
+        scenarios=tuple(scenario or ()),
+        per_behavior=None if full else per_behavior or 5,
+        suffix_on=suffix_on,
+        protocol=Protocol(placement=placement, reminders=not no_reminders),
+        max_tokens=max_tokens,
+        concurrency=concurrency,
+        model_args=opt.parse_model_args(model_arg),
+    )
+    chosen = ", ".join(scenarios_of(suffixes, config)) or "all"
+    err.print(
+        safe_text(
+            f"transfer: {len(suffixes)} suffix(es) on {', '.join(models)}; scenarios {chosen}; "
+            f"suites {', '.join(config.suites)}, "
+            f"{'all cases' if full else f'{config.per_behavior} per behavior'}; suffix on "
+            f"{suffix_on} user message(s); {config.protocol.label()}"
+        ),
+        highlight=False,
+    )
+    result = run_study_command(
+        lambda db, reporter: run_transfer(config, suffixes, models, db, reporter),
+        store,
+        not json_output,
+    )
+    output.mkdir(parents=True, exist_ok=True)
+    (output / "transfer.md").write_text(result.markdown(), encoding="utf-8")
+    (output / "transfer.json").write_text(result.model_dump_json(indent=2) + "\n", "utf-8")
+    if json_output:
+        out.print_json(result.model_dump_json())
+    else:
+        print_comparison(result.rows, "GCG suffix transfer (pass rate %)", ("no suffix", "suffix"))
+        out.print(safe_text(f"written: {output / 'transfer.md'}, {output / 'transfer.json'}"))
+    for run in result.runs:
+        if run.status != "completed":
+            err.print(safe_text(f"run {run.run_id} ({run.model}) is {run.status}"), style="yellow")
+    if not result.complete:
+        raise typer.Exit(1)

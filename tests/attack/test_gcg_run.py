@@ -34,6 +34,7 @@ from rulebench.attack.stored import GCG_TASK, last_state, stored_states, stored_
 from rulebench.attack.targets import target_for
 from rulebench.cli.app import app
 from rulebench.core.errors import ConfigError, StoreError
+from rulebench.core.items import ItemResult
 from rulebench.engine.store import Store
 from rulebench.scenarios.protocol import Protocol
 from rulebench.scenarios.registry import scenario_class
@@ -486,3 +487,28 @@ def test_gcg_ctrl_c_leaves_a_resumable_attack_and_says_how(tmp_path: Path) -> No
     assert "Traceback" not in said
     assert status_of(path, run_id) == "interrupted"
     assert 1 <= states_of(path, run_id)[-1].step < 50
+
+
+@pytest.mark.slow
+def test_gcg_a_step_the_store_refuses_fails_the_attack(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A refused row must not leave a gap in a run that then says "completed"."""
+    from rulebench.engine.writer import StoreWriter
+
+    original = StoreWriter.put_result
+
+    def refuse_step_two(writer: StoreWriter, run_id: str, result: ItemResult) -> None:
+        if result.item_id == "step-00002":
+            writer.rejected.append((result.item_id, "CHECK constraint failed"))
+            return
+        original(writer, run_id, result)
+
+    monkeypatch.setattr(StoreWriter, "put_result", refuse_step_two)
+    path = tmp_path / "store.sqlite"
+    with Store(path) as db, pytest.raises(StoreError, match="refused step-00002"):
+        run_attack(tiny_config(), db)
+    with Store(path, readonly=True) as db:
+        (run,) = db.list_runs()
+        assert run.status == "failed" and "refused step-00002" in str(run.notes["reason"])
+    assert [s.step for s in states_of(path, run.id)] == [0, 1]

@@ -20,6 +20,7 @@ from rulebench.attack.gcg_config import GcgConfig
 from rulebench.attack.gcg_prompt import AttackPrompt, encode, load_attack_model
 from rulebench.attack.instances import RulePrompts, check_rule
 from rulebench.attack.stored import as_step_result, initial_result, last_state
+from rulebench.core.errors import StoreError
 from rulebench.core.items import ItemResult
 from rulebench.core.run_kinds import GCG_TASK
 from rulebench.core.validation import validate_into
@@ -212,8 +213,16 @@ class _Driver:
         )  # fmt: skip
 
     def _store(self, result: ItemResult) -> None:
+        """Commit a step before the next one starts; a step the store refused ends the attack.
+
+        A kill loses at most the step under way; a refused row would leave a gap that a
+        "completed" run must never have (and a resume could not fill in order).
+        """
         self.writer.put_result(self.run_id, result)
-        self.writer.flush()  # a kill loses at most the step under way
+        self.writer.flush()
+        if self.writer.rejected:
+            item, reason = self.writer.rejected[0]
+            raise StoreError(f"the store refused {item} of GCG run {self.run_id}: {reason}")
 
     def _block(self, step: int) -> int:
         """Which instances step `step + 1` attacks: a new block every `resample_every` steps."""

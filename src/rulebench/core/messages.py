@@ -73,6 +73,9 @@ class Completion(BaseModel):
     warnings: tuple[str, ...] = ()
     """What the backend had to change in the reply to keep it (lone surrogates replaced, text
     cut at the reply size cap); stored with the item's result."""
+    endpoint: str | None = None
+    """Which server answered (its base URL, credentials removed) when a model spreads requests
+    over several; stored with the item's result."""
 
 
 def merge_system_message(messages: list[Message]) -> list[Message]:

@@ -19,6 +19,9 @@ class ModelInfo(BaseModel):
     identity: str
     """Name plus what pins the weights (file hash, revision, server URL); part of the cache key."""
     supports_system_role: bool = True
+    transcript: str | None = None
+    """The transcript template in force (its JSON) when the model is prompted as plain text
+    instead of through a chat API or chat template; stored with the run's results."""
 
 
 @runtime_checkable

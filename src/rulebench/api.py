@@ -23,6 +23,7 @@ from pydantic import BaseModel, JsonValue
 
 from rulebench.catalog import RunSettings, evaluate, make_spec, stored_spec
 from rulebench.core.errors import ConfigError
+from rulebench.core.pricing import PriceTable, load_prices
 from rulebench.core.validation import validate_into
 from rulebench.engine.export import flat_row
 from rulebench.engine.runner import RunReport, RunSpec
@@ -114,24 +115,28 @@ def build_report(
     store: StorePath = None,
     folder: Path | str | None = None,
     extract: ExtractMode = "robust",
+    prices: PriceTable | Path | str | None = None,
 ) -> BuiltReport:
     """The report of one run, or the comparison of several of the same task.
 
     Its kind follows the runs' task (inferential, scenarios or judge). `folder` receives an
     inferential report's report.md and plots (without it only the numbers are computed);
-    `extract` re-scores inferential runs in that extraction mode.
+    `extract` re-scores inferential runs in that extraction mode; `prices` (a table or its
+    TOML/JSON file) adds each run's cost to its token totals.
     """
+    table = load_prices(Path(prices)) if isinstance(prices, str | Path) else prices
     ids = [run_ids] if isinstance(run_ids, str) else list(run_ids)
     if not ids:
         raise ConfigError("report needs at least one run id")
     with Store(store, readonly=True) as db:
         task = db.get_run(ids[0]).task
         if task == "inferential":
-            return inferential_report(db, ids, extract, Path(folder) if folder else None)
+            where = Path(folder) if folder else None
+            return inferential_report(db, ids, extract, where, prices=table)
         if task == "scenarios":
-            return scenarios_report(db, ids)
+            return scenarios_report(db, ids, table)
         if task == "judge" and len(ids) == 1:
-            return judge_report(db, ids[0])
+            return judge_report(db, ids[0], table)
     raise ConfigError(
         f"no report for {len(ids)} '{task}' run(s): reports cover inferential and scenarios "
         "runs (several are compared) and one judge run"

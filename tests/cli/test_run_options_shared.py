@@ -24,6 +24,7 @@ SHARED_FLAGS = {
     "store": "--store",
     "as_json": "--json",
     "fail_on_error": "--fail-on-error",
+    "output": "--output",
 }
 
 

@@ -130,17 +130,19 @@ async def test_sampling_is_seeded(model: HFModel) -> None:
 @pytest.mark.slow
 async def test_scores_prefer_the_right_answer(model: HFModel) -> None:
     question = ask("What is the capital of France?")
-    right, wrong, nonsense = await model.score_choices(
-        question,
-        [
-            "The capital of France is Paris.",
-            "The capital of France is Berlin.",
-            "Banana purple seventeen.",
-        ],
-    )
+    choices = [
+        "The capital of France is Paris.",
+        "The capital of France is Berlin.",
+        "Banana purple seventeen.",
+    ]
+    scored = await model.score_choices(question, choices)
+    right, wrong, nonsense = scored.scores
     assert right > wrong > nonsense
-    paris, banana = await model.score_choices(question, ["Paris", "Banana"])
+    paris, banana = (await model.score_choices(question, ["Paris", "Banana"])).scores
     assert paris > banana
+    prompt = (await model.generate(question, GenerateConfig(max_tokens=1))).usage.prompt_tokens
+    # The prompt once per choice, then each choice's own tokens (at least one each).
+    assert 3 * prompt + 3 <= scored.tokens <= 3 * prompt + len("".join(choices))
 
 
 @pytest.mark.slow

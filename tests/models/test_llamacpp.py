@@ -176,7 +176,7 @@ async def test_waiting_request_sharing_the_cache_goes_first() -> None:
 @pytest.mark.slow
 async def test_scores_prefer_the_right_answer(model: LlamaCppModel) -> None:
     question = ask("What is the capital of France?")
-    right, wrong, nonsense, start = await model.score_choices(
+    scored = await model.score_choices(
         question,
         [
             "The capital of France is Paris.",
@@ -185,12 +185,24 @@ async def test_scores_prefer_the_right_answer(model: LlamaCppModel) -> None:
             "The capital",
         ],
     )
+    right, wrong, nonsense, start = scored.scores
     assert right > wrong > nonsense
     # A longer reply extending a shorter one cannot be likelier (log-probs are <= 0).
     assert right < start + 1e-3
-    paris, banana = await model.score_choices(question, ["Paris", "Banana"])
+    paris, banana = (await model.score_choices(question, ["Paris", "Banana"])).scores
     assert paris > banana
-    assert await model.score_choices(question, ["Paris", "Banana"]) == [paris, banana]
+    assert (await model.score_choices(question, ["Paris", "Banana"])).scores == [paris, banana]
+
+
+@pytest.mark.slow
+async def test_scoring_counts_the_prompt_once_per_choice(model: LlamaCppModel) -> None:
+    question = ask("What is the capital of France?")
+    prompt = (await model.generate(question, GenerateConfig(max_tokens=1))).usage.prompt_tokens
+    one = await model.score_choices(question, ["Paris"])
+    two = await model.score_choices(question, ["Paris", "Banana split"])
+    paris = one.tokens - prompt
+    assert 1 <= paris <= len("Paris")
+    assert 1 <= two.tokens - 2 * prompt - paris <= len("Banana split")
 
 
 @pytest.mark.slow

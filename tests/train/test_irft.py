@@ -213,7 +213,7 @@ def test_the_hf_backend_evaluates_the_adapter_and_the_merged_weights(
     scores = []
     for model in models:
         assert isinstance(model, ChoiceScorer)
-        scores.append(asyncio.run(model.score_choices(question, ["4", "7", "12"])))
+        scores.append(asyncio.run(model.score_choices(question, ["4", "7", "12"])).scores)
     plain, tuned, merged = scores
     assert plain != pytest.approx(tuned, abs=1e-3)
     assert tuned == pytest.approx(merged, abs=1e-2)

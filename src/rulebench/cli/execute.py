@@ -38,7 +38,16 @@ def build_spec(task: str, config: "TaskConfig", run: opt.RunOptions) -> "RunSpec
 
 
 def run_task(task: str, config: "TaskConfig", run: opt.RunOptions) -> None:
-    """Build the spec, run it with progress and print its summary (a new run)."""
+    """Build the spec, run it with progress and print its summary (a new run).
+
+    Several models (or --output) make a batch instead: one run per model, resumable as a
+    whole by the same command, with a comparison at the end.
+    """
+    if run.is_batch:
+        from rulebench.cli.batch_run import run_models
+
+        run_models(task, config, run)
+        return
     execute(build_spec(task, config, run), run.store, None, run.as_json, run.fail_on_error)
 
 
@@ -98,15 +107,7 @@ def execute(
     from rulebench.engine.store import Store
 
     entry = task_entry(spec.task)
-    settings = spec.generate
-    err.print(
-        f"[bold]{escape_markup(spec.task)}[/bold] on [bold]{escape_markup(spec.model)}[/bold]: "
-        f"max_tokens={settings.max_tokens} "
-        f"temperature={settings.temperature} concurrency={spec.concurrency}"
-        + (f" limit={spec.limit}" if spec.limit is not None else "")
-        + ("" if spec.use_cache else " (no cache)"),
-        highlight=False,
-    )
+    err.print(describe_spec(spec), highlight=False)
     with Store(store_path) as store:
         progress = RichProgress(spec.task, enabled=not as_json)
         interrupts = Interrupts()
@@ -121,6 +122,24 @@ def execute(
             exit_on_errors(store.count_results(report.run.id), fail_on_error, report.run.status)
 
 
+def describe_spec(spec: "RunSpec") -> str:
+    """The line (markup) naming a run's task, model and settings before it starts."""
+    settings = spec.generate
+    return (
+        f"[bold]{escape_markup(spec.task)}[/bold] on [bold]{escape_markup(spec.model)}[/bold]: "
+        f"max_tokens={settings.max_tokens} "
+        f"temperature={settings.temperature} concurrency={spec.concurrency}"
+        + (f" limit={spec.limit}" if spec.limit is not None else "")
+        + ("" if spec.use_cache else " (no cache)")
+    )
+
+
+def is_tolerated(errors: int, finished: int, fail_on_error: float) -> bool:
+    """Whether a run failed only by item errors, few enough for --fail-on-error."""
+    # Division, not fail_on_error * finished: 57/100 rounds to the same float as 0.57 does.
+    return errors > 0 and errors / finished <= fail_on_error
+
+
 def exit_on_errors(counts: dict[str, int], fail_on_error: float, status: str) -> None:
     """Exit 1 for a run that did not complete, unless only few enough items ended in an error.
 
@@ -128,8 +147,7 @@ def exit_on_errors(counts: dict[str, int], fail_on_error: float, status: str) ->
     """
     errors, finished = counts["error"], counts["ok"] + counts["error"]
     # Only item errors are tolerated: a run failed with no error result is missing results.
-    # Division, not fail_on_error * finished: 57/100 rounds to the same float as 0.57 does.
-    if not errors or errors / finished > fail_on_error:
+    if not is_tolerated(errors, finished, fail_on_error):
         raise typer.Exit(1)
     err.print(
         f"[yellow]{errors} of {finished} items ({errors / finished:.1%}) ended in an error, "

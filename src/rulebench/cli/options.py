@@ -24,6 +24,18 @@ ModelOption = Annotated[
         show_default=False,
     ),
 ]
+ModelsOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--model",
+        "-m",
+        metavar="<spec>",
+        help="Model spec provider/name (see `rulebench models`). Repeat it to run the same "
+        "task on several models as one resumable batch, compared at the end. Default: the "
+        "embedded SmolLM2-135M-Instruct on llama.cpp, offline.",
+        show_default=False,
+    ),
+]
 ModelArgOption = Annotated[
     list[str] | None,
     typer.Option(
@@ -33,11 +45,12 @@ ModelArgOption = Annotated[
         show_default=False,
     ),
 ]
+BASE_URL_HELP = (
+    "Endpoint of an OpenAI-compatible server (overrides *_BASE_URL); repeat or comma-separate "
+    "to spread requests over several replicas."
+)
 BaseUrlOption = Annotated[
-    str | None,
-    typer.Option(
-        help="Endpoint of an OpenAI-compatible server (overrides *_BASE_URL).", show_default=False
-    ),
+    list[str] | None, typer.Option(metavar="<url>", help=BASE_URL_HELP, show_default=False)
 ]
 ConcurrencyOption = Annotated[
     int, typer.Option("--concurrency", "-c", min=1, help="Items in flight at once.")
@@ -109,6 +122,30 @@ FailOnErrorOption = Annotated[
     ),
 ]
 
+BatchOutputOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--output",
+        "-o",
+        help="Folder for the comparison of several -m models (table, reports); given with one "
+        "model, that run is a batch too. Default: rulebench-experiment/<task>-<batch id>/.",
+        show_default=False,
+    ),
+]
+
+
+def join_base_urls(values: "Iterable[str] | None") -> str | None:
+    """One `base_url` string from repeated --base-url values, comma-joined (None if none).
+
+    A value may itself be a comma list: the backend splits the whole at each comma that starts
+    another URL (a password may hold a comma). An empty value is refused rather than read as
+    "no URL", which would silently fall back to the environment's.
+    """
+    urls = [value.strip() for value in values or ()]
+    if any(not url for url in urls):
+        raise ConfigError("--base-url: an empty value (give a URL, or leave the option out)")
+    return ",".join(urls) if urls else None
+
 
 def parse_model_args(pairs: list[str] | None) -> dict[str, str]:
     """Turn repeated key=value options into a dict, naming a malformed one."""
@@ -124,7 +161,8 @@ def parse_model_args(pairs: list[str] | None) -> dict[str, str]:
 class RunOptions(NamedTuple):
     """The options every `run` subcommand shares, passed on in one piece."""
 
-    model: str | None
+    models: tuple[str, ...]
+    """Every -m given, in order (none: the embedded model); several make a batch."""
     model_args: list[str] | None
     base_url: str | None
     concurrency: int
@@ -138,6 +176,18 @@ class RunOptions(NamedTuple):
     store: Path | None = None
     as_json: bool = False
     fail_on_error: float = 0.0
+    output: Path | None = None
+    """Where a batch's comparison goes; given with one model, that run is a batch too."""
+
+    @property
+    def model(self) -> str | None:
+        """The model of a single run: the only -m given, or None for the embedded default."""
+        return self.models[0] if self.models else None
+
+    @property
+    def is_batch(self) -> bool:
+        """Whether to run as a resumable batch: several models, or an output folder asked for."""
+        return len(self.models) > 1 or self.output is not None
 
     def settings(self) -> "RunSettings":
         """The library's run settings: sampling follows the data seed unless told apart."""
@@ -158,7 +208,7 @@ class RunOptions(NamedTuple):
 def _shared_parameters(concurrency: int, limit: object) -> list[inspect.Parameter]:
     """The shared options as keyword parameters, in the order --help lists them."""
     annotated: list[tuple[str, object, object]] = [
-        ("model", ModelOption, None),
+        ("model", ModelsOption, None),
         ("model_arg", ModelArgOption, None),
         ("base_url", BaseUrlOption, None),
         ("concurrency", ConcurrencyOption, concurrency),
@@ -171,6 +221,7 @@ def _shared_parameters(concurrency: int, limit: object) -> list[inspect.Paramete
         ("store", StoreOption, None),
         ("as_json", JsonOption, False),
         ("fail_on_error", FailOnErrorOption, 0.0),
+        ("output", BatchOutputOption, None),
     ]
     return [
         inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=kind)
@@ -205,6 +256,8 @@ def run_command(concurrency: int = 8, limit: object = LimitOption) -> Callable[[
             given = dict(bound.arguments)
             shared = {name: given.pop(name) for name in _SHARED}
             shared["model_args"] = shared.pop("model_arg")
+            shared["models"] = tuple(_strings(shared.pop("model")))
+            shared["base_url"] = join_base_urls(_strings(shared["base_url"]))
             command(**given, run=RunOptions(**shared))
 
         # typer reads the options from the signature: the command's own, then the shared ones.
@@ -212,6 +265,15 @@ def run_command(concurrency: int = 8, limit: object = LimitOption) -> Callable[[
         return with_shared
 
     return decorate
+
+
+def _strings(value: object) -> list[str]:
+    """A repeatable option's values: typer gives a list (or None); a direct call may give one."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    return [str(part) for part in value] if isinstance(value, list | tuple) else [str(value)]
 
 
 def resume_command(run_id: str, store: Path | None) -> str:

@@ -59,7 +59,17 @@ def play(
         _session(
             scenario,
             save,
-            opt.RunOptions(model, model_arg, base_url, 1, None, max_tokens, 0.0, seed or 0, True),
+            opt.RunOptions(
+                (model,) if model else (),
+                model_arg,
+                opt.join_base_urls(base_url),
+                1,
+                None,
+                max_tokens,
+                0.0,
+                seed or 0,
+                True,
+            ),
             placement,
             mode,
             seed,

@@ -6,9 +6,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from rulebench.cli.console import err, out
+from rulebench.cli.pricing import env_price_table, price_json, print_usage
 from rulebench.engine.runner import RunReport
 from rulebench.engine.store import Store
-from rulebench.engine.summary import summarize
+from rulebench.engine.summary import priced, summarize
 from rulebench.report.tables import summary_table
 from rulebench.report.untrusted import escape_markup, safe_text
 
@@ -60,18 +61,25 @@ def is_resumable(store: Store, run_id: str, status: str, reason: str) -> bool:
 
 
 def print_run_summary(store: Store, report: RunReport, group_by: str | None, as_json: bool) -> None:
-    """The whole run's results (resumed parts included), grouped as the task prefers."""
+    """The whole run's results (resumed parts included), grouped as the task prefers.
+
+    Costs are shown when $RULEBENCH_PRICES names a price table with the run's model.
+    """
     run = report.run
-    rows = summarize(store.tally_results(run.id, group_by), group_by is not None)
+    table = env_price_table()
+    price = table.price_for(run.model) if table else None
+    rows = priced(summarize(store.tally_results(run.id, group_by), group_by is not None), price)
     if as_json:
         payload = {
             "run": run.model_dump(mode="json"),
             "summary": [row.model_dump(mode="json") for row in rows],
             "wall_s": report.wall_s,
+            "prices": None if price is None else price_json(price, table),
         }
         out.print_json(json.dumps(payload), ensure_ascii=True)
         return
     out.print(summary_table(rows, f"Run {run.id}: {run.task} on {run.model}", group_by or "group"))
+    print_usage(rows[-1], run.model, price, table)
     rate = report.completed_now / report.wall_s if report.wall_s > 0 else 0.0
     err.print(
         f"{report.completed_now} items in {report.wall_s:.1f}s ({rate:,.1f} items/s)"

@@ -12,6 +12,7 @@ import typer
 
 from rulebench.cli import options as opt
 from rulebench.cli.console import err, out
+from rulebench.cli.pricing import PriceInOption, PriceOutOption, PricesOption, price_table
 from rulebench.report.untrusted import safe_text
 
 if TYPE_CHECKING:
@@ -79,6 +80,9 @@ def inferential(
     as_json: JsonReportOption = False,
     html: HtmlOption = None,
     html_items: HtmlItemsOption = DEFAULT_HTML_ITEMS,
+    prices: PricesOption = None,
+    price_in: PriceInOption = None,
+    price_out: PriceOutOption = None,
 ) -> None:
     """The paper's analyses of one run, or a comparison of several.
 
@@ -91,7 +95,10 @@ def inferential(
 
     folder = output if output is not None or as_json else DEFAULT_INFERENTIAL_OUTPUT
     with Store(store, readonly=True) as db:
-        built = inferential_report(db, run_ids, extract, folder, render=html is not None)
+        table = price_table(prices, price_in, price_out)
+        built = inferential_report(
+            db, run_ids, extract, folder, render=html is not None, prices=table
+        )
         _write_html(db, built, html, html_items)
     _show(built, as_json)
     if built.path is not None:
@@ -117,6 +124,9 @@ def scenarios(
     as_json: JsonReportOption = False,
     html: HtmlOption = None,
     html_items: HtmlItemsOption = DEFAULT_HTML_ITEMS,
+    prices: PricesOption = None,
+    price_in: PriceInOption = None,
+    price_out: PriceOutOption = None,
 ) -> None:
     """Pass rates per suite and bucket with the headline, and breakdowns.
 
@@ -127,7 +137,7 @@ def scenarios(
     from rulebench.report.build import scenarios_report
 
     with Store(store, readonly=True) as db:
-        built = scenarios_report(db, run_ids)
+        built = scenarios_report(db, run_ids, price_table(prices, price_in, price_out))
         _write_html(db, built, html, html_items)
     _write(built, output)
     _show(built, as_json)
@@ -147,6 +157,9 @@ def judge_report(
     as_json: JsonReportOption = False,
     html: HtmlOption = None,
     html_items: HtmlItemsOption = DEFAULT_HTML_ITEMS,
+    prices: PricesOption = None,
+    price_in: PriceInOption = None,
+    price_out: PriceOutOption = None,
 ) -> None:
     """Accuracy, precision, recall and F1 of a judge run, overall and per rule, with 95% CIs.
 
@@ -158,7 +171,7 @@ def judge_report(
     from rulebench.report.build import judge_report as build_judge_report
 
     with Store(store, readonly=True) as db:
-        built = build_judge_report(db, run_id)
+        built = build_judge_report(db, run_id, price_table(prices, price_in, price_out))
         _write_html(db, built, html, html_items)
     _write(built, output)
     _show(built, as_json)

@@ -46,10 +46,12 @@ def run_default(
         ),
     ] = None,
     base_url: Annotated[
-        str | None,
+        list[str] | None,
         typer.Option(
+            metavar="<url>",
             help="Endpoint of an OpenAI-compatible server; with --resume, the server's URL "
-            "again (it moved, or its user:password, which is never stored).",
+            "again (it moved, or its user:password, which is never stored). Repeat or "
+            "comma-separate to spread requests over several replicas.",
             show_default=False,
         ),
     ] = None,
@@ -66,7 +68,10 @@ def run_default(
     if ctx.invoked_subcommand is not None:
         _pass_down(ctx, ctx.invoked_subcommand, given)
     elif resume is not None:
-        overrides: dict[str, object] = {"concurrency": concurrency, "base_url": base_url}
+        overrides: dict[str, object] = {
+            "concurrency": concurrency,
+            "base_url": opt.join_base_urls(base_url),
+        }
         resume_run(resume, store, overrides, as_json, fail_on_error)
     else:
         smoke(

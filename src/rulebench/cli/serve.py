@@ -59,7 +59,7 @@ def serve(
         save_dir=save_dir,
         model=model or DEFAULT_MODEL,
         model_args=opt.parse_model_args(model_arg),
-        base_url=base_url,
+        base_url=opt.join_base_urls(base_url),
     )
     config = ServeConfig(
         store=store or default_store_path(),

@@ -70,7 +70,7 @@ def star(
 
     settings = RunSettings(
         model_args=opt.parse_model_args(model_arg),
-        base_url=base_url,
+        base_url=opt.join_base_urls(base_url),
         max_tokens=max_tokens,
         temperature=temperature,
         sampling_seed=seed,

@@ -72,10 +72,18 @@ class ItemResult(BaseModel):
     error: str | None = None
     """Why the item could not be finished (after retries); never counted as a wrong answer."""
     usage: Usage = Usage()
+    """Tokens the model read and wrote for this item (replies from the response cache aside)."""
+    cached_usage: Usage = Usage()
+    """Tokens of the replies served from the response cache: no model saw them this time."""
+    scoring_tokens: int = 0
+    """Tokens read to score choices by log-likelihood (see ChoiceScores.tokens)."""
     latency_s: float = 0.0
     """Wall time of the item's model calls, summed."""
     calls: int = 0
     cache_hits: int = 0
+    endpoints: tuple[str, ...] = ()
+    """The servers that answered this item's calls, in order of first use, when the model
+    names them (a model spread over several replicas); cached replies name none."""
     system_merged: bool = False
     """True when the backend folded the system message into the first user turn."""
     metadata: dict[str, JsonValue] = Field(default_factory=dict)

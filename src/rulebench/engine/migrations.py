@@ -71,6 +71,17 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
             AND json_extract(messages, '$[#-1].content') = reply;
         """,
     ),
+    (
+        # Tokens of cached replies and of log-likelihood scoring, apart from generated ones;
+        # the replicas that answered. Results stored before this step read 0 and [].
+        "003_token_accounting_and_endpoints",
+        """
+        ALTER TABLE results ADD COLUMN cached_prompt_tokens INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE results ADD COLUMN cached_completion_tokens INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE results ADD COLUMN scoring_tokens INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE results ADD COLUMN endpoints TEXT NOT NULL DEFAULT '[]';
+        """,
+    ),
 )
 KNOWN = frozenset(name for name, _ in MIGRATIONS)
 STORE_TABLES = frozenset({"_migrations", "runs", "results", "cache"})

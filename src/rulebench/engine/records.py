@@ -33,6 +33,10 @@ RESULT_COLUMNS = (
     "metadata",
     "finished_at",
     "warnings",
+    "cached_prompt_tokens",
+    "cached_completion_tokens",
+    "scoring_tokens",
+    "endpoints",
 )
 
 
@@ -96,6 +100,10 @@ def result_to_row(run_id: str, result: ItemResult) -> tuple[object, ...]:
         _dumps(result.metadata),
         utc_now(),
         _dumps(warnings),
+        result.cached_usage.prompt_tokens,
+        result.cached_usage.completion_tokens,
+        result.scoring_tokens,
+        _dumps([texts(endpoint, "endpoint") for endpoint in result.endpoints]),
     )
 
 
@@ -154,9 +162,15 @@ def row_to_result(row: Any) -> ItemResult:
         usage=Usage(
             prompt_tokens=values["prompt_tokens"], completion_tokens=values["completion_tokens"]
         ),
+        cached_usage=Usage(
+            prompt_tokens=values["cached_prompt_tokens"],
+            completion_tokens=values["cached_completion_tokens"],
+        ),
+        scoring_tokens=values["scoring_tokens"],
         latency_s=values["latency_s"],
         calls=values["calls"],
         cache_hits=values["cache_hits"],
+        endpoints=tuple(json.loads(values["endpoints"])),
         system_merged=bool(values["system_merged"]),
         metadata=json.loads(values["metadata"]),
         warnings=tuple(json.loads(values["warnings"])),

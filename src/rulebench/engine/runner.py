@@ -277,6 +277,9 @@ class Runner:
 
     def _notes(self, run_id: str, model: Model, reason: str) -> dict[str, JsonValue]:
         notes: dict[str, JsonValue] = {"model_identity": model.info.identity}
+        if model.info.transcript is not None:
+            # The exact template the prompts were written with: a file named in -M may change.
+            notes["transcript_template"] = model.info.transcript
         if reason:
             notes["reason"] = reason
         merged = self.store.count_system_merged(run_id)

@@ -8,14 +8,13 @@ import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import JsonValue
 
 from rulebench import __version__
 from rulebench.core.errors import StoreError
 from rulebench.core.items import ItemResult
-from rulebench.engine.browse import StoreBrowser
 from rulebench.engine.cache import MissExplanation, ResponseCache, explain_miss
 from rulebench.engine.connection import open_store, retry_while_busy
 from rulebench.engine.records import (
@@ -28,6 +27,9 @@ from rulebench.engine.records import (
 )
 from rulebench.engine.summary import Tally
 from rulebench.engine.writer import StoreWriter
+
+if TYPE_CHECKING:
+    from rulebench.engine.browse import StoreBrowser
 
 DEFAULT_STORE_PATH = Path("rulebench-results") / "rulebench.sqlite"
 STORE_ENV_VAR = "RULEBENCH_STORE"
@@ -235,7 +237,8 @@ class Store:
             f"SELECT {group}, COUNT(*), SUM(status = 'error'), COUNT(score), TOTAL(score), "
             "COUNT(passed), TOTAL(passed), "
             "SUM(status = 'ok' AND score IS NULL AND passed IS NULL), "
-            "SUM(prompt_tokens), SUM(completion_tokens), TOTAL(latency_s), SUM(cache_hits) "
+            "SUM(prompt_tokens), SUM(completion_tokens), TOTAL(latency_s), SUM(cache_hits), "
+            "SUM(cached_prompt_tokens), SUM(cached_completion_tokens), SUM(scoring_tokens) "
             "FROM results WHERE run_id = ? GROUP BY 1",
             (path, run_id),
         )
@@ -263,8 +266,10 @@ class Store:
             for row in cursor:
                 yield row_to_result(row)
 
-    def browser(self) -> StoreBrowser:
+    def browser(self) -> "StoreBrowser":
         """Paged, filtered reads for the explorer (`rulebench serve`): a page, never a run."""
+        from rulebench.engine.browse import StoreBrowser  # only the explorer pages it
+
         return StoreBrowser(self._query)
 
     # Cache

@@ -5,6 +5,7 @@ from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
+from rulebench.core.pricing import Price
 from rulebench.core.stats import Proportion, wilson_interval
 
 
@@ -23,6 +24,9 @@ class Tally(NamedTuple):
     completion_tokens: int
     latency_s: float
     cache_hits: int
+    cached_prompt_tokens: int
+    cached_completion_tokens: int
+    scoring_tokens: int
 
 
 class GroupSummary(BaseModel):
@@ -41,8 +45,16 @@ class GroupSummary(BaseModel):
     """Finished items that do not count (no score, no verdict: e.g. refusals a task excludes)."""
     prompt_tokens: int
     completion_tokens: int
+    """Tokens the model read and wrote for this run (cached replies aside)."""
     latency_s: float
     cache_hits: int
+    cached_prompt_tokens: int
+    cached_completion_tokens: int
+    """Tokens of replies served from the response cache, which no model spent this time."""
+    scoring_tokens: int
+    """Tokens read to score choices by log-likelihood."""
+    cost_usd: float | None = None
+    """What the tokens cost at the user's prices (see core.pricing); None without a price."""
 
 
 def to_summary(tally: Tally) -> GroupSummary:
@@ -58,7 +70,26 @@ def to_summary(tally: Tally) -> GroupSummary:
         completion_tokens=tally.completion_tokens,
         latency_s=tally.latency_s,
         cache_hits=tally.cache_hits,
+        cached_prompt_tokens=tally.cached_prompt_tokens,
+        cached_completion_tokens=tally.cached_completion_tokens,
+        scoring_tokens=tally.scoring_tokens,
     )
+
+
+def priced(rows: Sequence[GroupSummary], price: Price | None) -> list[GroupSummary]:
+    """The rows with their cost at `price` (scoring tokens count as input); unchanged without."""
+    if price is None:
+        return list(rows)
+    return [
+        row.model_copy(
+            update={
+                "cost_usd": price.cost_usd(
+                    row.prompt_tokens + row.scoring_tokens, row.completion_tokens
+                )
+            }
+        )
+        for row in rows
+    ]
 
 
 def summarize(tallies: Sequence[Tally], grouped: bool) -> list[GroupSummary]:

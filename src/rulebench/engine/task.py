@@ -58,6 +58,9 @@ class Session:
         self._cache = cache
         self._item_id = item_id
         self.usage = Usage()
+        self.cached_usage = Usage()
+        self.scoring_tokens = 0
+        self.endpoints: list[str] = []
         self.latency_s = 0.0
         self.calls = 0
         self.cache_hits = 0
@@ -98,19 +101,24 @@ class Session:
             )
         start = time.perf_counter()
         self.last_messages = tuple(messages)
-        scores = await self.model.score_choices(messages, choices)
+        scored = await self.model.score_choices(messages, choices)
         self.calls += 1
+        self.scoring_tokens += scored.tokens
         self.latency_s += time.perf_counter() - start
-        return scores
+        return scored.scores
 
     def _account(self, completion: Completion) -> None:
         self.warnings.extend(w for w in completion.warnings if w not in self.warnings)
         self.calls += 1
         self.cache_hits += completion.cached
         self.system_merged |= completion.system_merged
-        if not completion.cached:
-            self.usage += completion.usage
-            self.latency_s += completion.latency_s
+        if completion.cached:
+            self.cached_usage += completion.usage
+            return
+        self.usage += completion.usage
+        self.latency_s += completion.latency_s
+        if completion.endpoint is not None and completion.endpoint not in self.endpoints:
+            self.endpoints.append(completion.endpoint)
 
     def result(self, item: Item, outcome: Outcome | None, error: str | None) -> ItemResult:
         """The item's result from what this session recorded."""
@@ -124,9 +132,12 @@ class Session:
             outcome=outcome,
             error=error,
             usage=self.usage,
+            cached_usage=self.cached_usage,
+            scoring_tokens=self.scoring_tokens,
             latency_s=self.latency_s,
             calls=self.calls,
             cache_hits=self.cache_hits,
+            endpoints=tuple(self.endpoints),
             system_merged=self.system_merged,
             metadata=item.metadata,
             warnings=tuple(self.warnings),

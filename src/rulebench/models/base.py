@@ -1,7 +1,7 @@
 """The protocol every backend meets, and the facts about a model that results depend on."""
 
 from collections.abc import Mapping, Sequence
-from typing import Protocol, TypeVar, runtime_checkable
+from typing import NamedTuple, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -42,14 +42,30 @@ class Model(Protocol):
         ...
 
 
+class ChoiceScores(NamedTuple):
+    """Log-likelihoods of candidate replies, and the tokens read to score them."""
+
+    scores: list[float]
+    """The summed log-probability of each choice as the assistant's reply, in order."""
+    tokens: int
+    """The prompt's tokens once per choice plus each choice's own: what scoring every choice
+    in a request of its own would read (lm-eval's accounting), whatever the backend reused.
+    Counted apart from generation tokens: they are read, never generated."""
+
+
+def count_scoring_tokens(prompt_tokens: int, choice_tokens: Sequence[int]) -> int:
+    """ChoiceScores.tokens for a prompt of `prompt_tokens` and choices of these lengths."""
+    return prompt_tokens * len(choice_tokens) + sum(choice_tokens)
+
+
 @runtime_checkable
 class ChoiceScorer(Protocol):
     """A local model that can score candidate answers by log-likelihood."""
 
     async def score_choices(
         self, messages: Sequence[Message], choices: Sequence[str]
-    ) -> list[float]:
-        """Return the summed log-probability of each choice as the assistant's reply."""
+    ) -> ChoiceScores:
+        """Score each choice as the assistant's reply, counting the tokens read."""
         ...
 
 

@@ -2,7 +2,9 @@
 
 It is the backend GCG and IRFT build on (gradients, adapters); for plain evaluation on a CPU the
 llamacpp backend is several times faster. Weights come only from a local path or the local
-Hugging Face cache: nothing is downloaded.
+Hugging Face cache: nothing is downloaded. Prompts are the tokenizer's chat template, a template
+file (`-M chat_template=`) or a plain-text transcript (`-M transcript=`; see
+local_chat.choose_prompt).
 """
 
 import asyncio
@@ -17,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rulebench.core.errors import ModelError
 from rulebench.core.messages import Completion, GenerateConfig, Message
-from rulebench.models.base import BackendOptions, ModelInfo, parse_backend_args
+from rulebench.models.base import BackendOptions, ChoiceScores, ModelInfo, parse_backend_args
 from rulebench.models.hf_batching import BatchStats, GenerationJob, HFWorker, Job, ScoringJob
 from rulebench.models.hf_loading import (
     HFSource,
@@ -27,10 +29,11 @@ from rulebench.models.hf_loading import (
     resolve_source,
 )
 from rulebench.models.local_chat import (
-    SystemFallback,
+    ChatRenderer,
+    PromptOptions,
     SystemRoleSetting,
-    resolve_system_role,
-    to_chat_dicts,
+    TemplateSource,
+    choose_prompt,
     to_completion,
 )
 
@@ -56,6 +59,11 @@ class HFConfig(BaseModel):
     system_role: SystemRoleSetting = "auto"
     adapter: Path | None = None
     """A LoRA adapter folder (`rulebench train irft` writes one) folded into the weights."""
+    transcript: str | None = None
+    """`default` or a TOML file: prompt with a plain-text transcript, not the chat template
+    (a tokenizer without a chat template gets the default transcript anyway)."""
+    chat_template: Path | None = None
+    """A Jinja file replacing the tokenizer's chat template, for models whose own is wrong."""
 
 
 _workers: dict[tuple[HFSource, Device, DType, int, Path | None], HFWorker] = {}
@@ -90,21 +98,21 @@ class HFModel:
 
     def __init__(self, worker: HFWorker, source: HFSource, config: HFConfig) -> None:
         self._worker = worker
-        supports_system = resolve_system_role(config.system_role, worker.loaded.render)
-        self._fallback = SystemFallback(f"hf/{source.display_name}", supports_system)
+        options = PromptOptions(config.transcript, config.chat_template, config.system_role)
+        self._prompt = choose_prompt(
+            f"hf/{source.display_name}", options, _template_source(worker.loaded)
+        )
         # The dtype changes the numbers, hence replies: float32 and bfloat16 runs cache apart.
         identity = f"{source.identity}+{worker.loaded.dtype_name}"
         if config.adapter is not None:
             # Tuned weights answer differently: an adapter (by content) is part of the key.
             identity += f"+lora@sha256:{check_adapter(config.adapter.expanduser())}"
-        if not supports_system:
-            # The same messages render differently once merged, so cached replies must differ.
-            identity += "+merged-system"
         self._info = ModelInfo(
             provider="hf",
             name=source.display_name,
-            identity=identity,
-            supports_system_role=supports_system,
+            identity=identity + self._prompt.identity_suffix,
+            supports_system_role=self._prompt.fallback.supports_system_role,
+            transcript=self._prompt.transcript_json,
         )
 
     @classmethod
@@ -134,19 +142,20 @@ class HFModel:
     async def generate(self, messages: Sequence[Message], config: GenerateConfig) -> Completion:
         """Reply to the conversation, batched with the other requests waiting at the time."""
         start = time.perf_counter()
-        sent, merged = self._fallback.apply(messages)
-        job = GenerationJob(messages=to_chat_dicts(sent), config=config)
+        prompt, merged = self._render(messages)
+        job = GenerationJob(prompt=prompt, config=self._prompt.request_config(config))
         result = await self._submit(job)
-        return to_completion(result, start, merged)
+        return self._prompt.finish(to_completion(result, start, merged))
 
     async def score_choices(
         self, messages: Sequence[Message], choices: Sequence[str]
-    ) -> list[float]:
-        """Return the summed log-probability of each choice as the assistant's reply."""
+    ) -> ChoiceScores:
+        """Score each choice as the assistant's reply, counting the tokens read."""
         if not choices:
-            return []
-        sent, _ = self._fallback.apply(messages)
-        return await self._submit(ScoringJob(messages=to_chat_dicts(sent), choices=tuple(choices)))
+            return ChoiceScores([], 0)
+        prompt, _ = self._render(messages)
+        choices = self._prompt.scored_choices(choices)
+        return await self._submit(ScoringJob(prompt=prompt, choices=choices))
 
     async def aclose(self) -> None:
         """Keep the shared model loaded: other models in this process may use it.
@@ -154,8 +163,26 @@ class HFModel:
         `free_hf_cache()` frees it when nothing needs it any more.
         """
 
+    def _render(self, messages: Sequence[Message]) -> tuple[str, bool]:
+        """The prompt text, ending where the reply starts, and whether system text was merged.
+
+        Generation and scoring both use it, so a choice is scored as the continuation of the
+        very prompt a reply would follow.
+        """
+        return self._prompt.render(messages)
+
     async def _submit(self, job: Job[ResultT]) -> ResultT:
         if self._worker.closed:
             raise ModelError(f"hf/{self._info.name}: the model was freed")
         self._worker.submit(job)
         return await asyncio.wrap_future(job.future)
+
+
+def _template_source(loaded: LoadedModel) -> TemplateSource:
+    """The tokenizer's own chat template (if it has one) and a way to use an override."""
+
+    def compile_template(text: str) -> ChatRenderer:
+        return lambda messages: loaded.render(messages, chat_template=text)
+
+    native = loaded.render if loaded.has_chat_template else None
+    return TemplateSource(native, compile_template, loaded.plain_text_bos())

@@ -11,9 +11,9 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from rulebench.core.errors import ModelError
 from rulebench.core.messages import GenerateConfig
 from rulebench.models import hf_compute
+from rulebench.models.base import ChoiceScores
 from rulebench.models.hf_compute import Generated
 from rulebench.models.hf_loading import LoadedModel
 from rulebench.models.job_worker import JobWorker
@@ -29,9 +29,9 @@ started together submit within microseconds), so they share its batch."""
 
 @dataclass
 class Job(Generic[ResultT]):
-    """A queued request: the conversation as role/content dicts, and its answer slot."""
+    """A queued request: its prompt text, rendered by the model (chat template or transcript)."""
 
-    messages: list[dict[str, str]]
+    prompt: str
     future: Future[ResultT] = field(default_factory=Future)
 
 
@@ -44,7 +44,7 @@ class GenerationJob(Job[Generated]):
 
 
 @dataclass
-class ScoringJob(Job[list[float]]):
+class ScoringJob(Job[ChoiceScores]):
     """Score candidate replies by log-likelihood (batched over the choices)."""
 
     choices: tuple[str, ...] = ()
@@ -69,14 +69,9 @@ class HFWorker(JobWorker[Job[Any]]):
         super().__init__("hf-worker")
 
     def admit(self, job: Job[Any]) -> None:
-        """Tokenize a generation job's prompt; a template that rejects it fails the job alone."""
-        if not isinstance(job, GenerationJob):
-            return
-        try:
-            job.ids = hf_compute.encode(self.loaded, self.loaded.render(job.messages))
-        # A chat template may reject a conversation (roles not alternating, ...) any way it likes.
-        except Exception as exc:
-            raise ModelError(f"hf: the chat template rejected the conversation: {exc}") from None
+        """Tokenize a generation job's prompt."""
+        if isinstance(job, GenerationJob):
+            job.ids = hf_compute.encode(self.loaded, job.prompt)
 
     def settle(self, waiting: list[Job[Any]]) -> None:
         """Unless a batch is full already, give jobs sent together a moment to join it."""
@@ -108,8 +103,7 @@ class HFWorker(JobWorker[Job[Any]]):
     def _compute(self, jobs: list[Job[Any]]) -> list[Any]:
         first = jobs[0]
         if isinstance(first, ScoringJob):
-            prompt = self.loaded.render(first.messages)
-            return [hf_compute.score(self.loaded, prompt, first.choices, self.max_batch_size)]
+            return [hf_compute.score(self.loaded, first.prompt, first.choices, self.max_batch_size)]
         generation = [job for job in jobs if isinstance(job, GenerationJob)]
         self.stats.batch_sizes.append(len(generation))
         logger.debug("generating a batch of %d", len(generation))

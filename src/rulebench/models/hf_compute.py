@@ -11,6 +11,7 @@ from typing import Any
 
 from rulebench.core.errors import ModelError
 from rulebench.core.messages import GenerateConfig
+from rulebench.models.base import ChoiceScores, count_scoring_tokens
 from rulebench.models.hf_loading import LoadedModel
 from rulebench.models.local_chat import cut_at_stop
 
@@ -124,14 +125,18 @@ def choice_tokens(loaded: LoadedModel, prompt: str, choices: Sequence[str]) -> l
     return result
 
 
-def score(loaded: LoadedModel, prompt: str, choices: Sequence[str], batch_size: int) -> list[float]:
+def score(
+    loaded: LoadedModel, prompt: str, choices: Sequence[str], batch_size: int
+) -> ChoiceScores:
     """Sum each choice's token log-probabilities after the prompt, `batch_size` choices a pass."""
     prompt_ids = encode(loaded, prompt)
     continuations = choice_tokens(loaded, prompt, choices)
     scores: list[float] = []
     for start in range(0, len(continuations), batch_size):
         scores.extend(_score_batch(loaded, prompt_ids, continuations[start : start + batch_size]))
-    return scores
+    return ChoiceScores(
+        scores, count_scoring_tokens(len(prompt_ids), [len(c) for c in continuations])
+    )
 
 
 def _score_batch(

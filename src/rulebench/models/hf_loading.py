@@ -55,12 +55,39 @@ class LoadedModel:
         """The weights' dtype as torch names it without its prefix, e.g. "float32"."""
         return str(self.model.dtype).removeprefix("torch.")
 
-    def render(self, messages: list[dict[str, str]]) -> str:
-        """Render messages with the model's own chat template, ready for the assistant's turn."""
+    @property
+    def has_chat_template(self) -> bool:
+        """Whether the tokenizer ships a chat template (base models often do not)."""
+        return bool(self.tokenizer.chat_template)
+
+    def render(self, messages: list[dict[str, str]], chat_template: str | None = None) -> str:
+        """Render messages with a chat template (the model's own by default), ready for a reply.
+
+        Raises:
+            ConfigError: no template given and the tokenizer has none.
+        """
+        if chat_template is None and not self.has_chat_template:
+            raise ConfigError(
+                "hf: this model has no chat template; prompt it with -M transcript=default or "
+                "-M chat_template=FILE.jinja"
+            )
         text: str = self.tokenizer.apply_chat_template(
-            messages, tokenize=False, add_generation_prompt=True
+            messages, tokenize=False, add_generation_prompt=True, chat_template=chat_template
         )
         return text
+
+    def plain_text_bos(self) -> str:
+        """The BOS text a plain-text prompt needs in front, as the tokenizer would add it.
+
+        Prompts are tokenized without special tokens (a chat template writes them), so a
+        transcript prompt carries BOS itself for models trained with one (Llama-style).
+        """
+        tokenizer = self.tokenizer
+        added: list[int] = tokenizer("x")["input_ids"]
+        bare: list[int] = tokenizer("x", add_special_tokens=False)["input_ids"]
+        bos = tokenizer.bos_token_id
+        adds_bos = bos is not None and len(added) > len(bare) and added[0] == bos
+        return str(tokenizer.bos_token) if adds_bos else ""
 
 
 def resolve_source(name: str) -> HFSource:
@@ -166,8 +193,7 @@ def load_model(
     folder, as `rulebench train irft` saves it) is folded into the weights in memory.
 
     Raises:
-        ConfigError: the files or the adapter cannot be loaded, or the tokenizer has no chat
-            template.
+        ConfigError: the files or the adapter cannot be loaded.
     """
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from transformers.utils import logging as transformers_logging
@@ -182,8 +208,6 @@ def load_model(
         )
     except (OSError, ValueError) as exc:
         raise ConfigError(f"hf: cannot load {source.display_name} from {folder}: {exc}") from exc
-    if not tokenizer.chat_template:
-        raise ConfigError(f"hf: {source.display_name} has no chat template; use an instruct model")
     if adapter is not None:
         model = with_adapter(model, adapter)
     tokenizer.padding_side = "left"

@@ -3,6 +3,9 @@
 Speed on CPU comes from reusing the KV cache across requests that share a prefix (the rules come
 first in every prompt), not from batching: llama-cpp-python's high-level API decodes one sequence
 at a time. The model, its thread and its cache are shared per process (see llamacpp_engine).
+
+Prompts are the GGUF's chat template, a template file (`-M chat_template=`) or, for
+completion-only models, a plain-text transcript (`-M transcript=`; see local_chat.choose_prompt).
 """
 
 import asyncio
@@ -10,13 +13,19 @@ import logging
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rulebench.core.errors import ConfigError, ModelError
+from rulebench.core.errors import ConfigError
 from rulebench.core.messages import Completion, GenerateConfig, Message
-from rulebench.models.base import BackendOptions, ModelInfo, parse_backend_args
+from rulebench.models.base import (
+    BackendOptions,
+    ChoiceScores,
+    ModelInfo,
+    count_scoring_tokens,
+    parse_backend_args,
+)
 from rulebench.models.embedded import embedded_gguf_path, file_fingerprint
 from rulebench.models.llamacpp_engine import (
     EvalStats,
@@ -28,10 +37,11 @@ from rulebench.models.llamacpp_engine import (
     shared_engine,
 )
 from rulebench.models.local_chat import (
-    SystemFallback,
+    ChatRenderer,
+    PromptOptions,
     SystemRoleSetting,
-    resolve_system_role,
-    to_chat_dicts,
+    TemplateSource,
+    choose_prompt,
     to_completion,
 )
 from rulebench.models.registry import EMBEDDED_MODEL_NAME
@@ -61,6 +71,11 @@ class LlamaCppConfig(BaseModel):
     prefix_reuse: bool = True
     """Reuse the KV cache of the longest shared token prefix; false re-evaluates every prompt."""
     system_role: SystemRoleSetting = "auto"
+    transcript: str | None = None
+    """`default` or a TOML file: prompt with a plain-text transcript, not the chat template
+    (a GGUF without a chat template gets the default transcript anyway)."""
+    chat_template: Path | None = None
+    """A Jinja file replacing the GGUF's chat template, for models whose own is wrong."""
 
 
 def resolve_gguf(name: str) -> tuple[Path, str]:
@@ -88,15 +103,16 @@ class LlamaCppModel:
     def __init__(self, engine: LlamaEngine, name: str, config: LlamaCppConfig) -> None:
         self._engine = engine
         self._config = config
-        supports_system = resolve_system_role(config.system_role, engine.render)
-        self._fallback = SystemFallback(f"llamacpp/{name}", supports_system)
+        options = PromptOptions(config.transcript, config.chat_template, config.system_role)
+        self._prompt = choose_prompt(f"llamacpp/{name}", options, _template_source(engine))
         path = engine.settings.path
         identity = f"llamacpp/{path.name}@sha256:{file_fingerprint(path)}"
-        if not supports_system:
-            # The same messages render differently once merged, so cached replies must differ.
-            identity += "+merged-system"
         self._info = ModelInfo(
-            provider="llamacpp", name=name, identity=identity, supports_system_role=supports_system
+            provider="llamacpp",
+            name=name,
+            identity=identity + self._prompt.identity_suffix,
+            supports_system_role=self._prompt.fallback.supports_system_role,
+            transcript=self._prompt.transcript_json,
         )
         self.stats = EvalStats()
         """This model's token counts, to show how much of the prompts the KV cache saved."""
@@ -121,29 +137,34 @@ class LlamaCppModel:
         return self._info
 
     async def generate(self, messages: Sequence[Message], config: GenerateConfig) -> Completion:
-        """Reply to the conversation with the model's chat template and `config`'s sampling."""
+        """Reply to the conversation (chat template or transcript) with `config`'s sampling."""
         start = time.perf_counter()
         prompt, merged = self._render(messages)
         request = GenerationRequest(
-            prompt=prompt, prefix_reuse=self._config.prefix_reuse, stats=self.stats, config=config
+            prompt=prompt,
+            prefix_reuse=self._config.prefix_reuse,
+            stats=self.stats,
+            config=self._prompt.request_config(config),
         )
         result = await self._submit(request)
-        return to_completion(result, start, merged)
+        return self._prompt.finish(to_completion(result, start, merged))
 
     async def score_choices(
         self, messages: Sequence[Message], choices: Sequence[str]
-    ) -> list[float]:
-        """Return the summed log-probability of each choice as the assistant's reply."""
+    ) -> ChoiceScores:
+        """Score each choice as the assistant's reply, counting the tokens read."""
         if not choices:
-            return []
+            return ChoiceScores([], 0)
         prompt, _ = self._render(messages)
         request = ScoringRequest(
             prompt=prompt,
             prefix_reuse=self._config.prefix_reuse,
             stats=self.stats,
-            choices=tuple(choices),
+            choices=self._prompt.scored_choices(choices),
         )
-        return await self._submit(request)
+        scores = await self._submit(request)
+        lengths = [len(tokens) for tokens in request.choice_tokens]
+        return ChoiceScores(scores, count_scoring_tokens(len(request.tokens), lengths))
 
     async def aclose(self) -> None:
         """Keep the shared model loaded: other models in this process may use it.
@@ -152,15 +173,28 @@ class LlamaCppModel:
         """
 
     def _render(self, messages: Sequence[Message]) -> tuple[str, bool]:
-        sent, merged = self._fallback.apply(messages)
-        try:
-            return self._engine.render(to_chat_dicts(sent)), merged
-        # A template may reject a conversation (roles not alternating, ...) with any exception.
-        except Exception as exc:
-            raise ModelError(
-                f"llamacpp/{self._info.name}: the chat template rejected the conversation: {exc}"
-            ) from exc
+        """The prompt text, ending where the reply starts, and whether system text was merged.
+
+        Generation and scoring both use it, so a choice is scored as the continuation of the
+        very prompt a reply would follow.
+        """
+        return self._prompt.render(messages)
 
     async def _submit(self, request: Request[ResultT]) -> ResultT:
         self._engine.submit(request)
         return await asyncio.wrap_future(request.future)
+
+
+def _template_source(engine: LlamaEngine) -> TemplateSource:
+    """The GGUF's own chat template (if it has one) and a way to compile an override."""
+
+    def compile_template(text: str) -> ChatRenderer:
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        # The sandbox and globals (raise_exception, strftime_now) of the GGUF's own template.
+        # Typed loosely, as the engine holds its own: llama_cpp's message TypedDicts are no
+        # plain role/content dicts to mypy.
+        formatter: Any = Jinja2ChatFormatter(text, engine.eos_text, engine.bos_text)
+        return lambda messages: str(formatter(messages=messages).prompt)
+
+    return TemplateSource(engine.render if engine.chat_template else None, compile_template)

@@ -94,6 +94,8 @@ class LlamaEngine(JobWorker[Request[Any]]):
 
     def render(self, messages: list[dict[str, str]]) -> str:
         """Render messages with the model's own chat template, ready for the assistant's turn."""
+        if self._formatter is None:
+            raise ConfigError(f"llamacpp: {self.settings.path} has no chat template")
         prompt: str = self._formatter(messages=messages).prompt
         return prompt
 
@@ -123,18 +125,15 @@ class LlamaEngine(JobWorker[Request[Any]]):
             )  # fmt: skip
         except (ValueError, RuntimeError) as exc:
             raise ConfigError(f"llamacpp: cannot load {settings.path}: {exc}") from None
-        template = self._llm.metadata.get("tokenizer.chat_template")
-        if not template:
-            raise ConfigError(
-                f"llamacpp: {settings.path} has no chat template (tokenizer.chat_template) in "
-                "its metadata; use an instruction-tuned GGUF"
-            )
+        # A base model's GGUF has none: LlamaCppModel then prompts with a transcript.
+        template = self._llm.metadata.get("tokenizer.chat_template") or ""
         self.chat_template = template
         self.bos_text = self._token_text(self._llm.token_bos())
         self.eos_text = self._token_text(self._llm.token_eos())
         # The same Jinja2 sandbox and globals (raise_exception, strftime_now) llama.cpp's own
         # chat handler uses; compiled once, rendering is thread-safe.
-        self._formatter = Jinja2ChatFormatter(template, self.eos_text, self.bos_text)
+        if template:
+            self._formatter = Jinja2ChatFormatter(template, self.eos_text, self.bos_text)
 
     def _token_text(self, token: int) -> str:
         if token < 0:

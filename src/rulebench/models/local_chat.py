@@ -1,11 +1,32 @@
-"""What the local backends (llamacpp, hf) share: the system-role fallback and stop strings."""
+"""What the local backends (llamacpp, hf) share: prompt rendering, system-role fallback, stops.
 
+A local model is prompted through its chat template, a chat template from a file
+(`-M chat_template=FILE.jinja`), or a plain-text transcript (`-M transcript=default|FILE.toml`,
+and automatically for a model that ships no chat template); `LocalPrompt` is that choice made.
+"""
+
+import hashlib
 import logging
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal, Protocol
 
-from rulebench.core.messages import Completion, Message, Usage, merge_system_message
+from rulebench.core.errors import ConfigError, ModelError
+from rulebench.core.messages import (
+    Completion,
+    GenerateConfig,
+    Message,
+    Usage,
+    merge_system_message,
+)
+from rulebench.models.transcript import (
+    DEFAULT_TRANSCRIPT,
+    TranscriptTemplate,
+    clean_reply,
+    load_transcript,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -114,3 +135,146 @@ def to_completion(result: LocalResult, started: float, merged: bool) -> Completi
         finish_reason=result.finish_reason,
         system_merged=merged,
     )
+
+
+def read_chat_template(path: Path, provider: str) -> tuple[str, str]:
+    """A chat template file's text and a short sha256 of it, syntax checked.
+
+    Raises:
+        ConfigError: the file is missing, unreadable or not valid Jinja (its line is given).
+    """
+    import jinja2
+
+    try:
+        text = path.expanduser().read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{provider}: -M chat_template={path}: cannot be read: {exc}") from None
+    try:
+        jinja2.Environment().parse(text)
+    except jinja2.TemplateSyntaxError as exc:
+        raise ConfigError(
+            f"{provider}: chat template {path}: line {exc.lineno}: {exc.message}"
+        ) from None
+    return text, hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class PromptOptions:
+    """The `-M` settings that decide how a local backend writes its prompts."""
+
+    transcript: str | None = None
+    """`default` or a TOML file: prompt with a plain-text transcript instead of a chat template."""
+    chat_template: Path | None = None
+    """A Jinja file that replaces the model's own chat template."""
+    system_role: SystemRoleSetting = "auto"
+
+
+@dataclass(frozen=True)
+class TemplateSource:
+    """What a backend renders chat templates with."""
+
+    native: ChatRenderer | None
+    """The model's own chat template; None when the model ships none."""
+    compile: Callable[[str], ChatRenderer]
+    """A renderer for the text of another chat template (an override file)."""
+    bos_text: str = ""
+    """Put before a transcript prompt when the backend's tokenizing would not add BOS itself."""
+
+
+@dataclass(frozen=True)
+class LocalPrompt:
+    """How one local model turns messages into prompt text, and what that adds to its identity.
+
+    With a transcript, the system role is a labelled turn like any other, the template's stop
+    sequences join each request's, and replies are cleaned (see `transcript.clean_reply`).
+    """
+
+    label: str
+    render_chat: ChatRenderer | None
+    transcript: TranscriptTemplate | None
+    fallback: SystemFallback
+    identity_suffix: str
+    """Appended to the model identity: whatever changes the prompt text keys the cache apart."""
+    bos_text: str = ""
+
+    def render(self, messages: Sequence[Message]) -> tuple[str, bool]:
+        """The prompt text for the conversation, and whether system text was merged."""
+        sent, merged = self.fallback.apply(messages)
+        if self.transcript is not None:
+            return self.bos_text + self.transcript.render(sent), merged
+        assert self.render_chat is not None  # choose_prompt sets one of the two
+        try:
+            return self.render_chat(to_chat_dicts(sent)), merged
+        # A template may reject a conversation (roles not alternating, ...) with any exception.
+        except Exception as exc:
+            raise ModelError(
+                f"{self.label}: the chat template rejected the conversation: {exc}"
+            ) from exc
+
+    def request_config(self, config: GenerateConfig) -> GenerateConfig:
+        """The config to generate with: a transcript's stop sequences added to the request's."""
+        if self.transcript is None:
+            return config
+        _, stop = self.transcript.prompt_and_stop((), config)
+        return config.model_copy(update={"stop": stop})
+
+    def finish(self, completion: Completion) -> Completion:
+        """The completion as the task sees it: a transcript reply cleaned."""
+        if self.transcript is None:
+            return completion
+        return completion.model_copy(update={"text": clean_reply(completion.text)})
+
+    def scored_choices(self, choices: Sequence[str]) -> tuple[str, ...]:
+        """The choices as continuations of the prompt: after a transcript's reply lead.
+
+        Scored right after "Assistant:", "Paris" would be a word glued to the label, which
+        no reply is (measured on the embedded model: log p -11.0 against -5.3 for " Paris").
+        """
+        lead = self.transcript.reply_lead if self.transcript is not None else ""
+        return tuple(lead + choice for choice in choices)
+
+    @property
+    def transcript_json(self) -> str | None:
+        """The transcript in force, for ModelInfo.transcript."""
+        return None if self.transcript is None else self.transcript.to_json()
+
+
+def choose_prompt(label: str, options: PromptOptions, source: TemplateSource) -> LocalPrompt:
+    """Decide between chat template, override template and transcript for model `label`.
+
+    Raises:
+        ConfigError: both a transcript and a chat template are set, or a file is bad.
+    """
+    provider = label.split("/", 1)[0]
+    if options.transcript is not None and options.chat_template is not None:
+        raise ConfigError(
+            f"{provider}: -M transcript and -M chat_template exclude each other: a transcript "
+            "replaces the chat template"
+        )
+    render_chat: ChatRenderer | None = source.native
+    transcript: TranscriptTemplate | None = None
+    suffix = ""
+    if options.transcript is not None:
+        transcript = load_transcript(options.transcript)
+    elif options.chat_template is not None:
+        text, sha = read_chat_template(options.chat_template, provider)
+        render_chat, suffix = source.compile(text), f"+chat_template:{sha}"
+    elif source.native is None:
+        logger.warning(
+            "%s has no chat template: prompting with the default transcript (recorded with the "
+            "run; -M transcript=FILE.toml or -M chat_template=FILE.jinja to choose)",
+            label,
+        )
+        transcript = DEFAULT_TRANSCRIPT
+    if transcript is not None:
+        suffix = f"+transcript:{transcript.fingerprint}"
+        # A labelled turn is as good a system role as any: only an explicit "no" merges.
+        supports_system = options.system_role != "no"
+    else:
+        assert render_chat is not None
+        supports_system = resolve_system_role(options.system_role, render_chat)
+    if not supports_system:
+        # The same messages render differently once merged, so cached replies must differ.
+        suffix += "+merged-system"
+    fallback = SystemFallback(label, supports_system)
+    return LocalPrompt(label, render_chat, transcript, fallback, suffix, source.bos_text)

@@ -1,19 +1,18 @@
-"""OpenAI-compatible chat backend: OpenAI itself, vLLM, SGLang, llama.cpp server, Ollama, ...
+"""OpenAI-compatible backend: OpenAI itself, vLLM, SGLang, llama.cpp server, Ollama, ...
 
 This is the only place rulebench retries a model call: only here are status codes and
 Retry-After visible, so only here can a transient failure be told from a final one. The runner
-records whatever still fails as an error.
+records whatever still fails as an error. A model may have several endpoints (replicas): each
+attempt goes to the least-loaded healthy one (`endpoint_pool`), and a retry goes elsewhere.
 """
 
 import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncGenerator, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Sequence
 
 import aiohttp
-from pydantic import BaseModel, ConfigDict, Field
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
@@ -26,7 +25,10 @@ from tenacity import (
 from rulebench.core.errors import ConfigError, ModelError, TransientModelError
 from rulebench.core.messages import Completion, GenerateConfig, Message, Usage
 from rulebench.models.base import BackendOptions, ModelInfo, parse_backend_args
-from rulebench.models.openai_endpoint import Endpoint, resolve_endpoint
+from rulebench.models.clock import REAL_CLOCK, Clock
+from rulebench.models.endpoint_pool import EndpointPool, Replica
+from rulebench.models.openai_config import OpenAIConfig
+from rulebench.models.openai_endpoint import Endpoint, resolve_endpoints
 from rulebench.models.openai_reply import (
     AttemptFailed,
     Reply,
@@ -37,6 +39,9 @@ from rulebench.models.openai_reply import (
     read_at_most,
     server_message,
 )
+from rulebench.models.openai_request import choose_format
+from rulebench.models.openai_session import SessionHolder
+from rulebench.models.rate_limit import RateLimiter, estimate_tokens
 
 __all__ = ["OpenAIConfig", "OpenAIModel", "parse_reply", "parse_retry_after", "server_message"]
 
@@ -47,85 +52,59 @@ _ERROR_BODY_BYTES = 64 * 1024
 """Most bytes read of an error body or a /models answer: only ~200 characters are shown."""
 
 
-class OpenAIConfig(BaseModel):
-    """Settings of the OpenAI-compatible backend, from `-M key=value`.
-
-    Every number is finite and bounded: `timeout_s=inf` would make every request fail with an
-    OverflowError, and a huge backoff would sleep through a whole run.
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
-
-    timeout_s: float = Field(default=120.0, gt=0, le=3600)
-    """Time allowed for one attempt, from sending the request to the reply's last byte."""
-    max_retries: int = Field(default=6, ge=0, le=100)
-    """Retries after the first attempt; only transient failures (429, 408, 5xx, timeouts,
-    dropped connections, malformed replies) are retried."""
-    initial_backoff_s: float = Field(default=0.5, ge=0, le=60)
-    max_backoff_s: float = Field(default=30.0, ge=0, le=600)
-    """Cap on any wait between attempts (Retry-After aside)."""
-    max_retry_after_s: float = Field(default=60.0, ge=0, le=3600)
-    """Cap on an honoured Retry-After, so one odd header cannot stall a run for hours."""
-    max_connections: int = Field(default=64, ge=1, le=4096)
-    """Requests in flight at once, and the size of the connection pool."""
-    max_reply_bytes: int = Field(default=8 * 1024 * 1024, ge=1024, le=1024**3)
-    """Largest reply body read (8 MiB); a larger one fails the item instead of filling memory
-    (two 50 MB replies to max_tokens=16 once took 568 MB). Counted after decompression."""
-    max_reply_chars: int = Field(default=1_000_000, ge=1)
-    """Longest reply text kept; a longer one is cut, with a warning stored with the result."""
-
-
-class _Pool(NamedTuple):
-    """The connection pool and request slots of one event loop."""
-
-    loop: asyncio.AbstractEventLoop
-    session: aiohttp.ClientSession
-    slots: asyncio.Semaphore
-    closer: AsyncGenerator[None, None]
-    """Closes the session when the loop shuts down (see _close_with_loop)."""
-
-
-async def _close_with_loop(session: aiohttp.ClientSession) -> AsyncGenerator[None, None]:
-    # A started async generator is finalised by the loop's shutdown_asyncgens(), which
-    # asyncio.run and pytest-asyncio call before closing the loop: the one hook asyncio offers
-    # to close sockets of a model whose owner never called aclose() in that loop.
-    try:
-        yield
-    finally:
-        await session.close()
+def _headers(endpoint: Endpoint) -> dict[str, str]:
+    """Built once: every request reuses them through the session's default headers."""
+    headers = {"Content-Type": "application/json"}
+    if endpoint.api_key is not None:  # one key for every replica: read from one variable
+        headers["Authorization"] = f"Bearer {endpoint.api_key.get_secret_value()}"
+    return headers
 
 
 class OpenAIModel:
-    """A chat model behind an OpenAI-compatible endpoint, with pooled connections and retries."""
+    """A model behind one or more OpenAI-compatible endpoints: pooled connections, retries."""
 
-    def __init__(self, endpoint: Endpoint, config: OpenAIConfig | None = None) -> None:
-        self._endpoint = endpoint
-        self._config = config or OpenAIConfig()
-        self._chat_url = f"{endpoint.base_url}/chat/completions"
-        self._shown_url = endpoint.shown_url
-        self._label = endpoint.label
-        self._secrets = endpoint.secrets
-        self._info = ModelInfo(
-            provider=endpoint.provider,
-            name=endpoint.name,
-            identity=f"{self._label}@{self._shown_url}",
+    def __init__(
+        self,
+        endpoints: Endpoint | Sequence[Endpoint],
+        config: OpenAIConfig | None = None,
+        clock: Clock = REAL_CLOCK,
+    ) -> None:
+        given = (endpoints,) if isinstance(endpoints, Endpoint) else tuple(endpoints)
+        first = given[0]
+        self._config = config = config or OpenAIConfig()
+        self._model_name = first.model
+        self._label = first.label
+        self._format = choose_format(config, self._label)
+        self._secrets = tuple(sorted({s for e in given for s in e.secrets}, key=len, reverse=True))
+        self._replicas = tuple(Replica(e, self._format.path, self._limiter(clock)) for e in given)
+        self._has_limits = self._replicas[0].limiter is not None
+        # One endpoint keeps the path it always had: no pool, no health, today's backoff.
+        self._endpoint_pool = (
+            EndpointPool(self._replicas, config.cooldown_s, config.max_backoff_s, clock)
+            if len(given) > 1
+            else None
         )
-        # Built once: every request reuses them through the session's default headers.
-        self._headers = {"Content-Type": "application/json"}
-        if endpoint.api_key is not None:
-            self._headers["Authorization"] = f"Bearer {endpoint.api_key.get_secret_value()}"
+        shown = [e.shown_url for e in given]
+        # Sorted: which replica answers, and the order they were listed in, key nothing.
+        urls = ",".join(sorted(shown))
+        self._info = ModelInfo(
+            provider=first.provider,
+            name=first.name,
+            identity=f"{self._label}@{urls}{self._format.identity_suffix}",
+            transcript=self._format.transcript_json,
+        )
+        self._session = SessionHolder(_headers(first), config.timeout_s, config.max_connections)
         # Exponential from initial_backoff_s plus up to initial_backoff_s of jitter, so clients
         # that failed together do not retry together; _wait caps the sum at max_backoff_s.
         self._backoff = wait_exponential(
-            multiplier=self._config.initial_backoff_s, max=self._config.max_backoff_s
-        ) + wait_random(0, self._config.initial_backoff_s)
-        self._pool_now: _Pool | None = None
+            multiplier=config.initial_backoff_s, max=config.max_backoff_s
+        ) + wait_random(0, config.initial_backoff_s)
 
     @classmethod
     def create_openai(cls, name: str, options: BackendOptions) -> "OpenAIModel":
         """Build `openai/<model>`: OPENAI_API_KEY, OPENAI_BASE_URL (default OpenAI's)."""
         config = parse_backend_args(OpenAIConfig, options.args, f"openai/{name}")
-        return cls(resolve_endpoint("openai", name, name, options), config)
+        return cls(resolve_endpoints("openai", name, name, options), config)
 
     @classmethod
     def create_compatible(cls, name: str, options: BackendOptions) -> "OpenAIModel":
@@ -138,11 +117,15 @@ class OpenAIModel:
                 "openai-api/vllm/meta-llama/Llama-3.1-8B-Instruct"
             )
         config = parse_backend_args(OpenAIConfig, options.args, f"openai-api/{name}")
-        return cls(resolve_endpoint("openai-api", name, model, options), config)
+        return cls(resolve_endpoints("openai-api", name, model, options), config)
+
+    def _limiter(self, clock: Clock) -> RateLimiter | None:
+        rpm, tpm = self._config.max_requests_per_minute, self._config.max_tokens_per_minute
+        return None if rpm is None and tpm is None else RateLimiter(rpm, tpm, clock)
 
     @property
     def info(self) -> ModelInfo:
-        """Provider, name and identity (spec plus server URL, never the key)."""
+        """Provider, name and identity (spec plus server URLs, never the key)."""
         return self._info
 
     @property
@@ -150,44 +133,55 @@ class OpenAIModel:
         """The backend settings in force."""
         return self._config
 
+    @property
+    def endpoint_urls(self) -> tuple[str, ...]:
+        """The base URLs requests go to, without credentials, in the order given."""
+        return tuple(replica.shown_url for replica in self._replicas)
+
     def __repr__(self) -> str:
         return f"OpenAIModel({self._info.identity!r})"
 
     async def generate(self, messages: Sequence[Message], config: GenerateConfig) -> Completion:
         """Reply to the conversation, retrying transient failures; ModelError when they persist.
 
-        `latency_s` is the wall time of the whole call, retries and waits included.
+        `latency_s` is the wall time of the whole call, retries and waits included; `endpoint`
+        the base URL that answered (always set, one endpoint or several).
         """
-        body: dict[str, Any] = {
-            "model": self._endpoint.model,
-            "messages": [{"role": m.role, "content": m.content} for m in messages],
-            "max_tokens": config.max_tokens,
-            "temperature": config.temperature,
-            "top_p": config.top_p,
-        }
-        if config.seed is not None:
-            body["seed"] = config.seed
-        if config.stop:
-            body["stop"] = list(config.stop)
-        payload = json.dumps(body).encode()  # encoded once; a retry resends the same bytes
+        payload = json.dumps(self._format.body(self._model_name, messages, config)).encode()
+        tokens = self._count_tokens(messages, config) if self._has_limits else 0
+        tried: list[Replica] = []  # the replica of each attempt, in order
         start = time.perf_counter()
         try:
-            reply = await self._post(payload)
+            reply = await self._post(payload, tokens, tried)
         except AttemptFailed as first:
-            reply = await self._retry(payload, first)
+            reply = await self._retry(payload, tokens, tried, first)
         # Plain construction, not model_construct: with pydantic 2 validating these few typed
         # fields measured 3 us against 9 us for model_construct.
         return Completion(
-            text=reply.text,
+            text=self._format.finish(reply.text),
             usage=Usage(
                 prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens
             ),
             latency_s=time.perf_counter() - start,
             finish_reason=reply.finish_reason,
             warnings=reply.warnings,
+            endpoint=tried[-1].shown_url,
         )
 
-    async def _retry(self, payload: bytes, first: AttemptFailed) -> Reply:
+    def _count_tokens(self, messages: Sequence[Message], config: GenerateConfig) -> int:
+        tokens = estimate_tokens(messages, config.max_tokens)
+        cap = self._config.max_tokens_per_minute
+        if cap is not None and tokens > cap:
+            raise ModelError(
+                f"{self._label}: this request counts as ~{tokens:,} tokens (prompt characters / 4 "
+                f"+ max_tokens {config.max_tokens:,}), more than max_tokens_per_minute={cap:,} "
+                "allows in a minute: raise -M max_tokens_per_minute or lower --max-tokens"
+            )
+        return tokens
+
+    async def _retry(
+        self, payload: bytes, tokens: int, tried: list[Replica], first: AttemptFailed
+    ) -> Reply:
         # Tenacity is set up only once a first attempt has failed: building and running an
         # AsyncRetrying measured ~80 us a call here, against ~200 us for a whole request. It
         # replays that failure as attempt 1, so waits, logging and counts stay in one place.
@@ -196,7 +190,7 @@ class OpenAIModel:
         async def attempt() -> Reply:
             if replayed:
                 raise replayed.pop()
-            return await self._post(payload)
+            return await self._post(payload, tokens, tried)
 
         retrying = AsyncRetrying(
             retry=retry_if_exception_type(AttemptFailed),
@@ -212,11 +206,13 @@ class OpenAIModel:
             detail = f"; the server said: {exc.detail}" if exc.detail else ""
             raise ModelError(
                 f"{self._label}: {exc.cause} after {attempts} attempt"
-                f"{'s' if attempts > 1 else ''} ({self._shown_url}){detail}"
+                f"{'s' if attempts > 1 else ''} ({tried[-1].shown_url}){detail}"
             ) from None
 
     def _wait(self, state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
+        if isinstance(exc, AttemptFailed) and exc.is_server_down and self._endpoint_pool:
+            return 0.0  # that replica is out: the pool waits, and only if all of them are
         if isinstance(exc, TransientModelError) and exc.retry_after_s is not None:
             return min(exc.retry_after_s, self._config.max_retry_after_s)
         return min(float(self._backoff(state)), self._config.max_backoff_s)
@@ -231,100 +227,119 @@ class OpenAIModel:
             state.next_action.sleep if state.next_action else 0.0,
         )
 
-    async def _post(self, payload: bytes) -> Reply:
+    async def _post(self, payload: bytes, tokens: int, tried: list[Replica]) -> Reply:
         # The choke point for server texts: every error of an attempt leaves through here,
         # cleaned of secrets and lone surrogates, before it is retried, logged or raised.
+        pool = self._endpoint_pool
+        if pool is None:
+            replica = self._replicas[0]
+        else:
+            replica = await pool.acquire(tried[-1] if tried else None)
+        tried.append(replica)
         try:
-            return await self._attempt(payload)
+            reply = await self._attempt(replica, payload, tokens)
         except AttemptFailed as exc:
-            raise AttemptFailed(
-                self._clean(exc.cause), self._clean(exc.detail), exc.retry_after_s
-            ) from None
+            cleaned = AttemptFailed(
+                self._clean(exc.cause),
+                self._clean(exc.detail),
+                exc.retry_after_s,
+                exc.is_server_down,
+            )
+            if pool is not None and exc.is_server_down:
+                retry_after_s = exc.retry_after_s
+                if retry_after_s is not None:
+                    retry_after_s = min(retry_after_s, self._config.max_retry_after_s)
+                pool.failed(replica, cleaned.cause, retry_after_s)
+            raise cleaned from None
         except ModelError as exc:
             raise ModelError(self._clean(str(exc))) from None
+        finally:
+            if pool is not None:
+                pool.release(replica)
+        if pool is not None:
+            pool.succeeded(replica)
+        return reply
 
-    async def _attempt(self, payload: bytes) -> Reply:
-        pool = await self._pool()
+    async def _attempt(self, replica: Replica, payload: bytes, tokens: int) -> Reply:
+        pool = await self._session.get()
         limit = self._config.max_reply_bytes
+        limiter = replica.limiter
+        ticket = None if limiter is None else await limiter.acquire(tokens)
         # Waiting for a slot happens outside aiohttp, so the timeout counts only server time.
         async with pool.slots:
             try:
-                async with pool.session.post(self._chat_url, data=payload) as response:
+                async with pool.session.post(replica.post_url, data=payload) as response:
                     if not 200 <= response.status < 300:
                         raw, _ = await read_at_most(response, min(limit, _ERROR_BODY_BYTES))
-                        raise self._status_error(response, raw)
+                        raise self._status_error(response, raw, replica)
                     raw, is_cut = await read_at_most(response, limit)
             except TimeoutError:
                 raise AttemptFailed(f"no reply within {self._config.timeout_s:g} s") from None
             except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as exc:
                 raise AttemptFailed(f"connection error: {describe_connection_error(exc)}") from None
             except aiohttp.ClientError as exc:
-                raise ModelError(f"{self._label}: {exc} ({self._shown_url})") from None
+                raise ModelError(f"{self._label}: {exc} ({replica.shown_url})") from None
         if is_cut:  # not retried: the same request would get the same reply
             raise ModelError(
                 f"{self._label}: reply body larger than max_reply_bytes ({limit:,} bytes) "
-                f"({self._shown_url}); raise the limit with -M max_reply_bytes=<bytes>"
+                f"({replica.shown_url}); raise the limit with -M max_reply_bytes=<bytes>"
             )
-        return parse_reply(raw, self._config.max_reply_chars, self._secrets)
+        reply = parse_reply(raw, self._config.max_reply_chars, self._secrets, self._format.api)
+        used = reply.prompt_tokens + reply.completion_tokens
+        if limiter is not None and ticket is not None and used:
+            limiter.settle(ticket, used)
+        return reply
 
-    def _status_error(self, response: aiohttp.ClientResponse, raw: bytes) -> ModelError:
+    def _status_error(
+        self, response: aiohttp.ClientResponse, raw: bytes, replica: Replica
+    ) -> ModelError:
         status = response.status
         cause = f"{status} {response.reason or ''}".rstrip()
         detail = server_message(raw)
         if status in (408, 429) or status >= 500:
             return AttemptFailed(cause, detail, parse_retry_after(response.headers))
-        return ModelError(f"{self._label}: {cause} ({self._shown_url}): {detail}")
+        return ModelError(f"{self._label}: {cause} ({replica.shown_url}): {detail}")
 
     def _clean(self, text: str) -> str:
         return clean_server_text(text, self._secrets)
 
-    async def _pool(self) -> _Pool:
-        pool = self._pool_now
-        if pool is None or pool.loop is not asyncio.get_running_loop():
-            pool = self._pool_now = await self._open_pool()
-        return pool
-
-    async def _open_pool(self) -> _Pool:
-        # A session and a semaphore belong to the loop they were made in; a model may be built
-        # outside any loop and used by several asyncio.run calls in turn.
-        await self.aclose()
-        limit = self._config.max_connections
-        session = aiohttp.ClientSession(
-            headers=self._headers,
-            timeout=aiohttp.ClientTimeout(total=self._config.timeout_s),
-            connector=aiohttp.TCPConnector(limit=limit, limit_per_host=limit),
-        )
-        closer = _close_with_loop(session)
-        await anext(closer)
-        return _Pool(asyncio.get_running_loop(), session, asyncio.Semaphore(limit), closer)
-
     async def check_reachable(self) -> None:
-        """Fail fast with one line when the server is down, instead of a run full of errors.
+        """Fail fast with one line when no server is up, instead of a run full of errors.
 
         Any HTTP status counts as reachable: some servers guard /models with a key or lack it.
+        With several endpoints, the dead ones are named in a warning and left out of the first
+        requests; only when none answers is it an error.
         """
-        url = f"{self._shown_url}/models"
+        replicas = self._replicas
+        causes = await asyncio.gather(*(self._probe(replica) for replica in replicas))
+        dead = [(r, cause) for r, cause in zip(replicas, causes, strict=True) if cause]
+        if len(dead) == 1 and len(replicas) == 1:
+            raise ModelError(f"{self._label}: cannot reach {dead[0][1]}")
+        if len(dead) == len(replicas):
+            raise ModelError(
+                f"{self._label}: cannot reach any of its {len(replicas)} servers: "
+                + "; ".join(cause for _, cause in dead)
+            )
+        if self._endpoint_pool is not None:
+            for replica, cause in dead:  # each logs a warning naming the replica
+                self._endpoint_pool.failed(replica, f"cannot reach {cause}")
+
+    async def _probe(self, replica: Replica) -> str | None:
+        """None when the endpoint answers /models, else "<url>/models: <cause>"."""
+        url = f"{replica.shown_url}/models"
         try:
-            async with (await self._pool()).session.get(
-                f"{self._endpoint.base_url}/models",
+            session = (await self._session.get()).session
+            async with session.get(
+                f"{replica.endpoint.base_url}/models",
                 timeout=aiohttp.ClientTimeout(total=_REACHABLE_TIMEOUT_S),
             ) as response:
                 await read_at_most(response, _ERROR_BODY_BYTES)
         except TimeoutError:
-            raise ModelError(
-                f"{self._label}: cannot reach {url}: no answer within {_REACHABLE_TIMEOUT_S:g} s"
-            ) from None
+            return f"{url}: no answer within {_REACHABLE_TIMEOUT_S:g} s"
         except aiohttp.ClientError as exc:
-            cause = self._clean(describe_connection_error(exc))
-            raise ModelError(f"{self._label}: cannot reach {url}: {cause}") from None
+            return f"{url}: {self._clean(describe_connection_error(exc))}"
+        return None
 
     async def aclose(self) -> None:
         """Close the pooled connections."""
-        pool, self._pool_now = self._pool_now, None
-        if pool is None:
-            return
-        if pool.loop is asyncio.get_running_loop():
-            await pool.closer.aclose()
-        elif not pool.loop.is_closed():
-            pool.session.detach()  # another thread's live loop: its connections are not ours
-        # A closed loop has finalised `closer` already, closing the session.
+        await self._session.aclose()

@@ -23,6 +23,15 @@ REDACTED = "***"
 # before the first "/", "?" or "#", as urlsplit finds it, but never raising, so that even a
 # URL urlsplit rejects can be shown without its password.
 _USERINFO = re.compile(r"^(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://|//)?(?P<userinfo>[^/?#]*)@")
+# The same at the start of every URL of a comma list: at the start of the text or after any
+# comma. A match may span commas (a password may hold one), so a list is never split wrongly
+# into a URL that shows half a password; at worst a little more than the userinfo is hidden.
+_LIST_USERINFO = re.compile(
+    r"(?:^|(?<=,))(?P<space>\s*)(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://|//)?(?P<userinfo>[^/?#]*)@"
+)
+# Where a list of base URLs splits: at a comma followed by the next URL's scheme, so a comma
+# inside user:password stays in its URL.
+_NEXT_URL = re.compile(r"\s*,\s*(?=[A-Za-z][A-Za-z0-9+.\-]*://)")
 
 
 class Endpoint(BaseModel):
@@ -79,9 +88,12 @@ def redact_url_credentials(url: str) -> str:
 
     For URLs that are stored (a run's --base-url): the password never reaches the store, and
     `resolve_endpoint` refuses a URL whose credentials were redacted, so a resumed run cannot
-    silently go out without them. A URL without credentials is returned as it is.
+    silently go out without them. A URL without credentials is returned as it is. A comma list
+    of URLs (several replicas) has the credentials of each of its URLs replaced.
     """
-    return _USERINFO.sub(lambda match: f"{match.group('head') or ''}{REDACTED}@", url, count=1)
+    return _LIST_USERINFO.sub(
+        lambda match: f"{match.group('space')}{match.group('head') or ''}{REDACTED}@", url
+    )
 
 
 def scrub_secrets(text: str, secrets: tuple[str, ...]) -> str:
@@ -103,23 +115,69 @@ def _env(name: str) -> str | None:
     return os.environ.get(name) or None  # an empty variable counts as unset
 
 
-def resolve_endpoint(provider: str, name: str, model: str, options: BackendOptions) -> Endpoint:
-    """Find the base URL and key for a spec: --base-url, else the environment, else OpenAI's.
+def split_base_urls(value: str) -> list[str]:
+    """The URLs of a `--base-url` or `<PROVIDER>_BASE_URL` value: one URL or a comma list.
+
+    A comma splits only where the next URL's scheme follows, so a password holding a comma
+    stays whole; `_check_url` refuses any comma left in a host or path.
+    """
+    return [part.strip() for part in _NEXT_URL.split(value.strip())]
+
+
+def resolve_endpoints(
+    provider: str, name: str, model: str, options: BackendOptions
+) -> tuple[Endpoint, ...]:
+    """Find the base URLs and key for a spec: --base-url, else the environment, else OpenAI's.
 
     `openai/` reads OPENAI_*, `openai-api/<p>/` reads <P>_*, as inspect_ai does, so one
-    environment serves both tools. Without a key, a custom URL gets no Authorization header
-    (local servers need none); OpenAI's own URL is a ConfigError naming the variable.
+    environment serves both tools. Either may hold a comma list of URLs, the replicas of one
+    model; one key serves them all. A URL given twice is refused (a typo for another port is
+    likelier than a wish to weigh one replica double). Without a key, a custom URL gets no
+    Authorization header (local servers need none); OpenAI's own URL is a ConfigError naming
+    the variable.
     """
     prefix = env_prefix(provider, name)
     label = f"{provider}/{name}"
     source = "--base-url" if options.base_url else f"{prefix}_BASE_URL"
-    base_url = options.base_url or _env(f"{prefix}_BASE_URL")
-    if base_url is None:
+    value = options.base_url or _env(f"{prefix}_BASE_URL")
+    if value is None:
         if provider != "openai":
             raise ConfigError(f"{label}: no server URL: set {prefix}_BASE_URL or pass --base-url")
-        base_url = OPENAI_BASE_URL
-    parts = _check_url(base_url, f"{label}: {source}")
+        value = OPENAI_BASE_URL
+    urls = split_base_urls(value)
     key = _env(f"{prefix}_API_KEY")
+    seen: dict[str, int] = {}
+    for position, url in enumerate(urls, 1):
+        where = f"{label}: {source}"
+        if len(urls) > 1:
+            where += f" (URL {position} of {len(urls)})"
+        _check_credentials(_check_url(url, where), key, label, where, prefix)
+        base_url = url.rstrip("/")
+        if base_url in seen:
+            raise ConfigError(
+                f"{where} repeats URL {seen[base_url]} ('{redact_url_credentials(base_url)}'): "
+                "list each replica once"
+            )
+        seen[base_url] = position
+    secret = SecretStr(key) if key else None
+    return tuple(
+        Endpoint(provider=provider, name=name, model=model, base_url=url, api_key=secret)
+        for url in seen
+    )
+
+
+def resolve_endpoint(provider: str, name: str, model: str, options: BackendOptions) -> Endpoint:
+    """The one endpoint of a spec (see `resolve_endpoints`); a ConfigError if it has several."""
+    first, *rest = resolve_endpoints(provider, name, model, options)
+    if rest:
+        raise ConfigError(f"{first.label}: expected one server URL, got {len(rest) + 1}")
+    return first
+
+
+def _check_credentials(
+    parts: SplitResult, key: str | None, label: str, where: str, prefix: str
+) -> None:
+    """Refuse OpenAI's own URL without a key, and a key together with URL credentials."""
     if key is None and parts.hostname == _OPENAI_HOST:
         raise ConfigError(
             f"{label}: set {prefix}_API_KEY; the OpenAI API needs a key "
@@ -129,21 +187,16 @@ def resolve_endpoint(provider: str, name: str, model: str, options: BackendOptio
         # aiohttp would refuse the request ("Cannot combine AUTHORIZATION header with ...
         # credentials encoded in URL"): a request carries one Authorization header.
         raise ConfigError(
-            f"{label}: {source} has credentials (user:password@) and {prefix}_API_KEY is set; "
-            f"a request can carry only one of them: drop one ('{redact_url(base_url)}')"
+            f"{where} has credentials (user:password@) and {prefix}_API_KEY is set; "
+            f"a request can carry only one of them: drop one ('{redact_url(parts.geturl())}')"
         )
-    return Endpoint(
-        provider=provider,
-        name=name,
-        model=model,
-        base_url=base_url.rstrip("/"),
-        api_key=SecretStr(key) if key else None,
-    )
 
 
 def _check_url(url: str, option: str) -> SplitResult:
     """Split an http(s) URL, turning each way it can be malformed into a ConfigError."""
     shown = redact_url_credentials(url)
+    if not url:
+        raise ConfigError(f"{option} is empty")
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises ValueError for a port out of range or not a number
@@ -151,6 +204,11 @@ def _check_url(url: str, option: str) -> SplitResult:
         raise ConfigError(f"{option} is not a valid URL ({exc}): '{shown}'") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigError(f"{option} is not an http(s) URL: '{shown}'")
+    if "," in f"{parts.hostname}{parts.path}{parts.query}":
+        raise ConfigError(
+            f"{option} holds a comma: to list several servers, separate whole URLs, each with "
+            f"its http:// or https://, by commas ('{shown}')"
+        )
     if parts.username == REDACTED:
         raise ConfigError(
             f"{option}: the run's server URL had credentials, which are never stored: "

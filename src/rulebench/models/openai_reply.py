@@ -16,6 +16,7 @@ import aiohttp
 
 from rulebench.core.errors import TransientModelError
 from rulebench.core.text import repair_surrogates, surrogate_warning
+from rulebench.models.openai_config import ApiKind
 from rulebench.models.openai_endpoint import REDACTED, scrub_secrets
 
 DETAIL_CHARS = 200
@@ -25,10 +26,19 @@ DETAIL_CHARS = 200
 class AttemptFailed(TransientModelError):
     """One failed attempt: its cause in a few words, plus what the server said, if anything."""
 
-    def __init__(self, cause: str, detail: str = "", retry_after_s: float | None = None) -> None:
+    def __init__(
+        self,
+        cause: str,
+        detail: str = "",
+        retry_after_s: float | None = None,
+        is_server_down: bool = True,
+    ) -> None:
         super().__init__(f"{cause}: {detail}" if detail else cause, retry_after_s)
         self.cause = cause
         self.detail = detail
+        self.is_server_down = is_server_down
+        """Whether the failure says the server is sick (connection, timeout, 5xx, 429), so a
+        replica is taken out; a malformed reply says nothing about the next request."""
 
 
 class Reply(NamedTuple):
@@ -115,24 +125,31 @@ async def read_at_most(response: aiohttp.ClientResponse, max_bytes: int) -> tupl
     return bytes(body), False
 
 
-def parse_reply(raw: bytes, max_chars: int = 1_000_000, secrets: tuple[str, ...] = ()) -> Reply:
+def parse_reply(
+    raw: bytes,
+    max_chars: int = 1_000_000,
+    secrets: tuple[str, ...] = (),
+    api: ApiKind = "chat",
+) -> Reply:
     """Read the first choice and the token counts; a malformed body is a transient failure.
 
     Servers under load sometimes send truncated JSON or a 200 without choices; a retry
-    usually gets a proper reply. The text is repaired (lone surrogates), scrubbed of
-    `secrets` and cut at `max_chars`, each change recorded in `warnings`.
+    usually gets a proper reply. The text (`message.content` for chat, `text` for
+    completions) is repaired (lone surrogates), scrubbed of `secrets` and cut at `max_chars`,
+    each change recorded in `warnings`.
     """
     try:
         data = json.loads(raw)
         choice = data["choices"][0]
         usage = data.get("usage") or {}
         finish_reason = choice.get("finish_reason")
-        text = str(choice["message"].get("content") or "")
+        content = choice["message"].get("content") if api == "chat" else choice["text"]
+        text = str(content or "")
         prompt_tokens = int(usage.get("prompt_tokens") or 0)
         completion_tokens = int(usage.get("completion_tokens") or 0)
     except (ValueError, KeyError, IndexError, TypeError, AttributeError, OverflowError):
         # OverflowError: token counts of 1e400 (inf) cannot become ints.
-        raise AttemptFailed("malformed reply", server_message(raw)) from None
+        raise AttemptFailed("malformed reply", server_message(raw), is_server_down=False) from None
     warnings: list[str] = []
     text, repaired = repair_surrogates(text)
     if repaired:

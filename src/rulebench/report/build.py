@@ -14,10 +14,12 @@ from typing import Literal, NamedTuple
 from pydantic import JsonValue
 
 from rulebench.core.errors import ConfigError
+from rulebench.core.pricing import PriceTable
 from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store
 from rulebench.report.document import Document, to_markdown, write_markdown
 from rulebench.report.run_notes import run_warnings
+from rulebench.report.usage import run_totals, usage_json, usage_section
 
 ExtractMode = Literal["paper", "robust"]
 
@@ -63,23 +65,38 @@ def run_label(run: RunRecord, models: list[str]) -> str:
     )
 
 
-def run_entry(store: Store, run: RunRecord, label: str) -> dict[str, JsonValue]:
-    """What a JSON report says of a run before its numbers: who, and whether it completed."""
+def run_entry(
+    store: Store, run: RunRecord, label: str, prices: PriceTable | None = None
+) -> dict[str, JsonValue]:
+    """What a JSON report says of a run before its numbers: who, status, tokens and cost."""
     return {
         "id": run.id,
         "model": run.model,
         "label": label,
         "status": store.effective_status(run),
         "warnings": list(run_warnings(store, run)),
+        "usage": usage_json(run_totals(store, run, prices)),
     }
 
 
-def inferential_report(
+def with_usage(
+    document: Document,
+    store: Store,
+    runs: Sequence[tuple[str, RunRecord]],
+    prices: PriceTable | None,
+) -> Document:
+    """The document with its runs' tokens and cost as a last section."""
+    labelled = [(label, run_totals(store, run, prices)) for label, run in runs]
+    return document._replace(sections=(*document.sections, usage_section(labelled, prices)))
+
+
+def inferential_report(  # noqa: PLR0913 - the report's options, each with a default
     store: Store,
     run_ids: Sequence[str],
     extract: ExtractMode = "robust",
     folder: Path | None = None,
     render: bool = False,
+    prices: PriceTable | None = None,
 ) -> BuiltReport:
     """The paper's analyses of one run or a comparison; report.md and plots go to `folder`.
 
@@ -94,7 +111,7 @@ def inferential_report(
     runs = runs_of(store, run_ids, "inferential")
     models = [run.model for run in runs]
     results = {run.id: list(store.iter_results(run.id)) for run in runs}
-    entries = [run_entry(store, run, run_label(run, models)) for run in runs]
+    entries = [run_entry(store, run, run_label(run, models), prices) for run in runs]
     warnings = [w for entry in entries for w in _strs(entry["warnings"])]
     labelled = [(run_label(run, models), to_records(results[run.id], extract)) for run in runs]
     numbers: list[JsonValue] = [
@@ -114,13 +131,16 @@ def inferential_report(
         for run, (label, _) in zip(runs, labelled, strict=True)
     }
     document = inferential_document(labelled, extract, echoes, warnings)
+    document = with_usage(document, store, [(run_label(run, models), run) for run in runs], prices)
     if folder is None:
         return BuiltReport("", payload, warnings, None, document, ids)
     path = write_markdown(document, folder)
     return BuiltReport(path.read_text(encoding="utf-8"), payload, warnings, path, document, ids)
 
 
-def scenarios_report(store: Store, run_ids: Sequence[str]) -> BuiltReport:
+def scenarios_report(
+    store: Store, run_ids: Sequence[str], prices: PriceTable | None = None
+) -> BuiltReport:
     """Pass rates per suite and bucket, the headline, breakdowns and paired comparisons."""
     from rulebench.report.numbers import scenario_comparisons, scenario_numbers
     from rulebench.report.scenarios import scenarios_document
@@ -133,7 +153,8 @@ def scenarios_report(store: Store, run_ids: Sequence[str]) -> BuiltReport:
         label = run.model if models.count(run.model) == 1 else f"{run.model} ({run.id})"
         protocol, suffix = _scenario_setup(task_config(run))
         labelled.append((label, protocol, to_records(store.iter_results(run.id))))
-        entries.append({**run_entry(store, run, label), "protocol": protocol, "suffix": suffix})
+        entry = run_entry(store, run, label, prices)
+        entries.append({**entry, "protocol": protocol, "suffix": suffix})
     warnings = [w for entry in entries for w in _strs(entry["warnings"])]
     numbers: list[JsonValue] = [
         {**entry, **scenario_numbers(records)}
@@ -146,6 +167,8 @@ def scenarios_report(store: Store, run_ids: Sequence[str]) -> BuiltReport:
         "comparisons": comparisons,
     }
     document = scenarios_document(labelled, warnings)
+    shown = [(label, run) for (label, _, _), run in zip(labelled, runs, strict=True)]
+    document = with_usage(document, store, shown, prices)
     ids = tuple(run.id for run in runs)
     return BuiltReport(to_markdown(document), payload, warnings, None, document, ids)
 
@@ -170,7 +193,7 @@ def _scenario_setup(config: dict[str, JsonValue]) -> tuple[str, dict[str, JsonVa
     return f"{protocol}; {shown}", suffix
 
 
-def judge_report(store: Store, run_id: str) -> BuiltReport:
+def judge_report(store: Store, run_id: str, prices: PriceTable | None = None) -> BuiltReport:
     """Accuracy, precision, recall and F1 of a judge run, overall and per rule, with 95% CIs."""
     from rulebench.report.numbers import detection_json
     from rulebench.report.scenarios import judge_document
@@ -180,7 +203,7 @@ def judge_report(store: Store, run_id: str) -> BuiltReport:
     settings = task_config(run)
     sources = settings.get("runs")
     source_ids = [str(s) for s in sources] if isinstance(sources, list) else []
-    entry = run_entry(store, run, run.model)
+    entry = run_entry(store, run, run.model, prices)
     warnings = [*_strs(entry["warnings"]), *source_warnings(store, source_ids)]
     triples = [
         (str(r.metadata.get("behavior")), str(r.outcome.details["truth"]), r.outcome.answer)
@@ -201,6 +224,7 @@ def judge_report(store: Store, run_id: str) -> BuiltReport:
         "by_rule": {rule: detection_json(scores) for rule, scores in by_rule.items()},
     }
     document = judge_document(title, overall, by_rule, warnings)
+    document = with_usage(document, store, [(run.model, run)], prices)
     return BuiltReport(to_markdown(document), payload, warnings, None, document, (run.id,))
 
 

@@ -4,6 +4,7 @@ Every cell and title holding stored text (run ids, model specs, group names from
 is a `Text` with controls escaped: a str cell would be parsed as rich markup.
 """
 
+import math
 from collections.abc import Sequence
 
 from rich.table import Table
@@ -44,7 +45,8 @@ def summary_table(rows: Sequence[GroupSummary], title: str, group_label: str) ->
     table.add_column("items", justify="right", no_wrap=True)
     table.add_column("errors", justify="right", no_wrap=True)
     for name, _ in rates:
-        table.add_column(name, justify="right")
+        # Wide enough for a whole interval ("[34.2-100.0]"), which has no space to wrap at.
+        table.add_column(name, justify="right", min_width=12)
     table.add_column("tokens\nin/out", justify="right", no_wrap=True)
     for row in rows:
         table.add_row(
@@ -56,6 +58,32 @@ def summary_table(rows: Sequence[GroupSummary], title: str, group_label: str) ->
             end_section=row is rows[-2] if len(rows) > 1 else False,
         )
     return table
+
+
+def format_usd(amount: float) -> str:
+    """A cost to the cent; below a cent (a few test items) to two significant digits."""
+    amount = amount if amount >= 0.01 else float(f"{amount:.2g}")
+    if amount >= 0.01 or amount == 0:
+        return f"${amount:,.2f}"
+    return f"${amount:.{1 - math.floor(math.log10(amount))}f}"
+
+
+def usage_line(total: GroupSummary) -> str:
+    """A run's tokens in one line: generated, from the cache, scored, and the cost if priced.
+
+    Kept out of the summary table, which must fit 80 columns with whole intervals.
+    """
+    parts = [f"tokens {total.prompt_tokens:,} in / {total.completion_tokens:,} out"]
+    if total.cache_hits:
+        parts.append(
+            f"{total.cached_prompt_tokens:,} in / {total.cached_completion_tokens:,} out "
+            f"from the cache ({total.cache_hits:,} replies)"
+        )
+    if total.scoring_tokens:
+        parts.append(f"{total.scoring_tokens:,} read for log-likelihood scoring")
+    if total.cost_usd is not None:
+        parts.append(f"cost {format_usd(total.cost_usd)}")
+    return "; ".join(parts)
 
 
 def _accuracy(row: GroupSummary) -> Proportion | None:

@@ -1,10 +1,15 @@
 r"""A fault-injecting OpenAI-compatible server, for tests and benchmarks of HTTP backends.
 
-It serves POST /v1/chat/completions and GET /v1/models on 127.0.0.1 and answers by echoing the
-last user message (or by a `reply_fn(body) -> str`), after `latency_s`.
+It serves POST /v1/chat/completions, POST /v1/completions and GET /v1/models on 127.0.0.1. A
+chat request is answered by echoing the last user message (or by a `reply_fn(body) -> str`), a
+completions request by a space and its prompt (or by a `completion_fn(body) -> str`), cut where
+the request's first stop sequence begins, as real servers cut; both after `latency_s`. With
+`max_concurrent` set, at most that many requests are answered at once and the rest queue, like
+a replica of limited capacity.
 
-Faults are requested by a marker in the last user message, so a test says in its own data what
-the server must do and a run over many conversations can fail exactly where it wants:
+Faults are requested by a marker in the last user message (or anywhere in a completions prompt),
+so a test says in its own data what the server must do and a run over many conversations can
+fail exactly where it wants:
 
     [[fault:KIND]]     every request carrying this conversation gets KIND
     [[fault:KINDxN]]   the first N requests carrying this exact conversation get KIND, later
@@ -47,7 +52,7 @@ import signal
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
@@ -57,8 +62,15 @@ from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field
 
 from rulebench.testing.faults import CHAOS_FAULT_KINDS, FaultKind, FaultPlan
+from rulebench.testing.mock_replies import (
+    ReplyFn,
+    chat_reply_bytes,
+    completion_reply_bytes,
+    echo_last_user,
+    echo_prompt,
+)
 
-ReplyFn = Callable[[dict[str, Any]], str]
+__all__ = ["MockOpenAIServer", "MockServerConfig", "ReplyFn", "echo_last_user", "serve_in_thread"]
 _STATUS_FAULTS = {
     "500": 500,
     "502": 502,
@@ -94,14 +106,9 @@ class MockServerConfig(BaseModel):
     can see which conversations were requested."""
     keep_log: bool = True
     """Keep the request log in memory (`server.requests`); off for long benchmark runs."""
-
-
-def echo_last_user(body: dict[str, Any]) -> str:
-    """The default reply: the content of the last user message."""
-    for message in reversed(body.get("messages") or []):
-        if message.get("role") == "user":
-            return str(message.get("content") or "")
-    return ""
+    max_concurrent: int | None = Field(default=None, ge=1)
+    """Requests answered at once (latency included); the others wait their turn, as on a
+    replica that serves a fixed batch. None: no limit."""
 
 
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> web.Response:
@@ -113,27 +120,34 @@ class MockOpenAIServer:
     """An OpenAI-compatible chat server with fault injection and a request log."""
 
     def __init__(
-        self, config: MockServerConfig | None = None, reply_fn: ReplyFn | None = None
+        self,
+        config: MockServerConfig | None = None,
+        reply_fn: ReplyFn | None = None,
+        completion_fn: ReplyFn | None = None,
     ) -> None:
         self.config = config or MockServerConfig()
         self.reply_fn = reply_fn or echo_last_user
+        self.completion_fn = completion_fn or echo_prompt
         self.url = ""
         """Base URL ending in /v1, set once the server has started."""
         self.requests: list[dict[str, Any]] = []
-        """The request log: time, attempt, messages, params, fault, has_auth per chat request."""
+        """The request log: time, api ("chat" or "completions"), attempt, messages (a completions
+        prompt as one user message), params, fault, has_auth per request."""
         self.in_flight = 0
         self.max_in_flight = 0
-        """The most chat requests ever handled at once (for concurrency-limit tests)."""
+        """The most requests ever answered at once (for concurrency-limit tests)."""
         self._faults = FaultPlan(
             self.config.fault_rate, self.config.fault_seed, self.config.fault_kinds
         )
         self._runner: web.AppRunner | None = None
+        self._capacity: asyncio.Semaphore | None = None
         self._log_file: TextIO | None = None
 
     async def start(self) -> str:
         """Start serving; returns the base URL."""
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._chat)
+        app.router.add_post("/v1/completions", self._completions)
         app.router.add_get("/v1/models", self._models)
         # handler_cancellation: a client that gives up on a `slow` fault ends its handler, so
         # shutdown does not wait for it. No access log: benchmarks send thousands a second.
@@ -141,6 +155,8 @@ class MockOpenAIServer:
             app, access_log=None, handler_cancellation=True, shutdown_timeout=1.0
         )
         await self._runner.setup()
+        if self.config.max_concurrent is not None:
+            self._capacity = asyncio.Semaphore(self.config.max_concurrent)
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((self.config.host, self.config.port))
@@ -190,17 +206,33 @@ class MockOpenAIServer:
         return web.json_response({"object": "list", "data": [{"id": "mock", "object": "model"}]})
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
+        return await self._handle(request, "chat")
+
+    async def _completions(self, request: web.Request) -> web.StreamResponse:
+        return await self._handle(request, "completions")
+
+    async def _handle(self, request: web.Request, api: str) -> web.StreamResponse:
+        if self._capacity is None:
+            return await self._count(request, api)
+        async with self._capacity:  # queued requests are not in flight yet
+            return await self._count(request, api)
+
+    async def _count(self, request: web.Request, api: str) -> web.StreamResponse:
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
-            return await self._answer(request)
+            return await self._answer(request, api)
         finally:
             self.in_flight -= 1
 
-    async def _answer(self, request: web.Request) -> web.StreamResponse:
+    async def _answer(self, request: web.Request, api: str) -> web.StreamResponse:
         try:
             body = json.loads(await request.read())
-            messages = body["messages"]
+            if api == "chat":
+                messages = body["messages"]
+            else:  # the prompt stands as one user message, for markers and the log
+                messages = [{"role": "user", "content": str(body["prompt"])}]
+            body["api"], body["messages"] = api, messages
             if not self._is_authorized(request):
                 self._record(body, "401", 0, request)
                 # Echoes the key it was sent, as careless servers do: clients must scrub it.
@@ -221,9 +253,10 @@ class MockOpenAIServer:
     ) -> None:
         entry = {
             "time": time.time(),
+            "api": body["api"],
             "attempt": attempt,
             "messages": body.get("messages") or [],
-            "params": {k: v for k, v in body.items() if k != "messages"},
+            "params": {k: v for k, v in body.items() if k not in ("messages", "api", "prompt")},
             "fault": fault,
             "has_auth": "Authorization" in request.headers,
         }
@@ -280,37 +313,17 @@ class MockOpenAIServer:
         return web.Response(body=self._reply_bytes(body, suffix), content_type="application/json")
 
     def _reply_bytes(self, body: dict[str, Any], suffix: str = "") -> bytes:
-        """The normal reply's JSON; `suffix` is added to its content after the max_tokens cut."""
-        words = self.reply_fn(body).split(" ")
-        max_tokens = int(body.get("max_tokens") or len(words))
-        prompt_tokens = sum(len(str(m.get("content") or "").split()) for m in body["messages"])
-        data = {
-            "id": "chatcmpl-mock",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": body.get("model", "mock"),
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {
-                        "role": "assistant",
-                        "content": " ".join(words[:max_tokens]) + suffix,
-                    },
-                    "finish_reason": "length" if len(words) > max_tokens else "stop",
-                }
-            ],
-            "usage": {
-                "prompt_tokens": prompt_tokens,
-                "completion_tokens": min(len(words), max_tokens),
-                "total_tokens": prompt_tokens + min(len(words), max_tokens),
-            },
-        }
-        return json.dumps(data).encode()
+        """The normal reply's JSON; `suffix` is added to its text after the max_tokens cut."""
+        if body["api"] == "chat":
+            return chat_reply_bytes(body, self.reply_fn(body), suffix)
+        return completion_reply_bytes(body, self.completion_fn(body), suffix)
 
 
 @contextmanager
 def serve_in_thread(
-    config: MockServerConfig | None = None, reply_fn: ReplyFn | None = None
+    config: MockServerConfig | None = None,
+    reply_fn: ReplyFn | None = None,
+    completion_fn: ReplyFn | None = None,
 ) -> Iterator[MockOpenAIServer]:
     """Run the server on its own loop in a background thread, for synchronous callers.
 
@@ -319,7 +332,7 @@ def serve_in_thread(
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, name="mock-openai", daemon=True)
     thread.start()
-    server = MockOpenAIServer(config, reply_fn)
+    server = MockOpenAIServer(config, reply_fn, completion_fn)
     try:
         asyncio.run_coroutine_threadsafe(server.start(), loop).result(timeout=30)
         yield server
@@ -352,6 +365,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--log", type=Path, help="append one JSON line per chat request")
     parser.add_argument("--fault-rate", type=float, default=0.0)
     parser.add_argument("--fault-seed", type=int, default=0)
+    parser.add_argument(
+        "--max-concurrent", type=int, default=None, help="requests answered at once; others queue"
+    )
     args = parser.parse_args(argv)
     config = MockServerConfig(
         host=args.host,
@@ -361,6 +377,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         fault_rate=args.fault_rate,
         fault_seed=args.fault_seed,
         keep_log=False,
+        max_concurrent=args.max_concurrent,
     )
     asyncio.run(_serve_until_stopped(config))
 

@@ -76,6 +76,11 @@ def _item(result: ItemResult) -> dict[str, object]:
         "cost": {
             "prompt tokens": result.usage.prompt_tokens,
             "completion tokens": result.usage.completion_tokens,
+            "cached tokens (in/out)": (
+                f"{result.cached_usage.prompt_tokens}/{result.cached_usage.completion_tokens}"
+            ),
+            "scoring tokens": result.scoring_tokens,
+            "endpoints": ", ".join(result.endpoints) or "-",
             "latency (s)": f"{result.latency_s:.3f}",
             "model calls": result.calls,
             "cache hits": result.cache_hits,

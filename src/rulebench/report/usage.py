@@ -1,0 +1,65 @@
+"""Tokens and cost of the runs in a report: one row per run, read from the stored results."""
+
+from collections.abc import Sequence
+
+from pydantic import JsonValue
+
+from rulebench.core.pricing import PriceTable
+from rulebench.engine.records import RunRecord
+from rulebench.engine.store import Store
+from rulebench.engine.summary import GroupSummary, priced, summarize
+from rulebench.report.document import Section
+from rulebench.report.markdown import escape_markdown, table
+from rulebench.report.tables import format_usd
+
+HEADING = "Tokens and cost"
+
+
+def run_totals(store: Store, run: RunRecord, prices: PriceTable | None) -> GroupSummary:
+    """A run's token totals (every result, resumed parts included), priced when possible."""
+    [total] = summarize(store.tally_results(run.id), grouped=False)
+    price = prices.price_for(run.model) if prices else None
+    [total] = priced([total], price)
+    return total
+
+
+def usage_json(total: GroupSummary) -> dict[str, JsonValue]:
+    """What a JSON report says of a run's tokens and cost."""
+    return {
+        "prompt_tokens": total.prompt_tokens,
+        "completion_tokens": total.completion_tokens,
+        "cached_prompt_tokens": total.cached_prompt_tokens,
+        "cached_completion_tokens": total.cached_completion_tokens,
+        "scoring_tokens": total.scoring_tokens,
+        "cache_hits": total.cache_hits,
+        "cost_usd": total.cost_usd,
+    }
+
+
+def usage_section(
+    labelled: Sequence[tuple[str, GroupSummary]], prices: PriceTable | None
+) -> Section:
+    """The report's table of tokens (generated, cached, scored) and cost per run."""
+    header = ["run", "tokens in", "tokens out", "cached in", "cached out", "scored", "cost USD"]
+    rows = [
+        [
+            label,
+            f"{total.prompt_tokens:,}",
+            f"{total.completion_tokens:,}",
+            f"{total.cached_prompt_tokens:,}",
+            f"{total.cached_completion_tokens:,}",
+            f"{total.scoring_tokens:,}",
+            "-" if total.cost_usd is None else format_usd(total.cost_usd),
+        ]
+        for label, total in labelled
+    ]
+    note = (
+        "Tokens in/out were read and written by the model; cached ones came from the response "
+        "cache (no request sent, no cost); scored ones were read to score choices by "
+        "log-likelihood (priced as input)."
+    )
+    if prices is None:
+        note += " No price table was given (`--prices` or `--price-in/--price-out`): no cost."
+    else:
+        note += f" Prices: {escape_markdown(prices.source)}."
+    return Section(HEADING, f"{table(header, rows)}\n\n{note}")

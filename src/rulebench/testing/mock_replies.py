@@ -1,0 +1,93 @@
+"""The bodies the mock OpenAI server answers with: chat completions and plain-text completions.
+
+Kept apart from the server so what a reply holds (text cut at max_tokens words, usage counted
+in words, stop sequences applied as real servers apply them) reads on its own.
+"""
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+ReplyFn = Callable[[dict[str, Any]], str]
+"""Makes the reply text from the request body (chat: messages; completions: prompt)."""
+
+
+def echo_last_user(body: dict[str, Any]) -> str:
+    """The default chat reply: the content of the last user message."""
+    for message in reversed(body.get("messages") or []):
+        if message.get("role") == "user":
+            return str(message.get("content") or "")
+    return ""
+
+
+def echo_prompt(body: dict[str, Any]) -> str:
+    """The default completion: a space, then the prompt itself (cut at its stop sequences)."""
+    return f" {body.get('prompt') or ''}"
+
+
+def _cut(words: list[str], max_tokens: int) -> tuple[str, str, int]:
+    """The text of at most max_tokens words, the finish reason and the words kept."""
+    kept = words[:max_tokens]
+    return " ".join(kept), "length" if len(words) > max_tokens else "stop", len(kept)
+
+
+def _usage(prompt_tokens: int, completion_tokens: int) -> dict[str, int]:
+    return {
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "total_tokens": prompt_tokens + completion_tokens,
+    }
+
+
+def chat_reply_bytes(body: dict[str, Any], text: str, suffix: str = "") -> bytes:
+    """A chat completion of `text`; `suffix` is added to its content after the max_tokens cut."""
+    words = text.split(" ")
+    content, finish_reason, kept = _cut(words, int(body.get("max_tokens") or len(words)))
+    prompt_tokens = sum(len(str(m.get("content") or "").split()) for m in body["messages"])
+    data = {
+        "id": "chatcmpl-mock",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model", "mock"),
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content + suffix},
+                "finish_reason": finish_reason,
+            }
+        ],
+        "usage": _usage(prompt_tokens, kept),
+    }
+    return json.dumps(data).encode()
+
+
+def completion_reply_bytes(body: dict[str, Any], text: str, suffix: str = "") -> bytes:
+    """A text completion of `text`, cut where the request's first stop sequence begins.
+
+    As vLLM and OpenAI do, the stop sequence itself is not part of the text, and a cut there
+    finishes with "stop"; otherwise the max_tokens cut (in words) applies.
+    """
+    stops = body.get("stop") or []
+    cuts = [text.find(stop) for stop in ([stops] if isinstance(stops, str) else stops)]
+    cut_at = min((at for at in cuts if at >= 0), default=-1)
+    if cut_at >= 0:
+        text = text[:cut_at]
+    words = text.split(" ")
+    content, finish_reason, kept = _cut(words, int(body.get("max_tokens") or len(words)))
+    data = {
+        "id": "cmpl-mock",
+        "object": "text_completion",
+        "created": int(time.time()),
+        "model": body.get("model", "mock"),
+        "choices": [
+            {
+                "index": 0,
+                "text": content + suffix,
+                "finish_reason": "stop" if cut_at >= 0 else finish_reason,
+                "logprobs": None,
+            }
+        ],
+        "usage": _usage(len(str(body.get("prompt") or "").split()), kept),
+    }
+    return json.dumps(data).encode()

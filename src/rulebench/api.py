@@ -23,7 +23,7 @@ from pydantic import BaseModel, JsonValue
 
 from rulebench.catalog import RunSettings, evaluate, make_spec, stored_spec
 from rulebench.core.errors import ConfigError
-from rulebench.core.pricing import PriceTable, load_prices
+from rulebench.core.pricing import PriceTable
 from rulebench.core.validation import validate_into
 from rulebench.engine.export import flat_row
 from rulebench.engine.runner import RunReport, RunSpec
@@ -36,6 +36,7 @@ from rulebench.report.build import (
     judge_report,
     scenarios_report,
 )
+from rulebench.report.usage import load_prices
 
 if TYPE_CHECKING:
     import pandas

@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 
 from rulebench.core.errors import ConfigError
-from rulebench.core.pricing import Price, PriceTable, load_prices
+from rulebench.core.pricing import Price, PriceTable
+from rulebench.report.usage import load_prices
 
 TABLE = """
 ["openai/gpt-4o-mini"]

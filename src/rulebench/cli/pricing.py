@@ -48,7 +48,8 @@ def price_table(
 ) -> "PriceTable | None":
     """The prices the options give; None when they give none (costs are then not shown)."""
     from rulebench.core.errors import ConfigError
-    from rulebench.core.pricing import Price, PriceTable, load_prices
+    from rulebench.core.pricing import Price, PriceTable
+    from rulebench.report.usage import load_prices
 
     if (price_in is None) != (price_out is None):
         raise ConfigError("--price-in and --price-out go together: give both (0 is a price)")
@@ -70,8 +71,8 @@ def env_price_table() -> "PriceTable | None":
 
     from rulebench.cli.console import err
     from rulebench.core.errors import ConfigError
-    from rulebench.core.pricing import load_prices
     from rulebench.report.untrusted import safe_text
+    from rulebench.report.usage import load_prices
 
     path = os.environ.get(PRICES_ENV)
     if not path:

@@ -18,9 +18,6 @@ and tokens read to score choices by log-likelihood are priced as input tokens.
 """
 
 import fnmatch
-import json
-import tomllib
-from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -65,26 +62,14 @@ class PriceTable(BaseModel):
         return self.prices[max(matching, key=len)] if matching else None
 
 
-def load_prices(path: Path) -> PriceTable:
-    """Read a price table from TOML (or JSON, by suffix), naming the file and field on error."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"price table {path}: cannot read it ({exc.strerror or exc})") from None
-    try:
-        data = json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
-    except (ValueError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"price table {path}: not valid {_kind(path)}: {exc}") from None
+def parse_prices(data: object, source: str) -> PriceTable:
+    """A price table from a parsed TOML or JSON document; errors name `source` and the entry."""
     if not isinstance(data, dict):
-        raise ConfigError(f"price table {path}: expected a table of models, not a list or value")
+        raise ConfigError(f"price table {source}: expected a table of models, not a list or value")
     prices = {}
     for model, entry in data.items():
-        where = f"price table {path}: [{model}]"
+        where = f"price table {source}: [{model}]"
         if not isinstance(entry, dict):
             raise ConfigError(f"{where}: expected a table with input and output prices")
         prices[model] = validate_into(Price, entry, where)
-    return PriceTable(prices=prices, source=str(path))
-
-
-def _kind(path: Path) -> str:
-    return "JSON" if path.suffix.lower() == ".json" else "TOML"
+    return PriceTable(prices=prices, source=source)

@@ -1,10 +1,14 @@
 """Tokens and cost of the runs in a report: one row per run, read from the stored results."""
 
+import json
+import tomllib
 from collections.abc import Sequence
+from pathlib import Path
 
 from pydantic import JsonValue
 
-from rulebench.core.pricing import PriceTable
+from rulebench.core.errors import ConfigError
+from rulebench.core.pricing import PriceTable, parse_prices
 from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store
 from rulebench.engine.summary import GroupSummary, priced, summarize
@@ -13,6 +17,22 @@ from rulebench.report.markdown import escape_markdown, table
 from rulebench.report.tables import format_usd
 
 HEADING = "Tokens and cost"
+
+
+def load_prices(path: Path) -> PriceTable:
+    """Read a price table from TOML (or JSON, by suffix), naming the file and entry on error."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        cause = exc.strerror if isinstance(exc, OSError) else exc.reason
+        raise ConfigError(f"price table {path}: cannot read it ({cause or exc})") from None
+    is_json = path.suffix.lower() == ".json"
+    try:
+        data = json.loads(text) if is_json else tomllib.loads(text)
+    except ValueError as exc:  # TOMLDecodeError is a ValueError
+        kind = "JSON" if is_json else "TOML"
+        raise ConfigError(f"price table {path}: not valid {kind}: {exc}") from None
+    return parse_prices(data, str(path))
 
 
 def run_totals(store: Store, run: RunRecord, prices: PriceTable | None) -> GroupSummary:

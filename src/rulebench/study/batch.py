@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, JsonValue
 from rulebench.catalog import RunSettings, evaluate, make_spec, task_config
 from rulebench.core.errors import ConfigError, RulebenchError
 from rulebench.engine.records import RunRecord
+from rulebench.engine.run_lookup import RUNS_SCANNED, find_run, run_identity
 from rulebench.engine.runner import ProgressReporter, RunSpec
 from rulebench.engine.store import Store
 from rulebench.engine.summary import GroupSummary, summarize
@@ -29,12 +30,6 @@ logger = logging.getLogger(__name__)
 How = Literal["reused", "resumed", "new", "not started"]
 """reused: completed earlier, not run again; resumed: a stopped run finished; new: started
 now; not started: the run could not begin (its row says why)."""
-
-RUNS_SCANNED = 100_000
-"""Stored runs searched for a batch's earlier runs, most recent first."""
-NOT_IDENTITY = frozenset({"concurrency", "base_url", "max_consecutive_errors", "stop_after_same"})
-"""Spec fields that change how a run goes, not what it asks: a stored run that differs only in
-these is the same run (the server moved, more requests in flight)."""
 
 
 class PlannedRun(BaseModel):
@@ -144,17 +139,12 @@ def plan_runs(
 def batch_id(planned: Sequence[PlannedRun]) -> str:
     """A short hash of the batch's runs: the same models, tasks and settings, the same id."""
     keys = sorted(
-        json.dumps(identity(run.spec.model_dump(mode="json")), sort_keys=True)
+        json.dumps(run_identity(run.spec.model_dump(mode="json")), sort_keys=True)
         if run.spec is not None
         else json.dumps([run.model, run.task])
         for run in planned
     )
     return hashlib.sha256("\n".join(keys).encode()).hexdigest()[:12]
-
-
-def identity(config: Mapping[str, JsonValue]) -> dict[str, JsonValue]:
-    """What makes two runs the same run: the spec without how it is run."""
-    return {key: value for key, value in config.items() if key not in NOT_IDENTITY}
 
 
 class StoredRuns:
@@ -169,14 +159,7 @@ class StoredRuns:
 
         The record is read again, so its status is the store's now, not the listing's.
         """
-        wanted = identity(spec.model_dump(mode="json"))
-        matching = [
-            run
-            for run in self._runs
-            if run.task == spec.task and run.model == spec.model and identity(run.config) == wanted
-        ]
-        completed = [run for run in matching if run.status == "completed"]
-        found = next(iter(completed or matching), None)
+        found = find_run(self._runs, spec)
         return None if found is None else self._store.get_run(found.id)
 
     def add(self, run_id: str) -> None:

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 from rulebench.core.errors import ConfigError, DataError, ModelError
 from rulebench.core.items import ItemResult
 from rulebench.engine.records import RunRecord
+from rulebench.engine.run_lookup import RUNS_SCANNED, find_run
 from rulebench.engine.runner import ProgressReporter, Runner, RunSpec
 from rulebench.engine.store import Store
 from rulebench.engine.task_config import parse_task_config
@@ -37,12 +38,6 @@ from rulebench.train.star_task import MAX_ATTEMPTS, TASK, StarConfig, StarTask
 ProgressFactory = Callable[[int], ProgressReporter]
 """Makes one round's progress reporter from its attempt number (the CLI draws a bar)."""
 RoundHow = Literal["new", "resumed", "reused"]
-
-_RUNS_SCANNED = 100_000
-"""Stored runs searched for an earlier run of a round, most recent first."""
-_NOT_IDENTITY = frozenset({"concurrency", "base_url", "max_consecutive_errors", "stop_after_same"})
-"""Spec fields that change how a round runs, not what it asks: a stored run differing only in
-these is the same round (the server moved, more requests in flight)."""
 
 
 class StarPlan(BaseModel):
@@ -144,18 +139,7 @@ def next_round(spec: RunSpec, attempt: int, example_ids: Sequence[str]) -> RunSp
 
 def find_round_run(store: Store, spec: RunSpec) -> RunRecord | None:
     """The stored run of this round, if any: the latest finished one, else the latest other."""
-    wanted = _identity(spec.model_dump(mode="json"))
-    matching = [
-        run
-        for run in store.list_runs(limit=_RUNS_SCANNED)
-        if run.task == spec.task and _identity(run.config) == wanted
-    ]
-    finished = [run for run in matching if run.status == "completed"]
-    return next(iter(finished or matching), None)
-
-
-def _identity(config: dict[str, JsonValue]) -> dict[str, JsonValue]:
-    return {key: value for key, value in config.items() if key not in _NOT_IDENTITY}
+    return find_run(store.list_runs(limit=RUNS_SCANNED), spec)
 
 
 def _kept_replies(results: dict[str, ItemResult]) -> dict[str, str]:

@@ -5,13 +5,10 @@ The Python API (`rulebench.run`, `resume`, `results`, `results_frame`, `build_re
 """
 
 import importlib
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
-try:
-    __version__ = version("rulebench")
-except PackageNotFoundError:  # running from a source tree without an install
-    __version__ = "0.0.0+unknown"
+__version__ = "0.1.0"
+"""The package version; pyproject.toml reads it from here (one place to change it)."""
 
 if TYPE_CHECKING:
     from rulebench.api import RunOptions, build_report, results, results_frame, resume, run

@@ -48,3 +48,37 @@ def test_fingerprint_is_memoised_by_size_and_mtime(tmp_path: Path) -> None:
 def test_unreadable_file_is_a_config_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"missing\.gguf"):
         file_fingerprint(tmp_path / "missing.gguf")
+
+
+def test_a_fingerprint_outlives_the_process_in_the_user_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RULEBENCH_CACHE_DIR", str(tmp_path / "cache"))
+    path = tmp_path / "weights.gguf"
+    path.write_bytes(b"one")
+    stamp = path.stat().st_mtime_ns
+    first = file_fingerprint(path)
+    assert (tmp_path / "cache" / "fingerprints.json").is_file()
+    # A new process: nothing memoised, the same file (size and mtime) is not read again.
+    monkeypatch.setattr(embedded, "_fingerprints", {})
+    path.write_bytes(b"two")
+    os.utime(path, ns=(stamp, stamp))
+    assert file_fingerprint(path) == first
+    os.utime(path, ns=(stamp + 10**9, stamp + 10**9))
+    assert file_fingerprint(path) != first
+
+
+def test_a_broken_or_unwritable_fingerprint_cache_only_costs_a_hash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "fingerprints.json").write_text("{torn")
+    monkeypatch.setenv("RULEBENCH_CACHE_DIR", str(cache))
+    path = tmp_path / "weights.gguf"
+    path.write_bytes(b"a" * 100)
+    expected = file_fingerprint(path)
+    monkeypatch.setattr(embedded, "_fingerprints", {})
+    monkeypatch.setenv("RULEBENCH_CACHE_DIR", str(path))  # a file: no folder can be made there
+    assert file_fingerprint(path) == expected
+    assert not list(tmp_path.glob("*.tmp"))

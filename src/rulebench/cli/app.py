@@ -5,19 +5,7 @@ from typing import Annotated, Any
 
 import typer
 
-from rulebench.cli import (
-    attack,
-    cache,
-    irft,
-    listing,
-    models,
-    play,
-    report,
-    run,
-    runs,
-    serve,
-    train,
-)
+from rulebench.cli.commands import LazyGroup
 from rulebench.cli.console import State, configure_logging, err
 
 
@@ -48,18 +36,9 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     rich_markup_mode="rich",
+    # The commands (rulebench.cli.commands.COMMANDS) are imported when used, not at start.
+    cls=LazyGroup,
 )
-app.add_typer(run.app, name="run")
-app.add_typer(runs.app, name="runs")
-app.add_typer(report.app, name="report")
-app.add_typer(cache.app, name="cache")
-app.add_typer(train.app, name="train")
-app.add_typer(irft.app, name="irft")
-app.add_typer(attack.app, name="attack")
-models.register(app)
-listing.register(app)
-serve.register(app)
-app.command("play")(play.play)
 
 
 def _version(value: bool) -> None:

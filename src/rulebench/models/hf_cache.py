@@ -9,31 +9,20 @@ changed file gets a new conversion and never a stale one.
 
 import json
 import logging
-import os
 import shutil
 import tempfile
 from pathlib import Path
 
 from rulebench.core.errors import ConfigError
 from rulebench.models.embedded import file_fingerprint
+from rulebench.models.user_cache import CACHE_ENV_VAR, cache_root
+
+__all__ = ["CACHE_ENV_VAR", "cache_root", "converted_folder", "is_converted"]
 
 logger = logging.getLogger(__name__)
 
-CACHE_ENV_VAR = "RULEBENCH_CACHE_DIR"
 SOURCE_FILE = "rulebench-source.json"
 """Written last into a converted folder: a folder without it is an interrupted conversion."""
-
-
-def cache_root() -> Path:
-    """The folder rulebench caches converted models in.
-
-    $RULEBENCH_CACHE_DIR, else $XDG_CACHE_HOME/rulebench, else ~/.cache/rulebench (the XDG
-    default, which platformdirs also gives on Linux).
-    """
-    if configured := os.environ.get(CACHE_ENV_VAR):
-        return Path(configured).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "rulebench"
 
 
 def converted_folder(gguf: Path) -> Path:

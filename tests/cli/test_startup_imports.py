@@ -1,0 +1,97 @@
+"""Start-up imports only what the command uses (issue 14: `run loadtest --items 1` under 0.5 s).
+
+Nothing here is timed (the machine is shared): the tests pin which modules load, which is
+what made start-up slow. `bench/bench_startup.py` measures the times.
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from rulebench.cli.app import app
+from rulebench.cli.commands import COMMANDS
+
+from tests.command import ENTRY
+
+HEAVY = ("numpy", "torch", "transformers", "llama_cpp", "fastapi", "uvicorn", "matplotlib")
+"""Libraries a run on a remote or scripted model never needs (each costs 50 ms to seconds)."""
+OTHER_COMMANDS = (
+    "rulebench.cli.listing",
+    "rulebench.cli.attack",
+    "rulebench.cli.attack_gcg",
+    "rulebench.cli.play",
+    "rulebench.cli.train",
+    "rulebench.cli.serve",
+    "rulebench.cli.report",
+    "rulebench.cli.runs",
+)
+"""Command modules `rulebench run` has no use for."""
+REPORT = (
+    "import atexit, json, sys\n"
+    "atexit.register(lambda: print('LOADED ' + json.dumps(sorted(sys.modules)), file=sys.stderr))"
+)
+
+
+def loaded_modules(code: str) -> set[str]:
+    """The modules a fresh interpreter has loaded when `code` ends."""
+    result = subprocess.run(
+        [sys.executable, "-c", f"{REPORT}\n{code}"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    [line] = [line for line in result.stderr.splitlines() if line.startswith("LOADED ")]
+    return set(json.loads(line.removeprefix("LOADED ")))
+
+
+def roots(modules: set[str]) -> set[str]:
+    return {name.split(".")[0] for name in modules}
+
+
+@pytest.mark.subprocess
+def test_importing_the_cli_loads_no_command_and_no_library() -> None:
+    modules = loaded_modules("import rulebench.cli.app")
+    assert not roots(modules) & {*HEAVY, "aiohttp", "pydantic", "jinja2", "sqlite3"}
+    ours = {name for name in modules if name.startswith("rulebench.")}
+    assert ours <= {
+        "rulebench.cli",
+        "rulebench.cli.app",
+        "rulebench.cli.commands",
+        "rulebench.cli.console",
+        "rulebench.report",
+        "rulebench.report.untrusted",
+    }
+    # The version is a constant, not looked up in the installed package's metadata.
+    assert "importlib.metadata" not in modules
+
+
+@pytest.mark.subprocess
+def test_a_loadtest_run_loads_only_the_run_commands(tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    args = ["run", "loadtest", "--items", "1", "-m", "scripted/echo", "--store", str(store)]
+    modules = loaded_modules(f"sys.argv = ['rulebench', *{args!r}]\n{ENTRY}")
+    assert "rulebench.loadtest" in modules and store.exists()  # it did run
+    assert not roots(modules) & set(HEAVY)
+    assert not modules & set(OTHER_COMMANDS)
+    assert not {m for m in modules if m.startswith(("rulebench.web", "rulebench.attack"))}
+    assert not {m for m in modules if m.startswith(("rulebench.train", "rulebench.study"))}
+    assert "rulebench.engine.browse" not in modules  # the explorer's reads
+
+
+def test_help_lists_every_command_in_its_place() -> None:
+    result = CliRunner().invoke(app, ["--help"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    listed = [line.split()[1] for line in result.stdout.splitlines() if line.startswith("│ ")]
+    commands = [name for name in listed if name in COMMANDS]
+    assert commands == list(COMMANDS)
+
+
+def test_a_mistyped_command_is_still_matched_against_every_command() -> None:
+    result = CliRunner().invoke(app, ["rnus", "list"])
+    assert result.exit_code == 2 and "Did you mean 'runs'" in result.output

@@ -78,7 +78,16 @@ def test_the_batch_table_fits_80_columns_with_whole_run_ids(
     long_model = "openai-api/vllm/meta-llama/Llama-3.1-8B-Instruct"  # never reached: port 9
     models = (*TWO_MODELS, "-m", long_model, "--base-url", "http://127.0.0.1:9/v1")
     result = runner.invoke(
-        app, ["run", "smoke", *models, "--store", str(tmp_path / "s.sqlite"), "-o", "out"]
+        app,
+        [
+            "run",
+            "smoke",
+            *models,
+            "--store",
+            str(tmp_path / "s.sqlite"),
+            "-o",
+            str(tmp_path / "out"),
+        ],
     )
     assert result.exit_code == 1, result.output
     assert "run 1 of 3: scripted/echo on smoke" in result.stderr

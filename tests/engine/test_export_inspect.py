@@ -229,3 +229,16 @@ def test_an_outcome_without_score_or_verdict_is_unscored() -> None:
     read = Score.model_validate(score)
     assert name == "score" and math.isnan(float(read.as_float())) and read.reason == "excluded"
     assert read.explanation == "a refusal"
+
+
+def test_a_rerun_from_the_cache_carries_its_cached_tokens_apart(tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    rulebench.run("smoke", "scripted/echo", store=store)
+    again = rulebench.run("smoke", "scripted/echo", store=store)
+    path, results = export(store, again.run.id, tmp_path)
+    log = read_checked(path, results)
+    assert log.samples is not None
+    for found, result in zip(log.samples, results, strict=True):
+        kept = found.metadata["rulebench"]
+        assert kept["cached_prompt_tokens"] == result.cached_usage.prompt_tokens > 0
+        assert found.model_usage["scripted/echo"].input_tokens == 0

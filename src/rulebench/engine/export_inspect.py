@@ -203,6 +203,11 @@ def sample(result: ItemResult, model: str) -> dict[str, JsonValue]:
             "rulebench": {
                 "calls": result.calls,
                 "cache_hits": result.cache_hits,
+                # Apart from model_usage, which counts only what the model read and wrote.
+                "cached_prompt_tokens": result.cached_usage.prompt_tokens,
+                "cached_completion_tokens": result.cached_usage.completion_tokens,
+                "scoring_tokens": result.scoring_tokens,
+                "endpoints": list(result.endpoints),
                 "system_merged": result.system_merged,
                 "warnings": list(result.warnings),
             },

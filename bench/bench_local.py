@@ -6,8 +6,12 @@ Prints:
   (b) hf (the same GGUF, dequantized to float32): generated tokens/s for B concurrent requests
       (one batch) vs the same requests one at a time.
   (c) with --threads-batch: llamacpp prompt evaluation tokens/s per n_threads_batch value.
+  (d) with --llama-settings: llamacpp items/s and generated tokens/s for --batch distinct
+      questions sent together, per engine setting (`lanes=1,n_seq_max=1;lanes=1;lanes=2`):
+      what the lanes (contexts side by side) and decoding sequences together buy.
 Timings on a shared machine move with its load; run it alone.
 Usage: python bench/bench_local.py [--questions 20] [--rules 38] [--batch 8] [--skip-hf]
+       [--llama-settings "lanes=1,n_seq_max=1;lanes=2"]
 """
 
 import argparse
@@ -95,6 +99,30 @@ async def bench_batching(args: argparse.Namespace) -> list[tuple[str, ...]]:
     return rows
 
 
+async def bench_lanes(args: argparse.Namespace) -> list[tuple[str, ...]]:
+    """Distinct questions sent together, per llamacpp engine setting."""
+    from rulebench.models.llamacpp import LlamaCppModel
+    from rulebench.models.llamacpp_engine import free_llama_cache
+
+    config = GenerateConfig(max_tokens=args.lanes_max_tokens)
+    conversations = [
+        [Message(role="user", content=f"Write a short story about harbour {i} and its boats.")]
+        for i in range(args.batch)
+    ]
+    rows = []
+    for setting in args.llama_settings.split(";"):
+        pairs = dict(pair.split("=", 1) for pair in setting.split(",") if pair)
+        model = LlamaCppModel.create(EMBEDDED_MODEL_NAME, BackendOptions(args=pairs))
+        await model.generate(questions(1, None)[0], GenerateConfig(max_tokens=2))  # load
+        elapsed, _, generated = await timed(model, conversations, config, together=True)
+        free_llama_cache()
+        rows.append((
+            f"llamacpp {setting or 'defaults'}", f"{args.batch} requests", f"{elapsed:.1f} s",
+            f"{args.batch / elapsed:.2f} items/s", f"{generated / elapsed:.1f} gen tok/s",
+        ))  # fmt: skip
+    return rows
+
+
 def bench_threads_batch(args: argparse.Namespace) -> list[tuple[str, ...]]:
     """Prompt evaluation speed per n_threads_batch, alternating settings to share the noise."""
     import llama_cpp
@@ -138,6 +166,8 @@ def main() -> None:
     parser.add_argument("--skip-hf", action="store_true")
     parser.add_argument("--threads-batch", default="", help="e.g. 1,2: measure (c) too")
     parser.add_argument("--repeats", type=int, default=5, help="rounds for (c)")
+    parser.add_argument("--llama-settings", default="", help="e.g. lanes=1,n_seq_max=1;lanes=2")
+    parser.add_argument("--lanes-max-tokens", type=int, default=64, help="reply length for (d)")
     args = parser.parse_args()
     rows: list[tuple[str, ...]] = []
     if not args.skip_llamacpp:
@@ -146,6 +176,8 @@ def main() -> None:
         rows += asyncio.run(bench_batching(args))
     if args.threads_batch:
         rows += bench_threads_batch(args)
+    if args.llama_settings:
+        rows += asyncio.run(bench_lanes(args))
     print_table(rows)
 
 

@@ -1,8 +1,9 @@
 """The llamacpp backend: a GGUF file on the CPU through llama-cpp-python, the embedded default too.
 
-Speed on CPU comes from reusing the KV cache across requests that share a prefix (the rules come
-first in every prompt), not from batching: llama-cpp-python's high-level API decodes one sequence
-at a time. The model, its thread and its cache are shared per process (see llamacpp_engine).
+Speed on CPU comes from llama.cpp contexts ("lanes", one per core) decoding side by side, each
+generating its sequences together, and from reusing the evaluated cells of prompts that share a
+prefix (the rules come first in every prompt). The model, its lanes and the prompt cache are
+shared per process (see llamacpp_engine).
 
 Prompts are the GGUF's chat template, a template file (`-M chat_template=`) or, for
 completion-only models, a plain-text transcript (`-M transcript=`; see local_chat.choose_prompt).
@@ -68,6 +69,11 @@ class LlamaCppConfig(BaseModel):
     set 2 (or more, with more cores) on a machine nothing else uses."""
     n_batch: int = Field(default=512, ge=8)
     """Most prompt tokens decoded in one llama.cpp call."""
+    n_seq_max: int | None = Field(default=None, ge=1)
+    """Sequences each lane decodes together, each with n_ctx tokens of KV cache (default: as
+    many as 384 MiB of KV cache holds, at most 8 in all; see llamacpp_engine)."""
+    lanes: int | None = Field(default=None, ge=1)
+    """llama.cpp contexts decoding side by side, one thread each (default: 2, or 1 on 1 core)."""
     prefix_reuse: bool = True
     """Reuse the KV cache of the longest shared token prefix; false re-evaluates every prompt."""
     system_role: SystemRoleSetting = "auto"
@@ -128,6 +134,8 @@ class LlamaCppModel:
             n_threads=config.n_threads,
             n_threads_batch=config.n_threads_batch,
             n_batch=config.n_batch,
+            n_seq_max=config.n_seq_max,
+            lanes=config.lanes,
         )
         return cls(shared_engine(settings), display_name, config)
 

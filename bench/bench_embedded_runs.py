@@ -12,7 +12,7 @@ Extra configurations join the comparison with --variant LABEL:TREE:ARGS, TREE be
 -M n_threads_batch=2".
 
 Usage: python bench/bench_embedded_runs.py --before /tmp/before [--limit 40] [--repeats 1]
-       [--commands inferential,scenarios] [-c 8] [--variant ...]
+       [--commands inferential,scenarios] [-c 8] [--args "-t kinship"] [--variant ...]
 """
 
 import argparse
@@ -77,6 +77,7 @@ def run_once(variant: Variant, command: str, args: argparse.Namespace, folder: P
     cli = [sys.executable, "-c", RSS_WRAPPER, "run", command, "--no-cache", "--json"]
     cli += ["--store", str(store), "-c", str(args.concurrency)]
     cli += ["--limit", str(args.limit)] if args.limit else []
+    cli += shlex.split(args.args)
     env = {**os.environ, "PYTHONPATH": str(variant.src), "HF_HUB_OFFLINE": "1"}
     load_before = os.getloadavg()[0]
     start = time.perf_counter()
@@ -133,6 +134,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=1, help="runs per variant (median kept)")
     parser.add_argument("-c", "--concurrency", type=int, default=8)
     parser.add_argument("--variant", action="append", default=[], help="LABEL:TREE:ARGS")
+    parser.add_argument("--args", default="", help="arguments for every run, e.g. '-t kinship'")
     args = parser.parse_args()
     before = source_dir(args.before)
     variants = [Variant("before", before, []), Variant("after", AFTER_SRC, [])]

@@ -18,9 +18,8 @@ from rulebench.core.messages import GenerateConfig, Message
 from rulebench.models.base import BackendOptions, ChoiceScores
 from rulebench.models.hf import HFConfig, HFModel, free_hf_cache
 from rulebench.models.hf_batching import GenerationJob, Job, ScoringJob
-from rulebench.models.hf_compute import Generated
 from rulebench.models.hf_loading import HFSource, LoadedModel
-from rulebench.models.local_chat import cut_at_stop
+from rulebench.models.local_chat import Generated, cut_at_stop
 from rulebench.models.registry import EMBEDDED_MODEL_NAME
 from rulebench.models.transcript import DEFAULT_TRANSCRIPT
 

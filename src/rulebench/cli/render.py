@@ -10,7 +10,7 @@ from rulebench.cli.pricing import env_price_table, price_json, print_usage
 from rulebench.engine.runner import RunReport
 from rulebench.engine.store import Store
 from rulebench.engine.summary import priced, summarize
-from rulebench.report.tables import summary_table
+from rulebench.report.tables import replies, summary_table
 from rulebench.report.untrusted import escape_markup, safe_text
 
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ def print_run_summary(store: Store, report: RunReport, group_by: str | None, as_
     err.print(
         f"{report.completed_now} items in {report.wall_s:.1f}s ({rate:,.1f} items/s)"
         + (f", {report.skipped} finished earlier" if report.skipped else "")
-        + (f", {report.cache_hits_now} replies from the cache" if report.cache_hits_now else "")
+        + (f", {replies(report.cache_hits_now)} from the cache" if report.cache_hits_now else "")
         + f"; status: {run.status}; store: {escape_markup(store.path)}"
     )
     reason = str(run.notes.get("reason") or "")

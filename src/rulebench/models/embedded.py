@@ -5,17 +5,14 @@ That package's `__init__` imports its host tool `llm`, which rulebench does not 
 is found from the package's import spec without importing it.
 """
 
-import contextlib
 import hashlib
 import importlib.util
-import json
 import logging
-import os
 import threading
 from pathlib import Path
 
 from rulebench.core.errors import ConfigError
-from rulebench.models.user_cache import cache_root
+from rulebench.models.user_cache import FileFacts, FileKey, file_key
 
 logger = logging.getLogger(__name__)
 
@@ -25,8 +22,9 @@ FINGERPRINT_LENGTH = 16
 """Hex digits of the sha256 kept in a model identity: 64 bits, ample to tell weight files apart."""
 
 _CHUNK_BYTES = 1 << 20
-_fingerprints: dict[tuple[str, int, int], str] = {}
+_fingerprints: dict[FileKey, str] = {}
 _fingerprints_lock = threading.Lock()
+_STORED_FINGERPRINTS = FileFacts("fingerprints.json")
 
 
 def embedded_gguf_path() -> Path:
@@ -62,8 +60,7 @@ def file_fingerprint(path: Path) -> str:
         ConfigError: the file cannot be read.
     """
     try:
-        stat = path.stat()
-        key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+        key = file_key(path)
         with _fingerprints_lock:
             known = _fingerprints.get(key) or _stored_fingerprint(key)
             if known is not None:
@@ -78,51 +75,14 @@ def file_fingerprint(path: Path) -> str:
     fingerprint = digest.hexdigest()[:FINGERPRINT_LENGTH]
     with _fingerprints_lock:
         _fingerprints[key] = fingerprint
-        _store_fingerprint(key, fingerprint)
+        _STORED_FINGERPRINTS.put(key, {"sha256": fingerprint})
     return fingerprint
 
 
-def _fingerprint_file() -> Path:
-    return cache_root() / "fingerprints.json"
-
-
-def _read_fingerprints() -> dict[str, dict[str, object]]:
-    try:
-        data = json.loads(_fingerprint_file().read_text(encoding="utf-8"))
-    except (OSError, ValueError):  # none yet, unreadable or torn: hashing is the fallback
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _stored_fingerprint(key: tuple[str, int, int]) -> str | None:
-    path, size, mtime_ns = key
-    entry = _read_fingerprints().get(path)
-    if not isinstance(entry, dict) or (entry.get("size"), entry.get("mtime_ns")) != (
-        size,
-        mtime_ns,
-    ):
-        return None
-    fingerprint = entry.get("sha256")
+def _stored_fingerprint(key: FileKey) -> str | None:
+    fingerprint = (_STORED_FINGERPRINTS.get(key) or {}).get("sha256")
     return (
         fingerprint
         if isinstance(fingerprint, str) and len(fingerprint) == FINGERPRINT_LENGTH
         else None
     )
-
-
-def _store_fingerprint(key: tuple[str, int, int], fingerprint: str) -> None:
-    """Keep a fingerprint for later processes; a cache that cannot be written is skipped."""
-    path, size, mtime_ns = key
-    entries = _read_fingerprints()
-    entries[path] = {"size": size, "mtime_ns": mtime_ns, "sha256": fingerprint}
-    target = _fingerprint_file()
-    aside = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        # Written aside and renamed: a reader never sees half a file.
-        aside.write_text(json.dumps(entries), encoding="utf-8")
-        os.replace(aside, target)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            aside.unlink(missing_ok=True)
-        logger.debug("fingerprint cache %s not written: %s", target, exc)

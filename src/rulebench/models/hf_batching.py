@@ -14,9 +14,9 @@ from typing import Any, Generic, TypeVar
 from rulebench.core.messages import GenerateConfig
 from rulebench.models import hf_compute
 from rulebench.models.base import ChoiceScores
-from rulebench.models.hf_compute import Generated
 from rulebench.models.hf_loading import LoadedModel
 from rulebench.models.job_worker import JobWorker
+from rulebench.models.local_chat import Generated
 
 logger = logging.getLogger(__name__)
 

@@ -6,24 +6,13 @@ the last column; rows are sorted by prompt length so equal lengths sit together.
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from rulebench.core.errors import ModelError
 from rulebench.core.messages import GenerateConfig
 from rulebench.models.base import ChoiceScores, count_scoring_tokens
 from rulebench.models.hf_loading import LoadedModel
-from rulebench.models.local_chat import cut_at_stop
-
-
-@dataclass(frozen=True)
-class Generated:
-    """One row of a batch, cut at its end token or stop string."""
-
-    text: str
-    prompt_tokens: int
-    completion_tokens: int
-    finish_reason: str
+from rulebench.models.local_chat import Generated, cut_at_stop
 
 
 def encode(loaded: LoadedModel, text: str) -> list[int]:

@@ -3,7 +3,8 @@
 Speed on CPU comes from llama.cpp contexts ("lanes", one per core) decoding side by side, each
 generating its sequences together, and from reusing the evaluated cells of prompts that share a
 prefix (the rules come first in every prompt). The model, its lanes and the prompt cache are
-shared per process (see llamacpp_engine).
+shared per process (see llamacpp_engine), and loaded on the first request: a run answered from
+the response cache never imports llama.cpp (the chat template comes from gguf_facts).
 
 Prompts are the GGUF's chat template, a template file (`-M chat_template=`) or, for
 completion-only models, a plain-text transcript (`-M transcript=`; see local_chat.choose_prompt).
@@ -14,7 +15,7 @@ import logging
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -28,14 +29,13 @@ from rulebench.models.base import (
     parse_backend_args,
 )
 from rulebench.models.embedded import embedded_gguf_path, file_fingerprint
-from rulebench.models.llamacpp_engine import (
+from rulebench.models.gguf_facts import GgufFacts, cached_facts, chat_renderer, remember_facts
+from rulebench.models.llamacpp_batch_requests import (
     EvalStats,
     GenerationRequest,
-    LlamaEngine,
     LlamaSettings,
     Request,
     ScoringRequest,
-    shared_engine,
 )
 from rulebench.models.local_chat import (
     ChatRenderer,
@@ -46,6 +46,9 @@ from rulebench.models.local_chat import (
     to_completion,
 )
 from rulebench.models.registry import EMBEDDED_MODEL_NAME
+
+if TYPE_CHECKING:  # imported on first use: it loads numpy and llama_cpp
+    from rulebench.models.llamacpp_engine import LlamaEngine
 
 logger = logging.getLogger(__name__)
 
@@ -106,12 +109,21 @@ def resolve_gguf(name: str) -> tuple[Path, str]:
 class LlamaCppModel:
     """A chat model on llama.cpp that also scores choices by log-likelihood."""
 
-    def __init__(self, engine: LlamaEngine, name: str, config: LlamaCppConfig) -> None:
+    def __init__(
+        self,
+        name: str,
+        config: LlamaCppConfig,
+        settings: LlamaSettings,
+        facts: GgufFacts,
+        engine: "LlamaEngine | None" = None,
+    ) -> None:
+        """`engine` is the loaded model, if it is already; else it loads on the first request."""
+        self._settings = settings
         self._engine = engine
         self._config = config
         options = PromptOptions(config.transcript, config.chat_template, config.system_role)
-        self._prompt = choose_prompt(f"llamacpp/{name}", options, _template_source(engine))
-        path = engine.settings.path
+        self._prompt = choose_prompt(f"llamacpp/{name}", options, _template_source(facts))
+        path = settings.path
         identity = f"llamacpp/{path.name}@sha256:{file_fingerprint(path)}"
         self._info = ModelInfo(
             provider="llamacpp",
@@ -125,7 +137,11 @@ class LlamaCppModel:
 
     @classmethod
     def create(cls, name: str, options: BackendOptions) -> "LlamaCppModel":
-        """Build from `llamacpp/<SmolLM2-135M-Instruct | path.gguf>` and its `-M` settings."""
+        """Build from `llamacpp/<SmolLM2-135M-Instruct | path.gguf>` and its `-M` settings.
+
+        A file seen before (same size and mtime) is not loaded until a request needs it; a new
+        one is loaded now, so a file llama.cpp cannot read fails before the run starts.
+        """
         config = parse_backend_args(LlamaCppConfig, options.args, "llamacpp")
         path, display_name = resolve_gguf(name)
         settings = LlamaSettings(
@@ -137,7 +153,18 @@ class LlamaCppModel:
             n_seq_max=config.n_seq_max,
             lanes=config.lanes,
         )
-        return cls(shared_engine(settings), display_name, config)
+        facts = cached_facts(path)
+        engine = None
+        if facts is None:
+            engine = _load_engine(settings)
+            facts = engine.facts()
+            remember_facts(path, facts)
+        return cls(display_name, config, settings, facts, engine)
+
+    @property
+    def path(self) -> Path:
+        """The GGUF file."""
+        return self._settings.path
 
     @property
     def info(self) -> ModelInfo:
@@ -189,20 +216,27 @@ class LlamaCppModel:
         return self._prompt.render(messages)
 
     async def _submit(self, request: Request[ResultT]) -> ResultT:
-        self._engine.submit(request)
+        engine = self._engine
+        if engine is None:
+            # Off the event loop: loading takes a while. Concurrent first requests all get
+            # the process's one engine (shared_engine holds a lock while it loads).
+            engine = self._engine = await asyncio.to_thread(_load_engine, self._settings)
+        engine.submit(request)
         return await asyncio.wrap_future(request.future)
 
 
-def _template_source(engine: LlamaEngine) -> TemplateSource:
+def _load_engine(settings: LlamaSettings) -> "LlamaEngine":
+    """The process's engine for these settings, loading the model if no engine has it yet."""
+    from rulebench.models.llamacpp_engine import shared_engine
+
+    return shared_engine(settings)
+
+
+def _template_source(facts: GgufFacts) -> TemplateSource:
     """The GGUF's own chat template (if it has one) and a way to compile an override."""
 
     def compile_template(text: str) -> ChatRenderer:
-        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+        return chat_renderer(text, facts.bos_text, facts.eos_text)
 
-        # The sandbox and globals (raise_exception, strftime_now) of the GGUF's own template.
-        # Typed loosely, as the engine holds its own: llama_cpp's message TypedDicts are no
-        # plain role/content dicts to mypy.
-        formatter: Any = Jinja2ChatFormatter(text, engine.eos_text, engine.bos_text)
-        return lambda messages: str(formatter(messages=messages).prompt)
-
-    return TemplateSource(engine.render if engine.chat_template else None, compile_template)
+    native = compile_template(facts.chat_template) if facts.chat_template else None
+    return TemplateSource(native, compile_template, native_takes_system=facts.takes_system)

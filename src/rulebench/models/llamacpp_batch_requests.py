@@ -12,7 +12,7 @@ from typing import Generic, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from rulebench.core.messages import GenerateConfig
-from rulebench.models.llamacpp_decode import Generated
+from rulebench.models.local_chat import Generated
 
 ResultT = TypeVar("ResultT")
 

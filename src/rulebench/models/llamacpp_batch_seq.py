@@ -11,8 +11,7 @@ import numpy as np
 
 from rulebench.core.messages import GenerateConfig
 from rulebench.models.llamacpp_batch_requests import GenerationRequest
-from rulebench.models.llamacpp_decode import Generated
-from rulebench.models.local_chat import cut_at_stop
+from rulebench.models.local_chat import Generated, cut_at_stop
 
 Llama = Any
 """llama_cpp.Llama; typed loosely because llama_cpp is imported only where it is used."""

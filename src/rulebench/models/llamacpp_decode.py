@@ -9,7 +9,6 @@ give bit-identical cells and logits.
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -20,16 +19,6 @@ logger = logging.getLogger(__name__)
 
 Llama = Any
 """llama_cpp.Llama; typed loosely because llama_cpp is imported only where it is used."""
-
-
-@dataclass(frozen=True)
-class Generated:
-    """A generation's text and token counts, before it becomes a Completion."""
-
-    text: str
-    prompt_tokens: int
-    completion_tokens: int
-    finish_reason: str
 
 
 def tokenize_prompt(llm: Llama, prompt: str, bos_text: str) -> list[int]:

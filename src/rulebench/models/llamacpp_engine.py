@@ -22,6 +22,7 @@ from typing import Any
 
 from rulebench.core.errors import ConfigError, ModelError
 from rulebench.models import llamacpp_decode as decode
+from rulebench.models.gguf_facts import GgufFacts
 from rulebench.models.job_worker import JobWorker
 from rulebench.models.llamacpp_batch import BatchContext, kv_bytes_per_token
 from rulebench.models.llamacpp_batch_cache import PrefixCache
@@ -89,16 +90,12 @@ class LlamaEngine(JobWorker[Request[Any]]):
         self.eos_text = ""
         self.lanes: list[Lane] = []
         self._llm: Any = None
-        self._formatter: Any = None
         super().__init__(f"llamacpp:{settings.path.name}")
         self.started.result()  # loading failed: raise its error here
 
-    def render(self, messages: list[dict[str, str]]) -> str:
-        """Render messages with the model's own chat template, ready for the assistant's turn."""
-        if self._formatter is None:
-            raise ConfigError(f"llamacpp: {self.settings.path} has no chat template")
-        prompt: str = self._formatter(messages=messages).prompt
-        return prompt
+    def facts(self) -> GgufFacts:
+        """What prompts are built from: the loaded model's chat template and special tokens."""
+        return GgufFacts.of_template(self.chat_template, self.bos_text, self.eos_text)
 
     def on_start(self) -> None:
         """Load the model and start its lanes."""
@@ -118,7 +115,6 @@ class LlamaEngine(JobWorker[Request[Any]]):
 
     def _load(self) -> None:
         import llama_cpp
-        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
         settings = self.settings
         try:
@@ -130,14 +126,9 @@ class LlamaEngine(JobWorker[Request[Any]]):
         except (ValueError, RuntimeError) as exc:
             raise ConfigError(f"llamacpp: cannot load {settings.path}: {exc}") from None
         # A base model's GGUF has none: LlamaCppModel then prompts with a transcript.
-        template = self._llm.metadata.get("tokenizer.chat_template") or ""
-        self.chat_template = template
+        self.chat_template = self._llm.metadata.get("tokenizer.chat_template") or ""
         self.bos_text = self._token_text(self._llm.token_bos())
         self.eos_text = self._token_text(self._llm.token_eos())
-        # The same Jinja2 sandbox and globals (raise_exception, strftime_now) llama.cpp's own
-        # chat handler uses; compiled once, rendering is thread-safe.
-        if template:
-            self._formatter = Jinja2ChatFormatter(template, self.eos_text, self.bos_text)
 
     def _start_lanes(self) -> None:
         import llama_cpp

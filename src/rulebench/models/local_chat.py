@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Literal
 
 from rulebench.core.errors import ConfigError, ModelError
 from rulebench.core.messages import (
@@ -55,10 +55,15 @@ def template_takes_system(render: ChatRenderer) -> bool:
     return _PROBE in text
 
 
-def resolve_system_role(setting: SystemRoleSetting, render: ChatRenderer) -> bool:
-    """Decide whether system messages go to the model as such, from the setting and template."""
+def resolve_system_role(
+    setting: SystemRoleSetting, render: ChatRenderer, known: bool | None = None
+) -> bool:
+    """Decide whether system messages go to the model as such, from the setting and template.
+
+    `known` is the template's answer found before (saving a render), None to probe it now.
+    """
     if setting == "auto":
-        return template_takes_system(render)
+        return template_takes_system(render) if known is None else known
     return setting == "yes"
 
 
@@ -102,31 +107,18 @@ def cut_at_stop(text: str, stops: Sequence[str]) -> tuple[str, bool]:
     return text[: min(positions)], True
 
 
-class LocalResult(Protocol):
-    """What a local backend's worker returns for one generation (read-only fields)."""
+@dataclass(frozen=True)
+class Generated:
+    """What a local backend's worker returns for one generation, before it becomes a Completion."""
 
-    @property
-    def text(self) -> str:
-        """The reply."""
-        ...
-
-    @property
-    def prompt_tokens(self) -> int:
-        """Tokens in the prompt."""
-        ...
-
-    @property
-    def completion_tokens(self) -> int:
-        """Tokens generated."""
-        ...
-
-    @property
-    def finish_reason(self) -> str:
-        """Why generation stopped."""
-        ...
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    finish_reason: str
+    """Why generation stopped: "stop" or "length"."""
 
 
-def to_completion(result: LocalResult, started: float, merged: bool) -> Completion:
+def to_completion(result: Generated, started: float, merged: bool) -> Completion:
     """A worker's result as a Completion, timed from `started` (a perf_counter reading)."""
     return Completion(
         text=result.text,
@@ -179,6 +171,8 @@ class TemplateSource:
     """A renderer for the text of another chat template (an override file)."""
     bos_text: str = ""
     """Put before a transcript prompt when the backend's tokenizing would not add BOS itself."""
+    native_takes_system: bool | None = None
+    """Whether the model's own template keeps a system message, if known (None: probe it)."""
 
 
 @dataclass(frozen=True)
@@ -272,7 +266,8 @@ def choose_prompt(label: str, options: PromptOptions, source: TemplateSource) ->
         supports_system = options.system_role != "no"
     else:
         assert render_chat is not None
-        supports_system = resolve_system_role(options.system_role, render_chat)
+        known = source.native_takes_system if render_chat is source.native else None
+        supports_system = resolve_system_role(options.system_role, render_chat, known)
     if not supports_system:
         # The same messages render differently once merged, so cached replies must differ.
         suffix += "+merged-system"

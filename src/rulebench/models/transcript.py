@@ -36,7 +36,6 @@ never mix.
 
 import hashlib
 import json
-import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -146,6 +145,8 @@ def load_transcript(value: str) -> TranscriptTemplate:
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"transcript file {value}: cannot be read: {exc}") from None
+    import tomllib  # here, not at the top: start-up imports only what every run needs
+
     try:
         table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

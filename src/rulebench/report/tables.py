@@ -68,6 +68,11 @@ def format_usd(amount: float) -> str:
     return f"${amount:.{1 - math.floor(math.log10(amount))}f}"
 
 
+def replies(count: int) -> str:
+    """'1 reply', '2 replies': counts in prose read as prose."""
+    return f"{count:,} reply" if count == 1 else f"{count:,} replies"
+
+
 def usage_line(total: GroupSummary) -> str:
     """A run's tokens in one line: generated, from the cache, scored, and the cost if priced.
 
@@ -77,7 +82,7 @@ def usage_line(total: GroupSummary) -> str:
     if total.cache_hits:
         parts.append(
             f"{total.cached_prompt_tokens:,} in / {total.cached_completion_tokens:,} out "
-            f"from the cache ({total.cache_hits:,} replies)"
+            f"from the cache ({replies(total.cache_hits)})"
         )
     if total.scoring_tokens:
         parts.append(f"{total.scoring_tokens:,} read for log-likelihood scoring")

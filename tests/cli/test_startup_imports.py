@@ -95,3 +95,20 @@ def test_help_lists_every_command_in_its_place() -> None:
 def test_a_mistyped_command_is_still_matched_against_every_command() -> None:
     result = CliRunner().invoke(app, ["rnus", "list"])
     assert result.exit_code == 2 and "Did you mean 'runs'" in result.output
+
+
+@pytest.mark.slow
+def test_a_run_answered_from_the_cache_never_loads_the_embedded_model(tmp_path: Path) -> None:
+    """The first run loads llama.cpp and keeps the GGUF's facts; the same run again is all
+    cache hits, so neither llama_cpp nor numpy is imported."""
+    store = tmp_path / "s.sqlite"
+    args = ["run", "loadtest", "--items", "2", "--store", str(store)]
+    code = (
+        f"import os; os.environ['RULEBENCH_CACHE_DIR'] = {str(tmp_path / 'cache')!r}\n"
+        f"sys.argv = ['rulebench', *{args!r}]\n{ENTRY}"
+    )
+    first = loaded_modules(code)
+    assert "llama_cpp" in first  # the embedded model is the default and answered
+    again = loaded_modules(code)
+    assert "rulebench.models.llamacpp" in again  # the same model, built from cached facts
+    assert not roots(again) & {"llama_cpp", "numpy"}

@@ -27,6 +27,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench_common import print_table
 from rulebench.engine.store import Store
 
 AFTER_SRC = Path(__file__).resolve().parents[1] / "src"
@@ -118,12 +119,6 @@ def table(variants: list[Variant], commands: list[str]) -> list[tuple[str, ...]]
                 f"{max(base.rss_mib[command])} / {max(variant.rss_mib[command])}",
             ))  # fmt: skip
     return rows
-
-
-def print_table(rows: list[tuple[str, ...]]) -> None:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    for row in rows:
-        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
 
 
 def main() -> None:

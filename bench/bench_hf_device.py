@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bench_common import print_table, timed
 from rulebench.core.messages import GenerateConfig, Message
 from rulebench.models.base import BackendOptions
 from rulebench.models.registry import EMBEDDED_MODEL_NAME
@@ -74,14 +75,7 @@ async def bench_model(args: argparse.Namespace) -> tuple[list[Row], str]:
     config = GenerateConfig(max_tokens=args.max_tokens)
     rows: list[Row] = []
     for together in (False, True):
-        conversations = requests(args.batch)
-        start = time.perf_counter()
-        if together:
-            replies = await asyncio.gather(*(model.generate(c, config) for c in conversations))
-        else:
-            replies = [await model.generate(c, config) for c in conversations]
-        elapsed = time.perf_counter() - start
-        generated = sum(reply.usage.completion_tokens for reply in replies)
+        elapsed, _, generated = await timed(model, requests(args.batch), config, together)
         rows.append((
             f"generate, {'batched' if together else 'one at a time'}", f"{args.batch} requests",
             f"{elapsed:.2f} s", f"{generated / elapsed:,.1f} gen tok/s",
@@ -124,12 +118,6 @@ def bench_runs(args: argparse.Namespace) -> list[Row]:
             f"{elapsed:.1f} s", f"{items / elapsed:,.2f} items/s, {summary['errors']} errors",
         ))  # fmt: skip
     return rows
-
-
-def print_table(rows: list[Row]) -> None:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    for row in rows:
-        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
 
 
 def main() -> None:

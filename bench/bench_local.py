@@ -18,10 +18,10 @@ import argparse
 import asyncio
 import os
 import time
-from collections.abc import Sequence
 
+from bench_common import print_table, timed
 from rulebench.core.messages import GenerateConfig, Message
-from rulebench.models.base import BackendOptions, Model
+from rulebench.models.base import BackendOptions
 from rulebench.models.registry import EMBEDDED_MODEL_NAME
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -42,19 +42,6 @@ def questions(count: int, system: str | None) -> list[list[Message]]:
         [*head, Message(role="user", content=f"May a holder of permit {i} enter zone {i * 7}?")]
         for i in range(count)
     ]
-
-
-async def timed(model: Model, conversations: Sequence[list[Message]], config: GenerateConfig,
-                together: bool) -> tuple[float, int, int]:  # fmt: skip
-    """Wall seconds, prompt tokens and generated tokens for the conversations."""
-    start = time.perf_counter()
-    if together:
-        replies = await asyncio.gather(*(model.generate(c, config) for c in conversations))
-    else:
-        replies = [await model.generate(c, config) for c in conversations]
-    elapsed = time.perf_counter() - start
-    prompt = sum(r.usage.prompt_tokens for r in replies)
-    return elapsed, prompt, sum(r.usage.completion_tokens for r in replies)
 
 
 async def bench_prefix(args: argparse.Namespace) -> list[tuple[str, ...]]:
@@ -147,12 +134,6 @@ def bench_threads_batch(args: argparse.Namespace) -> list[tuple[str, ...]]:
          f"max {max(r):.0f} tok/s")
         for tb, r in rates.items()
     ]  # fmt: skip
-
-
-def print_table(rows: list[tuple[str, ...]]) -> None:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    for row in rows:
-        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
 
 
 def main() -> None:

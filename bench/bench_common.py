@@ -1,0 +1,34 @@
+"""What the bench scripts share: timing a model's replies and printing aligned tables.
+
+Imported by sibling scripts run as `python bench/<script>.py` (their folder is on sys.path).
+"""
+
+import asyncio
+import time
+from collections.abc import Sequence
+
+from rulebench.core.messages import GenerateConfig, Message
+from rulebench.models.base import Model
+
+
+async def timed(model: Model, conversations: Sequence[list[Message]], config: GenerateConfig,
+                together: bool) -> tuple[float, int, int]:  # fmt: skip
+    """Wall seconds, prompt tokens and generated tokens for the conversations.
+
+    together: all sent at once (the backend may batch them); else one after another.
+    """
+    start = time.perf_counter()
+    if together:
+        replies = await asyncio.gather(*(model.generate(c, config) for c in conversations))
+    else:
+        replies = [await model.generate(c, config) for c in conversations]
+    elapsed = time.perf_counter() - start
+    prompt = sum(r.usage.prompt_tokens for r in replies)
+    return elapsed, prompt, sum(r.usage.completion_tokens for r in replies)
+
+
+def print_table(rows: Sequence[tuple[str, ...]]) -> None:
+    """Print rows of cells as left-aligned columns."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))

@@ -169,11 +169,6 @@ class _Invocation:
             )
 
 
-def pending_items(items: Iterable[Item], done: set[str], limit: int | None) -> Iterator[Item]:
-    """Items not finished yet, checking that ids are unique (a duplicate would get one result)."""
-    return ItemQueue(items, done, limit)
-
-
 def completion_verdict(statuses: dict[str, str], item_ids: set[str]) -> tuple[RunStatus, str]:
     """The run's status and reason: completed only when every item has a result without error."""
     if not item_ids:

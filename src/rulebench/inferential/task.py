@@ -9,6 +9,7 @@ from pydantic import Field, JsonValue
 from rulebench.core.items import Item, Outcome, content_hash
 from rulebench.core.messages import Message
 from rulebench.core.rules import Sample, TaskData
+from rulebench.core.wording import Prompts, UpstreamText
 from rulebench.engine.task import Session
 from rulebench.engine.task_config import GenerationDefaults, TaskConfig
 from rulebench.inferential.data import DEFAULT_TASKS, judging_context, load_task
@@ -24,6 +25,8 @@ from rulebench.inferential.settings import (
     settings_for,
 )
 from rulebench.inferential.solving import judge_reply, pick_by_loglik
+from rulebench.inferential.upstream.calls import draw_note
+from rulebench.inferential.upstream.items import render_upstream, resolve_source
 
 ExtractMode = Literal["paper", "robust"]
 Scoring = Literal["generate", "loglik"]
@@ -47,6 +50,14 @@ class InferentialConfig(TaskConfig):
     """"loglik" picks the most likely candidate answer (local models, closed answer sets)."""
     repeats: int = Field(default=1, ge=1)
     """Evaluations of every item, each sampling with its own seed (spread across repeats)."""
+    prompts: Prompts = "rulebench"
+    """Whose wording: rulebench's own, or upstream's, built by the user's clone at run time."""
+    upstream: str | None = None
+    """The clone (or its processor.py) for upstream prompts; None: beside data_root."""
+    upstream_source: UpstreamText | None = None
+    """The clone the upstream prompts came from, recorded when the run is made."""
+    upstream_model_name: str = ""
+    """The model name upstream's code sees (theoremQA cuts rules to 300 words for Llama-2)."""
 
     def generation_defaults(self) -> GenerationDefaults:
         """Short direct answers; room for chain of thought; the paper's 500 for its design."""
@@ -73,6 +84,9 @@ class InferentialTask:
         self._data: dict[str, TaskData] = {}
         self._samples: dict[tuple[str, str], Sample] = {}
         self._charges: dict[str, tuple[str, ...]] = {}
+        self._processor: Path | None = None
+        if self.settings.prompts == "upstream":
+            self._processor, self.settings = with_upstream_source(self.settings)
 
     def config(self) -> dict[str, JsonValue]:
         """The validated configuration as JSON."""
@@ -90,6 +104,8 @@ class InferentialTask:
 
     def items(self) -> list[Item]:
         """Every task x setting x sample, rendered; listed so progress knows the total."""
+        if self._processor is not None:
+            return self._upstream_items(self._processor)
         return [item for task in self.settings.tasks for item in self._task_items(task)]
 
     def _task_items(self, task: str) -> Iterator[Item]:
@@ -105,6 +121,30 @@ class InferentialTask:
                 prompt = render_prompt(sample, setting, listing, demos, data)
                 for repeat in range(self.settings.repeats):
                     yield self._item(sample, setting, listing, prompt, repeat)
+
+    def _upstream_items(self, processor: Path) -> list[Item]:
+        """Every item in upstream's wording, all prompts built by one child process."""
+        cells = [
+            (sample, setting)
+            for task in self.settings.tasks
+            for setting in self._settings(task, self.data(task))
+            for sample in self.data(task).samples
+        ]
+        built = render_upstream(
+            cells,
+            processor,
+            self.settings.data_root,
+            self.settings.seed,
+            self.settings.upstream_model_name,
+        )
+        items = []
+        for (sample, setting), prompt in zip(cells, built, strict=True):
+            # The analysis branches report the golden rule's 0-based position (clutrr, salad).
+            golden = prompt.info if isinstance(prompt.info, int) else None
+            listing = RuleListing(rules=(), golden_index=golden)
+            for repeat in range(self.settings.repeats):
+                items.append(self._item(sample, setting, listing, prompt.text, repeat))
+        return items
 
     def _settings(self, task: str, data: TaskData) -> Iterable[Setting]:
         grid = self.settings.grid
@@ -127,6 +167,7 @@ class InferentialTask:
             gold=gold,
             repeat=repeat,
             **{k: sample.metadata[k] for k in SAMPLE_FACTS if k in sample.metadata},
+            **self._wording(),
         )
         # The prompt itself is part of the id: whatever changes it (another --n changing a
         # generated rule pool, a shared listing, demonstrations) makes another item, so caches
@@ -137,6 +178,7 @@ class InferentialTask:
             sample.id,
             setting.model_dump(mode="json"),
             content_hash(prompt),
+            *(["prompts: upstream"] if self._processor is not None else []),
         ]
         base_id = content_hash(defined_by)
         return Item(
@@ -147,6 +189,12 @@ class InferentialTask:
             metadata=meta.model_dump(mode="json"),
             repeat=repeat,
         )
+
+    def _wording(self) -> dict[str, str]:
+        """What an item records about its wording and whose rule draw it uses."""
+        if self._processor is None:
+            return {}
+        return {"prompts": "upstream", "rule_draw": draw_note(self.settings.seed)}
 
     async def solve(self, item: Item, session: Session) -> Outcome:
         """Generate and judge in both extraction modes, or pick a candidate by log-likelihood."""
@@ -160,3 +208,9 @@ class InferentialTask:
             return await pick_by_loglik(session, item, scored, template.write_answer)
         completion = await session.generate(item.messages)
         return judge_reply(completion.text, scored, self.settings.extract, self._charges[task])
+
+
+def with_upstream_source(config: InferentialConfig) -> tuple[Path, InferentialConfig]:
+    """The clone's processor.py, and the config with that clone recorded (for the run)."""
+    processor, source = resolve_source(config.upstream, config.data_root, config.upstream_source)
+    return processor, config.model_copy(update={"upstream_source": source})

@@ -105,6 +105,7 @@ def inferential_report(  # noqa: PLR0913 - the report's options, each with a def
     """
     from rulebench.inferential.analysis import to_records
     from rulebench.inferential.echo_baseline import echo_records, index_run
+    from rulebench.inferential.upstream.stored import stored_prompts_label
     from rulebench.report.inferential import inferential_document
     from rulebench.report.numbers import inferential_numbers
 
@@ -130,7 +131,8 @@ def inferential_report(  # noqa: PLR0913 - the report's options, each with a def
         label: echo_records(results[run.id], index_run(task_config(run)))
         for run, (label, _) in zip(runs, labelled, strict=True)
     }
-    document = inferential_document(labelled, extract, echoes, warnings)
+    prompts = [stored_prompts_label(task_config(run)) for run in runs]
+    document = inferential_document(labelled, extract, echoes, warnings, prompts)
     document = with_usage(document, store, [(run_label(run, models), run) for run in runs], prices)
     if folder is None:
         return BuiltReport("", payload, warnings, None, document, ids)

@@ -274,11 +274,35 @@ def _dimension_cell(dimension: Dimension | None) -> str:
     return f"{100 * dimension.value:.1f} [{100 * dimension.low:.1f}-{100 * dimension.high:.1f}]"
 
 
+def prompts_header(runs: Runs, prompts: Sequence[str]) -> str:
+    """The wording line: one "prompts: ..." when every run agrees, else one per run."""
+    if not prompts:
+        return ""
+    if len(set(prompts)) == 1:
+        return escape_markdown(prompts[0])
+    return "; ".join(
+        escape_markdown(f"{label}: {wording}")
+        for (label, _), wording in zip(runs, prompts, strict=True)
+    )
+
+
+def _mixed_wording(prompts: Sequence[str]) -> list[str]:
+    """Runs given different prompt text differ partly by wording: a comparison says so."""
+    kinds = sorted(set(prompts))
+    if len(kinds) < 2:
+        return []
+    return [
+        f"the runs compared here were given different prompt text ({' / '.join(kinds)}): "
+        "differences between them are partly the wording's"
+    ]
+
+
 def inferential_document(
     runs: Runs,
     mode: str,
     echoes: Mapping[str, Sequence[EchoRecord]] | None = None,
     warnings: Sequence[str] = (),
+    prompts: Sequence[str] = (),
 ) -> Document:
     """Every table and chart of the report, for report.md or an HTML page.
 
@@ -288,10 +312,13 @@ def inferential_document(
         echoes: run label -> the prompt-echo baseline of its items (`echo_baseline`).
         warnings: why the numbers may not stand for the whole task (runs not completed),
             shown at the top.
+        prompts: each run's wording label ("prompts: upstream (clone at commit ...)").
     """
-    notes = warning_block(warnings)
+    notes = warning_block([*warnings, *_mixed_wording(prompts)])
+    header = prompts_header(runs, prompts)
     sections = (
         *([Section("", notes)] if notes else []),
+        *([Section("", header)] if header else []),
         Section(
             "",
             f"Extraction mode: **{escape_markdown(mode)}**. "

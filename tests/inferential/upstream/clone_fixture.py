@@ -1,0 +1,26 @@
+"""A fixture clone shaped like forangel2014/llm-rule-following: processor.py beside dataset/.
+
+The processor.py is ours (our own sentences, upstream's class, method, args and branches); the
+dataset/ folder is the official-format fixture data the loader tests use.
+"""
+
+import shutil
+from pathlib import Path
+
+HERE = Path(__file__).parent
+PROCESSOR = HERE / "fixture_clone" / "processor.py"
+OFFICIAL = HERE.parent / "tasks" / "fixtures" / "official"
+COMMIT = "1a2b3c4d" + "0" * 32
+
+
+def make_clone(root: Path, processor_text: str | None = None) -> Path:
+    """A clone at `root/clone` with a git HEAD at COMMIT; returns the clone's folder."""
+    clone = root / "clone"
+    shutil.copytree(OFFICIAL, clone / "dataset")
+    text = PROCESSOR.read_text(encoding="utf-8") if processor_text is None else processor_text
+    (clone / "processor.py").write_text(text, encoding="utf-8")
+    git = clone / ".git"
+    (git / "refs" / "heads").mkdir(parents=True)
+    (git / "HEAD").write_text("ref: refs/heads/main\n")
+    (git / "refs" / "heads" / "main").write_text(COMMIT + "\n")
+    return clone

@@ -1,0 +1,1 @@
+"""Reading the user's own clone of an upstream project (its prompt text), never shipping it."""

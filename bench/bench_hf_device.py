@@ -100,7 +100,7 @@ def bench_runs(args: argparse.Namespace) -> list[Row]:
         with tempfile.TemporaryDirectory() as folder:
             command = [
                 sys.executable, "-c", "from rulebench.cli.app import main; main()",
-                "run", "inferential", "-m", spec, "-M", f"device={args.device}",
+                "run", "inferential", "-t", "kinship", "-m", spec, "-M", f"device={args.device}",
                 "-M", f"dtype={args.dtype}", "--limit", str(args.limit), "--no-cache",
                 "--scoring", scoring, "--json", "--store", str(Path(folder) / "runs.sqlite"),
             ]  # fmt: skip

@@ -232,7 +232,9 @@ def check_model_fits(spec: RunSpec, model: Model) -> None:
 
     Otherwise every item would fail the same way and be recorded as an error to retry.
     """
-    if spec.task_config.get("scoring") == "loglik" and not isinstance(model, ChoiceScorer):
+    if str(spec.task_config.get("scoring")).startswith("loglik") and not isinstance(
+        model, ChoiceScorer
+    ):
         raise ConfigError(
             f"--scoring loglik needs a model that scores answers by log-likelihood; "
             f"{spec.model} cannot: use a local backend (llamacpp/... or hf/...) or "

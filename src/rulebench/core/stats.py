@@ -2,7 +2,8 @@
 
 import math
 import random
-from collections.abc import Sequence
+from collections import defaultdict
+from collections.abc import Hashable, Iterable, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
@@ -46,6 +47,35 @@ def wilson_interval(successes: float, n: int, z: float = Z_95) -> Proportion:
     return Proportion(
         successes=successes, n=n, low=max(0.0, centre - half), high=min(1.0, centre + half)
     )
+
+
+def sample_means(scores: Iterable[tuple[Hashable, float]]) -> list[float]:
+    """Each sample's mean score over its evaluations (`--repeats`), in first-seen order.
+
+    Repeats of one sample are not independent observations: counting them as such would narrow
+    an interval with no new information (three identical repeats would look like three times
+    the data). Averaging per sample first, as inspect_ai's epochs reducer does, keeps n the
+    number of samples.
+
+    Args:
+        scores: (sample key, score) per evaluation; a key shared by the repeats of one sample.
+    """
+    found: dict[Hashable, list[float]] = defaultdict(list)
+    for key, score in scores:
+        found[key].append(score)
+    return [sum(values) / len(values) for values in found.values()]
+
+
+def proportion_over_samples(scores: Iterable[tuple[Hashable, float]]) -> Proportion:
+    """The mean of the per-sample mean scores with its Wilson interval over the samples.
+
+    With one evaluation per sample this is the plain Wilson interval; repeats that agree give
+    exactly the interval of one evaluation. Fractional per-sample means are treated as if they
+    were Bernoulli outcomes, whose variance p(1 - p) is the largest a score in [0, 1] with mean
+    p can have, so the interval errs on the wide side.
+    """
+    means = sample_means(scores)
+    return wilson_interval(sum(means), len(means))
 
 
 def bootstrap_mean_interval(

@@ -25,7 +25,7 @@ from rulebench.engine.records import (
     row_to_run,
     utc_now,
 )
-from rulebench.engine.summary import Tally
+from rulebench.engine.summary import Tally, tally_query
 from rulebench.engine.writer import StoreWriter
 
 if TYPE_CHECKING:
@@ -231,17 +231,8 @@ class Store:
 
         Done in SQL: summarising 50,000 results this way takes milliseconds, not seconds.
         """
-        group = "json_extract(metadata, ?)" if group_by else "?"
-        path = f'$."{group_by}"' if group_by else "all"
-        rows = self._query(
-            f"SELECT {group}, COUNT(*), SUM(status = 'error'), COUNT(score), TOTAL(score), "
-            "COUNT(passed), TOTAL(passed), "
-            "SUM(status = 'ok' AND score IS NULL AND passed IS NULL), "
-            "SUM(prompt_tokens), SUM(completion_tokens), TOTAL(latency_s), SUM(cache_hits), "
-            "SUM(cached_prompt_tokens), SUM(cached_completion_tokens), SUM(scoring_tokens) "
-            "FROM results WHERE run_id = ? GROUP BY 1",
-            (path, run_id),
-        )
+        query, parameters = tally_query(group_by)
+        rows = self._query(query, (run_id, *parameters))
         return [
             Tally._make(["-" if row[0] is None else str(row[0]), *row[1:6], int(row[6]), *row[7:]])
             for row in rows

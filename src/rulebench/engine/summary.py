@@ -1,4 +1,8 @@
-"""A run's headline numbers, aggregated in SQL from its stored results (resumed parts included)."""
+"""A run's headline numbers, aggregated in SQL from its stored results (resumed parts included).
+
+Rates count samples, not evaluations: with `--repeats` each sample's repeats are averaged into one
+score first, so n is the number of samples and identical repeats add no false precision.
+"""
 
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -27,6 +31,50 @@ class Tally(NamedTuple):
     cached_prompt_tokens: int
     cached_completion_tokens: int
     scoring_tokens: int
+    samples_scored: int
+    """Samples (an item's repeats together) with at least one scored evaluation."""
+    sample_score_sum: float
+    """Sum over those samples of their mean score across repeats."""
+    samples_judged: int
+    sample_pass_sum: float
+    """The same two for verdicts (multi-turn cases): samples judged, sum of their pass rates."""
+
+
+# What one sample is: an item with its repeats. Items carry their repeat index in the metadata;
+# when the run has repeats, the metadata without it names the sample (the repeats of an item
+# differ only there), else each item is its own sample.
+_SAMPLE_KEY = (
+    "CASE WHEN EXISTS (SELECT 1 FROM results AS r WHERE r.run_id = ?1 "
+    "AND json_extract(r.metadata, '$.repeat') > 0) "
+    "THEN json_remove(metadata, '$.repeat') ELSE item_id END"
+)
+
+
+def tally_query(group_by: str | None) -> tuple[str, tuple[str, ...]]:
+    """The SQL (and its parameters after the run id) that sums a run's results into `Tally` rows.
+
+    Per sample first (its repeats together), then per group; `?1` is the run id.
+    """
+    group = "json_extract(metadata, ?2)" if group_by else "?2"
+    path = f'$."{group_by}"' if group_by else "all"
+    per_sample = (
+        f"SELECT {group} AS g, COUNT(*) AS items, SUM(status = 'error') AS errors, "
+        "COUNT(score) AS scored, TOTAL(score) AS score_sum, COUNT(passed) AS judged, "
+        "TOTAL(passed) AS passed, "
+        "SUM(status = 'ok' AND score IS NULL AND passed IS NULL) AS excluded, "
+        "SUM(prompt_tokens) AS pt, SUM(completion_tokens) AS ct, TOTAL(latency_s) AS lat, "
+        "SUM(cache_hits) AS hits, SUM(cached_prompt_tokens) AS cpt, "
+        "SUM(cached_completion_tokens) AS cct, SUM(scoring_tokens) AS st, "
+        "AVG(score) AS sample_score, AVG(passed) AS sample_pass "
+        f"FROM results WHERE run_id = ?1 GROUP BY 1, {_SAMPLE_KEY}"
+    )
+    query = (
+        "SELECT g, SUM(items), SUM(errors), SUM(scored), TOTAL(score_sum), SUM(judged), "
+        "TOTAL(passed), SUM(excluded), SUM(pt), SUM(ct), TOTAL(lat), SUM(hits), SUM(cpt), "
+        "SUM(cct), SUM(st), COUNT(sample_score), TOTAL(sample_score), COUNT(sample_pass), "
+        f"TOTAL(sample_pass) FROM ({per_sample}) GROUP BY 1"
+    )
+    return query, (path,)
 
 
 class GroupSummary(BaseModel):
@@ -38,9 +86,11 @@ class GroupSummary(BaseModel):
     items: int
     errors: int
     accuracy: Proportion | None
-    """Mean score over scored items, with its 95% CI; None when no item has a score."""
+    """Mean score over scored samples (repeats averaged first), with its 95% CI; None when no
+    item has a score."""
     pass_rate: Proportion | None
-    """Share of items whose verdict is "passed", with its 95% CI; None when none has a verdict."""
+    """Share of samples whose verdict is "passed" (repeats averaged first), with its 95% CI;
+    None when none has a verdict."""
     excluded: int
     """Finished items that do not count (no score, no verdict: e.g. refusals a task excludes)."""
     prompt_tokens: int
@@ -63,8 +113,16 @@ def to_summary(tally: Tally) -> GroupSummary:
         group=tally.group,
         items=tally.items,
         errors=tally.errors,
-        accuracy=wilson_interval(tally.score_sum, tally.scored) if tally.scored else None,
-        pass_rate=wilson_interval(tally.passed, tally.judged) if tally.judged else None,
+        accuracy=(
+            wilson_interval(tally.sample_score_sum, tally.samples_scored)
+            if tally.samples_scored
+            else None
+        ),
+        pass_rate=(
+            wilson_interval(tally.sample_pass_sum, tally.samples_judged)
+            if tally.samples_judged
+            else None
+        ),
         excluded=tally.excluded,
         prompt_tokens=tally.prompt_tokens,
         completion_tokens=tally.completion_tokens,

@@ -13,7 +13,7 @@ from typing import Literal, NamedTuple, TypeVar
 from pydantic import BaseModel, ConfigDict, JsonValue
 
 from rulebench.core.items import ItemResult
-from rulebench.core.stats import Proportion, wilson_interval
+from rulebench.core.stats import Proportion, proportion_over_samples, wilson_interval
 from rulebench.inferential.item_meta import ItemMeta
 
 ExtractMode = Literal["paper", "robust"]
@@ -47,6 +47,8 @@ class Record(NamedTuple):
     """The gold answer of this item (the counterfactual one where that applies)."""
     repeat: int = 0
     """Which evaluation of the item this is (`--repeats`)."""
+    scoring: str = "generate"
+    """How the item was scored: "generate" (a reply, extracted) or a log-likelihood scoring."""
 
 
 class Cell(NamedTuple):
@@ -60,6 +62,9 @@ class Cell(NamedTuple):
     counterfactual: bool
     cite_rule: bool
     layout: str
+    scoring: str = "generate"
+    """Generated and judged, or picked by log-likelihood ("loglik", "loglik-norm"): labelled
+    per cell, since one run may hold both (items without candidates are generated)."""
 
 
 def cell_of(record: Record) -> Cell:
@@ -73,6 +78,7 @@ def cell_of(record: Record) -> Cell:
         record.counterfactual,
         record.cite_rule,
         record.layout,
+        record.scoring,
     )
 
 
@@ -88,7 +94,9 @@ def to_records(results: Iterable[ItemResult], mode: ExtractMode) -> list[Record]
             correct = None if judged.get("refused") else bool(judged.get("correct"))
         else:  # log-likelihood scoring has one answer, whatever the mode
             correct = None if result.outcome.score is None else result.outcome.score == 1.0
-        records.append(record_from(meta, correct, details.get("cited_rule")))
+        scoring = details.get("scoring")
+        record = record_from(meta, correct, details.get("cited_rule"))
+        records.append(record._replace(scoring=scoring) if isinstance(scoring, str) else record)
     return records
 
 
@@ -114,10 +122,23 @@ def record_from(meta: Mapping[str, JsonValue], correct: bool | None, cited: Json
     )
 
 
+def sample_key(record: Record, position: int) -> Hashable:
+    """What the repeats of one item share: its cell and question (its position without one).
+
+    Records stored before items carried a sample id count one each.
+    """
+    return (cell_of(record), record.sample_id) if record.sample_id else position
+
+
 def accuracy(records: Iterable[Record]) -> Proportion:
-    """Share correct among the records that count, with its Wilson interval."""
-    counted = [r.correct for r in records if r.correct is not None]
-    return wilson_interval(sum(counted), len(counted))
+    """Share correct over the samples that count, with its Wilson interval (n = samples).
+
+    Repeats of an item (`--repeats`) are averaged into one score per sample first; the spread
+    between repeats is `repeats.repeat_spread`'s.
+    """
+    return proportion_over_samples(
+        (sample_key(r, i), float(r.correct)) for i, r in enumerate(records) if r.correct is not None
+    )
 
 
 def accuracy_by(records: Iterable[Record], key: Callable[[Record], Key]) -> dict[Key, Proportion]:

@@ -79,6 +79,9 @@ class TaskDefinition:
     list); None for tasks that need nothing."""
     long_tail: bool = False
     """Whether the report shows the rare-label view for it (SALAD's categories)."""
+    has_candidates: bool = True
+    """Whether its samples carry candidate answers, which log-likelihood scoring ranks;
+    False for open answers (StringGame's numbers), where that scoring is refused."""
 
     @property
     def is_generated(self) -> bool:

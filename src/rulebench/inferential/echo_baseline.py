@@ -90,7 +90,11 @@ def echo_records(results: Iterable[ItemResult], index: SampleIndex) -> list[Echo
     for result in results:
         prompt = prompt_text(result)
         outcome = result.outcome
-        if outcome is None or outcome.details.get("scoring") == "loglik" or not prompt:
+        if (
+            outcome is None
+            or outcome.details.get("scoring", "generate") != "generate"
+            or not prompt
+        ):
             continue
         meta = ItemMeta.read(result.metadata, result.item_id)
         known = index.samples.get((meta.task, meta.sample_id))

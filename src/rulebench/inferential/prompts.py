@@ -81,17 +81,17 @@ def render_demo(
     _, gold = golden_of(demo, setting)
     rng = random.Random(f"{setting.seed}:question:{demo.id}")
     lines = [f"{template.example_header} {number}"]
+    golden_number = None if listing.golden_index is None else listing.golden_index + 1
     if listing.rules:
         lines.append(rule_block(listing, setting, template, demo.task))
     lines.append(f"{template.question_header}\n{template.show_question(demo, rng)}")
-    if listing.golden_index is not None:
-        golden_number = listing.golden_index + 1
+    if listing.golden_index is not None and golden_number is not None:
         if setting.cite_rule:
             lines.append(f"Applied rule: {golden_number}")
         if setting.cot:
             rule = rule_text(listing.rules[listing.golden_index], setting.form, demo.task)
             lines.append(template.reasoning(f"{template.rule_word} {golden_number}: {rule}", gold))
-    lines.append(template.write_answer(gold))
+    lines.append(template.demo_answer(gold, golden_number))
     return "\n".join(lines)
 
 

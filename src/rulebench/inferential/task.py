@@ -24,12 +24,17 @@ from rulebench.inferential.settings import (
     paper_design,
     settings_for,
 )
-from rulebench.inferential.solving import judge_reply, pick_by_loglik
+from rulebench.inferential.solving import (
+    LOGLIK_SCORINGS,
+    check_scoring,
+    judge_reply,
+    pick_by_loglik,
+)
 from rulebench.inferential.upstream.calls import draw_note
 from rulebench.inferential.upstream.items import render_upstream, resolve_source
 
 ExtractMode = Literal["paper", "robust"]
-Scoring = Literal["generate", "loglik"]
+Scoring = Literal["generate", "loglik", "loglik-norm"]
 
 
 class InferentialConfig(TaskConfig):
@@ -47,7 +52,8 @@ class InferentialConfig(TaskConfig):
     extract: ExtractMode = "robust"
     """Which extraction decides the score; both are stored with every result."""
     scoring: Scoring = "generate"
-    """"loglik" picks the most likely candidate answer (local models, closed answer sets)."""
+    """"loglik" picks the most likely candidate answer (local models, closed answer sets);
+    "loglik-norm" the most likely per character of the written answer (lm-eval's acc_norm)."""
     repeats: int = Field(default=1, ge=1)
     """Evaluations of every item, each sampling with its own seed (spread across repeats)."""
     prompts: Prompts = "rulebench"
@@ -81,6 +87,7 @@ class InferentialTask:
 
     def __init__(self, **config: object) -> None:
         self.settings = InferentialConfig.model_validate(config)
+        check_scoring(self.settings.scoring, self.settings.tasks)
         self._data: dict[str, TaskData] = {}
         self._samples: dict[tuple[str, str], Sample] = {}
         self._charges: dict[str, tuple[str, ...]] = {}
@@ -203,9 +210,11 @@ class InferentialTask:
         self.data(task)
         sample = self._samples[(task, meta.sample_id)]
         scored = sample.model_copy(update={"gold": str(item.target)})
-        if self.settings.scoring == "loglik" and item.choices:
+        if self.settings.scoring in LOGLIK_SCORINGS and item.choices:
             template = template_for(task)
-            return await pick_by_loglik(session, item, scored, template.write_answer)
+            return await pick_by_loglik(
+                session, item, scored, template.write_answer, self.settings.scoring
+            )
         completion = await session.generate(item.messages)
         return judge_reply(completion.text, scored, self.settings.extract, self._charges[task])
 

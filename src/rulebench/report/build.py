@@ -56,13 +56,12 @@ def task_config(run: RunRecord) -> dict[str, JsonValue]:
 
 
 def run_label(run: RunRecord, models: list[str]) -> str:
-    """The model, the run id when a model repeats, and the scoring when it is not generation."""
-    label = run.model if models.count(run.model) == 1 else f"{run.model} ({run.id})"
-    return (
-        f"{label} [log-likelihood scoring]"
-        if task_config(run).get("scoring") == "loglik"
-        else label
-    )
+    """The model, and the run id when a model repeats.
+
+    How items were scored is labelled per cell (`inferential_cells.answer_label`), not per run:
+    a log-likelihood run may still generate items that have no candidate answers.
+    """
+    return run.model if models.count(run.model) == 1 else f"{run.model} ({run.id})"
 
 
 def run_entry(
@@ -145,19 +144,22 @@ def scenarios_report(
 ) -> BuiltReport:
     """Pass rates per suite and bucket, the headline, breakdowns and paired comparisons."""
     from rulebench.report.numbers import scenario_comparisons, scenario_numbers
-    from rulebench.report.scenarios import scenarios_document
+    from rulebench.report.scenarios import prompts_warning, scenarios_document
+    from rulebench.scenarios.protocol import stored_prompts_label
     from rulebench.scenarios.scoring import to_records
 
     runs = runs_of(store, run_ids, "scenarios")
     models = [run.model for run in runs]
-    labelled, entries = [], []
+    labelled, entries, prompts = [], [], []
     for run in runs:
         label = run.model if models.count(run.model) == 1 else f"{run.model} ({run.id})"
         protocol, suffix = _scenario_setup(task_config(run))
+        prompts.append(stored_prompts_label(task_config(run).get("protocol")))
         labelled.append((label, protocol, to_records(store.iter_results(run.id))))
         entry = run_entry(store, run, label, prices)
-        entries.append({**entry, "protocol": protocol, "suffix": suffix})
+        entries.append({**entry, "protocol": protocol, "prompts": prompts[-1], "suffix": suffix})
     warnings = [w for entry in entries for w in _strs(entry["warnings"])]
+    warnings += [w for w in [prompts_warning(prompts)] if w]
     numbers: list[JsonValue] = [
         {**entry, **scenario_numbers(records)}
         for entry, (_, _, records) in zip(entries, labelled, strict=True)
@@ -168,7 +170,7 @@ def scenarios_report(
         "runs": numbers,
         "comparisons": comparisons,
     }
-    document = scenarios_document(labelled, warnings)
+    document = scenarios_document(labelled, warnings, prompts)
     shown = [(label, run) for (label, _, _), run in zip(labelled, runs, strict=True)]
     document = with_usage(document, store, shown, prices)
     ids = tuple(run.id for run in runs)

@@ -1,12 +1,19 @@
 """How inferential reports name a cell: its setting columns and how the model was asked.
 
-Every table names CoT, shots, rule citation and rule layout in one "answer" column, so two
-cells that differ in any of them never share a row.
+Every table names CoT, shots, rule citation, rule layout and log-likelihood scoring in one
+"answer" column, so two cells that differ in any of them never share a row.
 """
 
 from rulebench.inferential.analysis import Cell
 
 SETTING_HEADER = ["task", "rules", "form", "answer", "rules are"]
+
+SCORING_LABELS = {
+    "loglik": "log-likelihood",
+    "loglik-norm": "log-likelihood per char",
+}
+"""How the answer column names a cell scored without generating (per cell: one run may hold
+generated items beside log-likelihood ones)."""
 
 
 def answer_label(cell: Cell) -> str:
@@ -16,6 +23,8 @@ def answer_label(cell: Cell) -> str:
         parts.append("cites rule")
     if cell.layout != "per-item":
         parts.append(f"{cell.layout} rule list")
+    if cell.scoring != "generate":
+        parts.append(SCORING_LABELS.get(cell.scoring, cell.scoring))
     return ", ".join(parts)
 
 

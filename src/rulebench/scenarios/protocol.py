@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, JsonValue, field_validator, model_va
 from rulebench.core.cases import TestCase, Verdict
 from rulebench.core.errors import ConfigError, DataError
 from rulebench.core.messages import Message
+from rulebench.core.wording import Prompts, UpstreamText, prompts_label
 from rulebench.engine.conversation import play_conversation, split_trailing_user_turns
 from rulebench.engine.task import Session
 from rulebench.scenarios.base import PLACEHOLDER_REPLY, EvalMode, Scenario, Version
@@ -33,6 +34,12 @@ class Protocol(BaseModel):
     system_message: str | None = None
     """A named system message (v1 framing), sent in user placement only."""
     mode: EvalMode = "compat"
+    prompts: Prompts = "rulebench"
+    """Whose instruction text: rulebench's own wording, or RuLES's v3 text read from the
+    user's clone (`--prompts upstream`, the only text the published numbers compare with)."""
+    upstream: UpstreamText | None = None
+    """The clone the upstream text is read from (commit and files' hash); set exactly when
+    `prompts` is upstream. Play reads the text again from it and refuses an edited clone."""
 
     @field_validator("system_message")
     @classmethod
@@ -54,11 +61,44 @@ class Protocol(BaseModel):
             )
         return self
 
+    @model_validator(mode="after")
+    def _upstream_names_its_clone(self) -> "Protocol":
+        # The record is what makes an upstream run reproducible and tells two clones apart.
+        if self.prompts == "upstream" and self.upstream is None:
+            raise ConfigError("prompts 'upstream' needs the clone it was read from (upstream)")
+        if self.prompts == "rulebench" and self.upstream is not None:
+            raise ConfigError("a clone (upstream) is recorded but prompts is 'rulebench'")
+        return self
+
     def label(self) -> str:
-        """E.g. "system, no reminders, compat"; a named system message is added at the end."""
+        """E.g. "system, no reminders, compat"; a system message and upstream prompts are added.
+
+        rulebench's own wording, the default, adds nothing (reports show it in their header).
+        """
         reminders = "reminders" if self.reminders else "no reminders"
         framing = f", system message {self.system_message}" if self.system_message else ""
-        return f"{self.placement}, {reminders}, {self.mode}{framing}"
+        wording = f", {self.prompts_label()}" if self.prompts == "upstream" else ""
+        return f"{self.placement}, {reminders}, {self.mode}{framing}{wording}"
+
+    def prompts_label(self) -> str:
+        """The wording header, e.g. "prompts: upstream (clone at commit 1a2b3c4d)"."""
+        return prompts_label(self.prompts, self.upstream)
+
+    def prompt(self, scenario: Scenario, version: Version = "v3") -> str:
+        """The instruction text of a scenario instance in this protocol's wording."""
+        if self.prompts == "rulebench" or self.upstream is None:
+            return scenario.prompt(reminders=self.reminders, version=version)
+        from rulebench.scenarios.upstream.text import text_for
+
+        return text_for(self.upstream).prompt(scenario, self.reminders, version)
+
+    def redacted_prompt(self, scenario: Scenario, version: Version = "v3") -> str:
+        """What a red-teamer sees, in this protocol's wording (secrets hidden)."""
+        if self.prompts == "rulebench" or self.upstream is None:
+            return scenario.redacted_prompt(version=version)
+        from rulebench.scenarios.upstream.text import text_for
+
+        return text_for(self.upstream).redacted_prompt(scenario, version)
 
 
 def stored_label(stored: JsonValue) -> str:
@@ -74,6 +114,15 @@ def stored_label(stored: JsonValue) -> str:
         return Protocol.model_validate({**data, "system_message": None}).label()
 
 
+def stored_prompts_label(stored: JsonValue) -> str:
+    """A stored protocol's wording header; runs stored before the choice existed used ours."""
+    data = dict(stored) if isinstance(stored, dict) else {}
+    upstream = data.get("upstream")
+    source = UpstreamText.model_validate(upstream) if isinstance(upstream, dict) else None
+    prompts = data.get("prompts")
+    return prompts_label("upstream" if prompts == "upstream" else "rulebench", source)
+
+
 PUBLISHED_V3 = Protocol(placement="system", reminders=False)
 """The configuration of the published v3 reference numbers (GPT-4o headline 91.7)."""
 
@@ -85,7 +134,7 @@ def instructions(
 
     A model without a system role gets user placement instead of system placement (recorded).
     """
-    prompt = scenario.prompt(reminders=protocol.reminders, version=version)
+    prompt = protocol.prompt(scenario, version)
     if protocol.placement == "system" and has_system_role:
         return [Message(role="system", content=prompt)], "system"
     framing = system_message(protocol.system_message)

@@ -14,7 +14,12 @@ from typing import NamedTuple
 from pydantic import BaseModel, ConfigDict
 
 from rulebench.core.items import ItemResult
-from rulebench.core.stats import bootstrap_mean_interval, mcnemar_exact, wilson_interval
+from rulebench.core.stats import (
+    bootstrap_mean_interval,
+    mcnemar_exact,
+    sample_means,
+    wilson_interval,
+)
 from rulebench.scenarios.item_meta import CaseMeta
 from rulebench.scenarios.suites.slots import STRATEGIES
 
@@ -102,9 +107,12 @@ def rate(groups: Sequence[Sequence[CaseRecord]], seed: int = 0) -> Rate:
     One group: the Wilson interval. Several (the headline): a percentile bootstrap within each
     group. When every group is all passes or all failures the bootstrap has nothing to vary and
     returns a point, so the mean of the groups' Wilson bounds stands in (conservative: wider
-    than the mean's own interval).
+    than the mean's own interval). A case's repeats are averaged into one value first, so n
+    counts cases, not evaluations (`core.stats.sample_means`).
     """
-    values = [[1.0 if r.passed else 0.0 for r in group] for group in groups if group]
+    values = [
+        sample_means((r.case_id, float(r.passed)) for r in group) for group in groups if group
+    ]
     n = sum(len(v) for v in values)
     if len(values) == 1:
         found = wilson_interval(sum(values[0]), n)

@@ -60,6 +60,16 @@ class ScenarioConfig(TaskConfig):
             raise ConfigError(f"suffix_source {self.suffix_source!r} is set but there is no suffix")
         return self
 
+    @model_validator(mode="after")
+    def _upstream_text_is_v3(self) -> "ScenarioConfig":
+        # The clone holds the v3 text only: v1 cases would be sent a text they were not made for.
+        if self.protocol.prompts == "upstream" and self.version != "v3":
+            raise ConfigError(
+                "--prompts upstream with --version v1: the clone's scenarios hold the v3 text "
+                "only; use --prompts rulebench for v1 files"
+            )
+        return self
+
     def generation_defaults(self) -> GenerationDefaults:
         """Capped runs stay fast on a CPU model; official sizes leave attacks room to work."""
         capped = self.per_behavior is not None
@@ -166,6 +176,10 @@ class ScenarioTask:
         self.settings = validate_into(ScenarioConfig, config, "scenarios")
         for name in self.settings.scenarios:
             scenario_class(name)  # unknown names fail now, with a did-you-mean
+        if self.settings.protocol.upstream is not None:
+            from rulebench.scenarios.upstream.text import text_for
+
+            text_for(self.settings.protocol.upstream)  # a moved or edited clone fails now
         self._cases: dict[str, TestCase] = {}
 
     def config(self) -> dict[str, JsonValue]:
@@ -243,3 +257,4 @@ class ScenarioTask:
                 f"{other}_on_this_transcript": other_verdict.passed,
             },
         )
+                "prompts": protocol.prompts,

@@ -49,3 +49,32 @@ def test_no_number_is_wrong() -> None:
 )
 def test_normalize_number(text: str, number: str | None) -> None:
     assert normalize_number(text) == number
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Rule 2 gives 18.\x1b[2J Answer: A",
+        "Applying rule 3 to 14 letters... Answer: none of them",
+        "The answer is:\n**B**",
+        "Counting 7 vowels, the answer is unknown.",
+    ],
+)
+def test_an_answer_line_without_a_number_is_wrong_in_both_modes(reply: str) -> None:
+    gold = "18" if "18" in reply else ("14" if "14" in reply else "7")
+    assert both(reply, gold) == ((None, False), (None, False))
+
+
+def test_an_answer_on_the_line_after_its_marker_still_reads() -> None:
+    assert both("Rule 1 applies.\nAnswer:\n**12**", "12") == (("12", True), ("12", True))
+
+
+def test_a_number_later_on_the_answer_line_still_counts() -> None:
+    assert both("Rule 4. The answer is rule 2's output, 9", "9") == (("9", True), ("9", True))
+
+
+def test_the_last_answer_line_decides_even_after_an_earlier_numeric_one() -> None:
+    assert both("Answer: 12\nOn reflection, the final answer: A", "12") == (
+        (None, False),
+        (None, False),
+    )

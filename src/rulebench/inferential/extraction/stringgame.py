@@ -1,7 +1,9 @@
 """Reading StringGame's numeric answer ("Based on the 2nd rule, the answer is 12.") from a reply.
 
 StringGame is our own generated task, so paper mode here is simply the plain reading that the
-target format suggests (the last integer), not a released scorer.
+target format suggests (the last integer), not a released scorer. In both modes an explicit answer
+line that holds no number ("Answer: A") is a wrong answer: falling back to some earlier number in
+the reply would score a reply for a number it never gave as its answer.
 """
 
 import re
@@ -14,17 +16,49 @@ _INTEGER = re.compile(r"(?<![\w-])-?\d+|\d+")
 _NUMBER = r"(?<![\w.])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!,?\d)"
 _NUMBER_PATTERN = re.compile(_NUMBER)
 _PLAIN = re.compile(r"(?P<sign>-)?(?P<whole>\d+)(?:\.(?P<fraction>\d+))?")
+_MARKER = re.compile(r"\banswer\s*(?:is\b|:|=)", re.IGNORECASE)
+_DIGIT = re.compile(r"\d")
+# What may stand between a marker and its answer without being one (markdown, quotes, `$`).
+_DECORATION = re.compile(r"[\s*_`$\"'“”(\[\]):.]*")
 _AFTER_MARKER = re.compile(
     r"\banswer\s*(?:is\b|:|=)[\s*_`$\"'“”(\[:]*(?P<number>" + _NUMBER + ")", re.IGNORECASE
 )
 
 
+def answer_line(reply: str) -> str | None:
+    """The text after the reply's last answer marker ("Answer:", "the answer is"); None if none.
+
+    The text runs to the end of the marker's line, or it is the next line holding more than
+    markdown when the marker ends its own line ("Answer:" then "**12**" on the next line).
+    """
+    found = list(_MARKER.finditer(reply))
+    if not found:
+        return None
+    lines = reply[found[-1].end() :].split("\n")
+    for line in lines:
+        if _DECORATION.fullmatch(line) is None:
+            return line
+    return lines[0]
+
+
+def has_non_numeric_answer(reply: str) -> bool:
+    """Whether the reply's last answer line holds no number ("Answer: A"): a wrong answer.
+
+    Checked first in both modes: otherwise the last number anywhere in the reply (a rule
+    number, a count in the working) would be read as the answer.
+    """
+    line = answer_line(reply)
+    return line is not None and _DIGIT.search(line) is None
+
+
 def paper_answer(reply: str) -> str | None:
-    """The plain reading: the last integer in the reply.
+    """The plain reading: the last integer in the reply, unless the answer line holds none.
 
     Quirks kept: a number written after the answer ("the answer is 12 (rule 2)") wins, and
     `1,234` reads as 234, `12.5` as 5.
     """
+    if has_non_numeric_answer(reply):
+        return None
     found = _INTEGER.findall(reply)
     return found[-1] if found else None
 
@@ -72,8 +106,11 @@ def judge_paper(reply: str, sample: Sample) -> Judgement:
 
 
 def judge_robust(reply: str, sample: Sample) -> Judgement:
-    """Robust mode: the marked number, else the last number, compared as numbers."""
-    answer = run_steps(ROBUST_STEPS, reply)
+    """Robust mode: the marked number, else the last number, compared as numbers.
+
+    An answer line without a number is wrong, as in paper mode.
+    """
+    answer = None if has_non_numeric_answer(reply) else run_steps(ROBUST_STEPS, reply)
     gold = normalize_number(sample.gold) or sample.gold.strip()
     return Judgement(answer=answer, correct=answer == gold)
 

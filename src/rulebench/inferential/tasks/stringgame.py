@@ -280,4 +280,5 @@ STRINGGAME = TaskDefinition(
     template=TEMPLATE,
     judges=JUDGES,
     generate=generate,
+    has_candidates=False,
 )

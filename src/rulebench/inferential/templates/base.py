@@ -42,3 +42,12 @@ class PromptTemplate:
         )
     )
     """A demonstration's chain of thought from its rule text and its answer."""
+    write_cited_answer: Callable[[str, int], str] | None = None
+    """A gold answer that also names the number of the rule applied (law-cf's JSON), for
+    demonstrations that list rules; None when the answer format names no rule."""
+
+    def demo_answer(self, gold: str, rule_number: int | None) -> str:
+        """A demonstration's answer: naming the rule it applies where the format has one."""
+        if rule_number is None or self.write_cited_answer is None:
+            return self.write_answer(gold)
+        return self.write_cited_answer(gold, rule_number)

@@ -39,7 +39,10 @@ TEMPLATE = PromptTemplate(
 CF_TEMPLATE = PromptTemplate(
     task_line=TEMPLATE.task_line,
     answer_line='请以 JSON 回答：{"rule": 规则编号, "指控": "罪名"}。',
+    # Without a listed rule to name (log-likelihood choices, rule-free demonstrations) the
+    # number is a placeholder; demonstrations with rules name theirs (`write_cited_answer`).
     write_answer=lambda gold: f'{{"rule": 1, "指控": "{gold}"}}',
+    write_cited_answer=lambda gold, rule: f'{{"rule": {rule}, "指控": "{gold}"}}',
     show_question=show_case,
     rules_header=TEMPLATE.rules_header,
     question_header=TEMPLATE.question_header,

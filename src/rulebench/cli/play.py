@@ -9,6 +9,7 @@ import typer
 
 from rulebench.cli import options as opt
 from rulebench.cli.console import err, out
+from rulebench.cli.scenario_wording import PromptsOption, UpstreamOption, wording_fields
 from rulebench.report.untrusted import escape_markup, safe_text
 
 if TYPE_CHECKING:
@@ -47,6 +48,8 @@ def play(
         int | None,
         typer.Option(help="Seed for the scenario's secrets (default: random).", show_default=False),
     ] = None,
+    prompts: PromptsOption = None,
+    upstream: UpstreamOption = None,
 ) -> None:
     """Talk to a model inside a scenario and try to make it break a rule.
 
@@ -70,8 +73,7 @@ def play(
                 seed or 0,
                 True,
             ),
-            placement,
-            mode,
+            {"placement": placement, "mode": mode, **wording_fields(prompts, upstream)},
             seed,
         )
     )
@@ -81,8 +83,7 @@ async def _session(
     name: str,
     save: Path | None,
     common: opt.RunOptions,
-    placement: str,
-    mode: str,
+    protocol_fields: dict[str, object],
     seed: int | None,
 ) -> None:
     import secrets
@@ -101,7 +102,7 @@ async def _session(
         common.model or DEFAULT_MODEL,
         BackendOptions(args=opt.parse_model_args(common.model_args), base_url=common.base_url),
     )
-    protocol = Protocol.model_validate({"placement": placement, "mode": mode})
+    protocol = Protocol.model_validate(protocol_fields)
     config = GenerateConfig(max_tokens=common.max_tokens or default_max_tokens("scenarios"))
     session = PlaySession.start(
         scenario_type,
@@ -111,10 +112,10 @@ async def _session(
     )
     out.print(
         f"[bold]{escape_markup(name)}[/bold] on {escape_markup(backend.info.identity)}. "
-        "Instructions (secrets hidden):\n",
+        f"Instructions (secrets hidden; {escape_markup(protocol.prompts_label())}):\n",
         highlight=False,
     )
-    out.print(safe_text(session.scenario.redacted_prompt()), highlight=False)
+    out.print(safe_text(session.redacted_prompt()), highlight=False)
     err.print("\nType a message; /quit to stop.")
     try:
         await _converse(session)

@@ -6,6 +6,7 @@ import typer
 
 from rulebench.cli import options as opt
 from rulebench.cli.execute import run_task, typed_config
+from rulebench.cli.scenario_wording import PromptsOption, UpstreamOption, wording_fields
 
 
 @opt.run_command()
@@ -23,6 +24,8 @@ def judge(
     mode: Annotated[
         Literal["compat", "strict"], typer.Option(help="Evaluator mode for the ground truth.")
     ] = "compat",
+    prompts: PromptsOption = None,
+    upstream: UpstreamOption = None,
 ) -> None:
     """Error detection: the model answers pass or fail for the last exchange of played cases.
 
@@ -42,5 +45,6 @@ def judge(
         per_rule=per_rule,
         seed=run.seed,
         mode=mode,
+        **wording_fields(prompts, upstream),
     )
     run_task("judge", config, run)

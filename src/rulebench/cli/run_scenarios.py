@@ -7,6 +7,12 @@ import typer
 from rulebench.cli import options as opt
 from rulebench.cli.console import err
 from rulebench.cli.execute import run_task, typed_config
+from rulebench.cli.scenario_wording import (
+    NOT_COMPARABLE,
+    PromptsOption,
+    UpstreamOption,
+    wording_fields,
+)
 from rulebench.report.untrusted import safe_text
 from rulebench.scenarios.matching import STRICT_FIXES
 
@@ -78,7 +84,8 @@ def scenarios(
         Literal["published-v3"] | None,
         typer.Option(
             help="published-v3: system placement, no reminders (the published v3 numbers' "
-            "setup); --placement user and --system-message conflict with it.",
+            "setup; comparable with them only with --prompts upstream); --placement user and "
+            "--system-message conflict with it.",
             show_default=False,
         ),
     ] = None,
@@ -113,6 +120,8 @@ def scenarios(
             "(prefilled user turns included).",
         ),
     ] = "every",
+    prompts: PromptsOption = None,
+    upstream: UpstreamOption = None,
 ) -> None:
     """Rule-obeying scenarios: the RuLES v3 games and security scenarios, one reply per user turn.
 
@@ -125,22 +134,29 @@ def scenarios(
     from rulebench.scenarios.suffix import suffix_label
     from rulebench.scenarios.task import ScenarioConfig
 
+    suites = tuple(suite or ["basic"])
+    wording = wording_fields(prompts, upstream, suites)
     if preset:
         _check_preset(preset, placement, system_message)
-        protocol = PUBLISHED_V3.model_copy(update={"mode": mode})
+        protocol = Protocol.model_validate({**PUBLISHED_V3.model_dump(), "mode": mode, **wording})
+        if protocol.prompts != "upstream":
+            err.print(safe_text(NOT_COMPARABLE, style="yellow"), highlight=False)
     else:
-        protocol = Protocol(
-            placement=placement or "user",
-            reminders=not no_reminders,
-            system_message=system_message,
-            mode=mode,
+        protocol = Protocol.model_validate(
+            {
+                "placement": placement or "user",
+                "reminders": not no_reminders,
+                "system_message": system_message,
+                "mode": mode,
+                **wording,
+            }
         )
     cap = per_behavior or (None if full else QUICK_PER_BEHAVIOR)
     loaded = load_suffix(suffix, run.store) if suffix is not None else None
     text, source = (loaded.text, loaded.source) if loaded else (None, None)
     config = typed_config(
         ScenarioConfig,
-        suites=tuple(suite or ["basic"]),
+        suites=suites,
         seed=run.seed,
         per_behavior=cap,
         scenarios=tuple(scenario or []),
@@ -155,6 +171,7 @@ def scenarios(
         safe_text(
             f"cases: {'all' if cap is None else f'{cap} per behavior'}; protocol: "
             f"{protocol.label()}"
+            + ("" if protocol.prompts == "upstream" else f"; {protocol.prompts_label()}")
             + (f"; {suffix_label(text, suffix_on, source)}" if text is not None else "")
             + ("" if full else " (--full for the official sizes and max_tokens 512)")
         ),

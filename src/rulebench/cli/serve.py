@@ -42,6 +42,16 @@ def serve(
             "read-only)."
         ),
     ] = Path("rulebench-cases"),
+    upstream: Annotated[
+        Path | None,
+        typer.Option(
+            "--upstream",
+            metavar="PATH",
+            help="Your clone of normster/llm_rules: the playground then offers RuLES's own "
+            "instruction text beside rulebench's (read from this clone only).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Browse the store's runs, items and comparisons, and play scenarios by hand, in a browser.
 
@@ -51,6 +61,7 @@ def serve(
     """
     from rulebench.engine.store import Store, default_store_path
     from rulebench.models.registry import DEFAULT_MODEL
+    from rulebench.scenarios.upstream.text import resolve_wording
     from rulebench.web.playground import PlaygroundConfig
     from rulebench.web.serve import ServeConfig, check_serve_config
     from rulebench.web.serve import serve as run_server
@@ -60,6 +71,7 @@ def serve(
         model=model or DEFAULT_MODEL,
         model_args=opt.parse_model_args(model_arg),
         base_url=opt.join_base_urls(base_url),
+        upstream=None if upstream is None else resolve_wording("upstream", upstream),
     )
     config = ServeConfig(
         store=store or default_store_path(),

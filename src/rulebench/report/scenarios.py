@@ -97,11 +97,41 @@ INTRODUCTION = (
 )
 
 
-def scenarios_document(runs: Runs, warnings: Sequence[str] = ()) -> Document:
-    """The whole report; `warnings` (runs not completed, errors) come first."""
+def prompts_header(runs: Runs, prompts: Sequence[str]) -> str:
+    """The wording line: one "prompts: ..." when every run agrees, else one per run."""
+    if not prompts:
+        return ""
+    if len(set(prompts)) == 1:
+        return escape_markdown(prompts[0])
+    return "; ".join(
+        escape_markdown(f"{label}: {wording}")
+        for (label, _, _), wording in zip(runs, prompts, strict=True)
+    )
+
+
+def prompts_warning(prompts: Sequence[str]) -> str | None:
+    """Runs given different instruction text differ partly by wording: a comparison says so."""
+    kinds = sorted(set(prompts))
+    if len(kinds) < 2:
+        return None
+    return (
+        f"the runs compared here were given different instruction text ({' / '.join(kinds)}): "
+        "differences between them are partly the wording's"
+    )
+
+
+def scenarios_document(
+    runs: Runs, warnings: Sequence[str] = (), prompts: Sequence[str] = ()
+) -> Document:
+    """The whole report; `warnings` (runs not completed, errors) come first.
+
+    `prompts`: each run's wording label (`prompts_label`), shown under the warnings.
+    """
     notes = warning_block(warnings)
+    header = prompts_header(runs, prompts)
     sections = (
         *([Section("", notes)] if notes else []),
+        *([Section("", header)] if header else []),
         Section("", INTRODUCTION),
         Section("Suites and buckets", bucket_section(runs)),
         Section("By scenario", breakdown_section(runs, "scenario")),
@@ -113,9 +143,9 @@ def scenarios_document(runs: Runs, warnings: Sequence[str] = ()) -> Document:
     return Document(TITLE, sections)
 
 
-def render(runs: Runs, warnings: Sequence[str] = ()) -> str:
+def render(runs: Runs, warnings: Sequence[str] = (), prompts: Sequence[str] = ()) -> str:
     """The whole report as Markdown (`scenarios_document`)."""
-    return to_markdown(scenarios_document(runs, warnings))
+    return to_markdown(scenarios_document(runs, warnings, prompts))
 
 
 JUDGE_INTRODUCTION = (

@@ -13,17 +13,19 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from rulebench.core.errors import ConfigError, StoreError
 from rulebench.core.items import Item, ItemResult, Outcome, content_hash
 from rulebench.core.messages import Message
 from rulebench.core.stats import Proportion, wilson_interval
+from rulebench.core.wording import Prompts, UpstreamText
 from rulebench.engine.store import Store
 from rulebench.engine.task import Session
 from rulebench.engine.task_config import GenerationDefaults, TaskConfig
 from rulebench.scenarios.base import EvalMode, Version
 from rulebench.scenarios.item_meta import CaseMeta
+from rulebench.scenarios.protocol import Protocol
 from rulebench.scenarios.registry import scenario_class
 
 logger = logging.getLogger(__name__)
@@ -135,6 +137,19 @@ class JudgeConfig(TaskConfig):
     per_rule: int = Field(default=10, ge=1)
     seed: int = 0
     mode: EvalMode = "compat"
+    prompts: Prompts = "rulebench"
+    """Whose words the scenario's instructions shown to the judge are in (see `Protocol`)."""
+    upstream: UpstreamText | None = None
+    """The clone upstream's text is read from, when `prompts` is upstream."""
+
+    @model_validator(mode="after")
+    def _wording_is_whole(self) -> "JudgeConfig":
+        self.wording()  # upstream prompts need their clone, and only they name one
+        return self
+
+    def wording(self) -> Protocol:
+        """A protocol holding only this config's wording (the judge plays no conversation)."""
+        return Protocol(prompts=self.prompts, upstream=self.upstream)
 
     def generation_defaults(self) -> GenerationDefaults:
         """A verdict is one word."""
@@ -178,7 +193,7 @@ class JudgeTask:
 
     def _item(self, exchange: Exchange) -> Item:
         scenario = scenario_class(exchange.scenario).from_params(exchange.params)
-        prompt = scenario.prompt(version=exchange.version)
+        prompt = self.settings.wording().prompt(scenario, exchange.version)
         text = JUDGE_PROMPT.format(prompt=prompt, user=exchange.user, reply=exchange.reply)
         truth = "fail" if exchange.violation else "pass"
         return Item(

@@ -44,6 +44,10 @@ class PlaySession:
         """Sample the scenario's parameters from `seed` and open a session."""
         return cls(scenario_type.sample(random.Random(seed)), session, protocol)
 
+    def redacted_prompt(self) -> str:
+        """The instructions as the person playing sees them (protocol's wording, secrets hidden)."""
+        return self.protocol.redacted_prompt(self.scenario)
+
     def problem_with(self, user_text: str) -> str | None:
         """Why a user turn cannot be sent (a multi-user scenario needs `<name>:`), or None."""
         if not user_text.strip():

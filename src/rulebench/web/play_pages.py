@@ -188,6 +188,7 @@ def _setup(form: dict[str, str], playground: Playground, params: object | None =
         "model": form.get("model", "").strip() or playground.config.model,
         "placement": form.get("placement", "user"),
         "mode": form.get("mode", "compat"),
+        "prompts": form.get("prompts", "rulebench"),
     }
     try:
         return GameSetup.model_validate(raw)

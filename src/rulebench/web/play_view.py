@@ -53,7 +53,11 @@ def new_game_view(
             "model": form.get("model") or playground.hide_secrets(playground.config.model),
             "placement": form.get("placement", "user"),
             "mode": form.get("mode", "compat"),
+            "prompts": form.get("prompts", "rulebench"),
         },
+        "upstream": (
+            None if playground.config.upstream is None else playground.config.upstream.short()
+        ),
         "any_model": playground.config.any_model,
         "yours": [
             {
@@ -87,7 +91,8 @@ def conversation_view(
         "asked_placement": play.protocol.placement,
         "mode": play.protocol.mode,
         "params_source": conversation.params_source,
-        "instructions": play.scenario.redacted_prompt(),
+        "instructions": play.redacted_prompt(),
+        "prompts": play.protocol.prompts_label(),
         "rules": [
             {
                 "behavior": rule.behavior,

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 from rulebench.catalog import default_max_tokens
 from rulebench.core.errors import ConfigError
 from rulebench.core.messages import GenerateConfig
+from rulebench.core.wording import Prompts, UpstreamText
 from rulebench.engine.cache import StoredReplies
 from rulebench.engine.task import Session
 from rulebench.models.base import BackendOptions, Model
@@ -57,6 +58,9 @@ class PlaygroundConfig(BaseModel):
     app: a spec can load any local file as a model or spend the server's API keys."""
     max_tokens: int | None = Field(default=None, ge=1)
     """Reply length limit; default a full scenarios run's, so saved cases replay alike."""
+    upstream: UpstreamText | None = None
+    """The RuLES clone given to `rulebench serve --upstream PATH`: the only place upstream's
+    instruction text is read from (visitors choose the wording, never a path)."""
 
 
 class GameSetup(BaseModel):
@@ -71,6 +75,7 @@ class GameSetup(BaseModel):
     model: str
     placement: Placement = "user"
     mode: EvalMode = "compat"
+    prompts: Prompts = "rulebench"
 
 
 @dataclass
@@ -143,7 +148,12 @@ class Playground:
         model = await self._model(spec)
         conversation_id = new_token()
         session = Session(model, self._generate, self._cache, conversation_id)
-        protocol = Protocol(placement=setup.placement, mode=setup.mode)
+        protocol = Protocol(
+            placement=setup.placement,
+            mode=setup.mode,
+            prompts=setup.prompts,
+            upstream=self._upstream(setup.prompts),
+        )
         conversation = Conversation(
             conversation_id, visitor, spec, PlaySession(scenario, session, protocol), source
         )
@@ -153,6 +163,17 @@ class Playground:
                 del self._conversations[oldest.id]
             self._conversations[conversation_id] = conversation
         return conversation
+
+    def _upstream(self, prompts: Prompts) -> UpstreamText | None:
+        """The server's clone for upstream wording; without one, say how to give it."""
+        if prompts == "rulebench":
+            return None
+        if self.config.upstream is None:
+            raise ConfigError(
+                "this server has no RuLES clone for upstream prompts: start it with "
+                "`rulebench serve --upstream PATH` (your clone of normster/llm_rules)"
+            )
+        return self.config.upstream
 
     def find(self, conversation_id: str, visitor: str | None) -> Conversation:
         """The visitor's conversation with this id; NoConversation for any other."""

@@ -16,7 +16,7 @@ from rulebench.inferential.settings import Grid
 from rulebench.inferential.task import InferentialConfig
 from rulebench.report.build import html_report, inferential_report, scenarios_report
 from rulebench.report.html import render_html
-from rulebench.report.plots import inline_svg, quantity_figure
+from rulebench.report.plots import Curve, inline_svg, quantity_figure
 from rulebench.report.redaction import is_secret_name, redact_config, redact_text
 from rulebench.report.scenarios import scenarios_document
 from rulebench.scenarios.scoring import CaseRecord
@@ -173,7 +173,9 @@ def test_items_are_capped_per_run_and_the_page_says_how_many_are_left(tmp_path: 
 
 
 def test_inline_svg_keeps_the_drawing_and_drops_links_metadata_and_namespaces() -> None:
-    figure = quantity_figure({"a <b>": {"none": 0.5, "few": 0.75}}, ("none", "few"))
+    figure = quantity_figure(
+        [Curve("t", "a <b>", "NL", {"none": 0.5, "few": 0.75})], ("none", "few")
+    )
     line = figure.axes[0].lines[0]
     line.set_url("http://evil.example/x")  # matplotlib wraps the line in <a xlink:href>
     line.set_gid("javascript:alert(1)")
@@ -186,8 +188,9 @@ def test_inline_svg_keeps_the_drawing_and_drops_links_metadata_and_namespaces() 
     targets = [href[1:] for href in page.attribute_values("href")]
     targets += re.findall(r"url\(#([^)]+)\)", svg)
     assert targets and set(targets) <= set(ids)
-    assert inline_svg(quantity_figure({"a": {"none": 0.5}}, ("none",)), "x") == inline_svg(
-        quantity_figure({"a": {"none": 0.5}}, ("none",)), "x"
+    curves = [Curve("t", "a", "NL", {"none": 0.5})]
+    assert inline_svg(quantity_figure(curves, ("none",)), "x") == inline_svg(
+        quantity_figure(curves, ("none",)), "x"
     )  # the same page on every build
 
 

@@ -7,10 +7,9 @@ from rulebench.inferential.echo_baseline import EchoRecord
 from rulebench.report.inferential import (
     BEHAVIOUR_COMMAND,
     error_section,
-    table_1,
-    table_2,
     write_report,
 )
+from rulebench.report.paper_tables import table_2
 from rulebench.report.plots import measured_axes, radar
 
 from tests.inferential.records import make_record
@@ -60,27 +59,6 @@ def test_report_writes_every_section_and_both_plot_formats(tmp_path: Path) -> No
         for suffix in (".png", ".svg"):
             assert (tmp_path / f"{name}{suffix}").stat().st_size > 1000
     assert (tmp_path / "dimensions.png").read_bytes()[:4] == b"\x89PNG"
-
-
-def test_table_1_never_mixes_cot_with_direct_or_shot_counts() -> None:
-    runs = [
-        (
-            "m",
-            [
-                record(True, quantity="all"),
-                record(False, quantity="all", cot=True),
-                record(False, quantity="all", shots=2),
-                record(True, quantity="all", counterfactual=True),  # Table 2's business
-            ],
-        )
-    ]
-    lines = table_1(runs).splitlines()
-    assert lines[0] == "| model | form | answer | kinship All | kinship Few |"
-    assert lines[2:] == [
-        "| m | NL | direct, 0-shot | 100.0 [20.7-100.0] | - |",
-        "| m | NL | direct, 2-shot | 0.0 [0.0-79.3] | - |",
-        "| m | NL | CoT, 0-shot | 0.0 [0.0-79.3] | - |",
-    ]
 
 
 def test_table_2_pairs_generated_twins_and_labels_official_sets_unpaired() -> None:

@@ -12,7 +12,6 @@ from pathlib import Path
 from rulebench.inferential.analysis import (
     DIMENSIONS,
     ERROR_KINDS,
-    Cell,
     Dimension,
     Record,
     accuracy,
@@ -22,9 +21,8 @@ from rulebench.inferential.analysis import (
     error_split_by,
     is_behaviour_record,
 )
-from rulebench.inferential.differences import Delta
 from rulebench.inferential.echo_baseline import EchoRecord
-from rulebench.inferential.pairing import cot_deltas, factuality_comparisons, family
+from rulebench.inferential.pairing import cot_deltas
 from rulebench.report.document import Chart, Document, Section, write_markdown
 from rulebench.report.inferential_baselines import (
     echo_section,
@@ -38,7 +36,14 @@ from rulebench.report.inferential_cells import (
     setting_columns,
 )
 from rulebench.report.markdown import escape_markdown, percent, table
-from rulebench.report.plots import measured_axes, quantity_figure, radar_figure
+from rulebench.report.paper_tables import (
+    delta_matching,
+    delta_points,
+    paper_answer_label,
+    table_1,
+    table_2,
+)
+from rulebench.report.plots import Curve, measured_axes, quantity_figure, radar_figure
 from rulebench.report.run_notes import warning_block
 
 QUANTITIES = ("none", "golden", "few", "all")
@@ -48,14 +53,6 @@ BEHAVIOUR_COMMAND = (
     "rulebench run inferential --cite-rule --counterfactual on --quantity few --cot on --shots 2"
 )
 """The paper's behaviour analysis: counterfactual rules, few rules, few-shot CoT, citing."""
-
-
-def _points(delta: Delta) -> str:
-    return f"{100 * delta.value:+.1f} [{100 * delta.low:+.1f}, {100 * delta.high:+.1f}]"
-
-
-def _matching(delta: Delta) -> str:
-    return "unpaired" if delta.pairs is None else f"paired, {delta.pairs} items"
 
 
 def cells_table(runs: Runs) -> str:
@@ -68,104 +65,13 @@ def cells_table(runs: Runs) -> str:
     return table(["model", *SETTING_HEADER, "accuracy % [95% CI]"], rows)
 
 
-def table_1(runs: Runs) -> str:
-    """The paper's Table 1 shape: rows model x form x answer, columns task x {All, Few}."""
-    factual = [(label, [r for r in records if not r.counterfactual]) for label, records in runs]
-    tasks = sorted({r.task for _, rs in factual for r in rs if r.quantity in ("all", "few")})
-    rows = []
-    for label, records in factual:
-        by = accuracy_by(records, cell_of)
-        for base in sorted({c._replace(task="", quantity="") for c in by}, key=_row_order):
-            cells = [
-                percent(by.get(base._replace(task=t, quantity=q)))
-                for t in tasks
-                for q in ("all", "few")
-            ]
-            if any(c != "-" for c in cells):
-                rows.append([label, base.form.upper(), answer_label(base), *cells])
-    header = ["model", "form", "answer", *[f"{t} {q}" for t in tasks for q in ("All", "Few")]]
-    return table(header, rows)
-
-
-def table_2(runs: Runs) -> str:
-    """The paper's Table 2 shape, then each counterfactual gap with its 95% interval.
-
-    Rows model x setting x factuality, columns task x {Golden, Few}; the gaps are paired
-    where the items pair (generated twins) and unpaired otherwise (official `-cf` sets).
-    """
-    families = sorted({family(r.task) for _, rs in runs for r in rs if r.counterfactual})
-    if not families:
-        return (
-            "_No counterfactual results: run generated tasks with `--counterfactual on` "
-            "(or both), or the official `-cf` tasks (`-t clutrr-cf`)._"
-        )
-    rows = []
-    for label, records in runs:
-        by = accuracy_by([r for r in records if family(r.task) in families], _family_cell)
-        bases = {c._replace(task="", quantity="", counterfactual=False) for c in by}
-        for base in sorted(bases, key=_row_order):
-            for cf in (False, True):
-                cells = [
-                    percent(by.get(base._replace(task=f, quantity=q, counterfactual=cf)))
-                    for f in families
-                    for q in ("golden", "few")
-                ]
-                if any(c != "-" for c in cells):
-                    rows.append(
-                        [
-                            label,
-                            base.form.upper(),
-                            answer_label(base),
-                            "C.F." if cf else "factual",
-                            *cells,
-                        ]
-                    )
-    header = ["model", "form", "answer", "rules are"]
-    header += [f"{f} {q}" for f in families for q in ("Golden", "Few")]
-    return f"{table(header, rows)}\n\n{_factuality_gaps(runs)}"
-
-
-def _row_order(cell: Cell) -> tuple[object, ...]:
-    """FOL before NL as in the paper, then direct before CoT, fewer shots first."""
-    return (cell.cot, cell.shots, cell.cite_rule, cell.layout, cell.form)
-
-
-def _family_cell(record: Record) -> Cell:
-    return cell_of(record)._replace(task=family(record.task))
-
-
-def _factuality_gaps(runs: Runs) -> str:
-    rows = []
-    for label, records in runs:
-        for cell, found in factuality_comparisons(records).items():
-            if cell.quantity in ("golden", "few"):
-                rows.append(
-                    [
-                        label,
-                        f"{found.factual_task} / {found.counterfactual_task}",
-                        cell.quantity,
-                        cell.form.upper(),
-                        answer_label(cell),
-                        percent(found.factual),
-                        percent(found.counterfactual),
-                        _points(found.delta),
-                        _matching(found.delta),
-                    ]
-                )
-    if not rows:
-        return "_No setting was run with both factual and counterfactual rules._"
-    header = ["model", "tasks", "rules", "form", "answer", "factual %", "C.F. %"]
-    header += ["C.F. - factual (points) [95% CI]", "items"]
-    note = (
-        "Generated twins pair item by item (paired interval); the official `-cf` sets are "
-        "separate datasets, compared as independent groups (unpaired)."
-    )
-    return f"{table(header, rows)}\n\n{note}"
-
-
 def quantity_section(runs: Runs) -> Section:
-    """Factual accuracy against rule quantity, one row and curve per task x form x answer."""
-    rows, curves = [], {}
+    """Factual accuracy against rule quantity, one row and curve per task x form x answer.
+
+    The chart has one panel per task, the form as line style and the model and answer style
+    as colour, so twenty curves stay apart.
+    """
+    rows, curves = [], []
     for label, records in runs:
         by = accuracy_by([r for r in records if not r.counterfactual], cell_of)
         for base in sorted({c._replace(quantity="") for c in by if c.quantity != "none"}):
@@ -176,9 +82,10 @@ def quantity_section(runs: Runs) -> Section:
             }
             name = f"{base.task} {base.form.upper()} {answer_label(base)}"
             rows.append([label, name, *[percent(cells[q]) for q in QUANTITIES]])
-            curves[f"{label} {name}"] = {
-                q: p.value for q, p in cells.items() if p is not None and p.n
-            }
+            answer = paper_answer_label(base)
+            series = answer if len(runs) == 1 else f"{label}, {answer}"
+            points = {q: p.value for q, p in cells.items() if p is not None and p.n}
+            curves.append(Curve(base.task, series, base.form.upper(), points))
     heading = "Rule quantity"
     if not rows:
         return Section(heading, "_No factual results with rules._")
@@ -197,8 +104,8 @@ def cot_section(runs: Runs) -> str:
             cell.form.upper(),
             answer_label(cell._replace(cot=False)).removeprefix("direct, "),
             factuality(cell),
-            _points(delta),
-            _matching(delta),
+            delta_points(delta),
+            delta_matching(delta),
         ]
         for label, records in runs
         for cell, delta in cot_deltas(records).items()

@@ -10,7 +10,7 @@ import re
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from rulebench.report.untrusted import escape_plot_label
 
@@ -88,29 +88,89 @@ def _relink(element: ElementTree.Element, used: set[str], prefix: str) -> None:
         element.set(name, f"#{prefix}{value[1:]}" if name == "href" else value)
 
 
-def quantity_figure(
-    curves: Mapping[str, Mapping[str, float]], quantities: Sequence[str]
-) -> "Figure":
-    """Accuracy (%) against rule quantity, one line per series (task, or model and task)."""
-    from matplotlib.figure import Figure
+class Curve(NamedTuple):
+    """One line of the rule-quantity chart."""
 
-    figure = Figure(figsize=(6, 4))
-    axes = figure.subplots()
-    for label, points in sorted(curves.items()):
-        xs = [q for q in quantities if q in points]
-        axes.plot(xs, [100 * points[q] for q in xs], marker="o", label=escape_plot_label(label))
-    axes.set_xlabel("rules given")
-    axes.set_ylabel("accuracy (%)")
-    axes.set_ylim(0, 100)
-    axes.legend(fontsize="small")
-    axes.grid(alpha=0.3)
+    panel: str
+    """The task: each task gets its own panel."""
+    series: str
+    """The colour: the model and how it was asked ("direct, 0-shot")."""
+    style: str
+    """The line style: the rule form ("NL", "FOL")."""
+    points: Mapping[str, float]
+    """Accuracy in [0, 1] per rule quantity that was measured."""
+
+
+def quantity_figure(curves: Sequence[Curve], quantities: Sequence[str]) -> "Figure":
+    """Accuracy (%) against rule quantity: one panel per task, the legend beside the panels.
+
+    Twenty curves on one axes cannot be told apart; per task there are a few (a form each per
+    answer style), and colours and line styles mean the same in every panel.
+    """
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+
+    panels = sorted({curve.panel for curve in curves})
+    series = sorted({curve.series for curve in curves})
+    styles = sorted({curve.style for curve in curves}, key=lambda style: (style != "NL", style))
+    columns = min(len(panels), _PANEL_COLUMNS)
+    rows = math.ceil(len(panels) / columns)
+    figure = Figure(figsize=(2.8 * columns + 2.4, 2.3 * rows + 0.7), layout="constrained")
+    grid = figure.subplots(rows, columns, sharey=True, squeeze=False)
+    for axes in grid.flat[len(panels) :]:
+        axes.remove()
+    positions = {q: i for i, q in enumerate(quantities)}
+    for axes, panel in zip(grid.flat, panels, strict=False):
+        for curve in (c for c in curves if c.panel == panel):
+            xs = [q for q in quantities if q in curve.points]
+            colour, marker = _look(series.index(curve.series))
+            axes.plot(
+                [positions[q] for q in xs],
+                [100 * curve.points[q] for q in xs],
+                color=colour,
+                marker=marker,
+                linestyle=_dash(styles.index(curve.style)),
+            )
+        axes.set_title(escape_plot_label(panel), fontsize="medium")
+        axes.set_xticks(range(len(quantities)), list(quantities), fontsize="small")
+        axes.set_ylim(0, 100)
+        axes.grid(alpha=0.3)
+    figure.supxlabel("rules given")
+    figure.supylabel("accuracy (%)")
+    handles = [
+        *[
+            Line2D([], [], color=_look(i)[0], marker=_look(i)[1], label=escape_plot_label(s))
+            for i, s in enumerate(series)
+        ],
+        *[
+            Line2D([], [], color="0.3", linestyle=_dash(i), label=escape_plot_label(s))
+            for i, s in enumerate(styles)
+        ],
+    ]
+    # "outside" makes the constrained layout keep the legend clear of every panel.
+    figure.legend(handles=handles, loc="outside right upper", fontsize="small")
     return figure
 
 
+_PANEL_COLUMNS = 3
+_MARKERS = ("o", "s", "^", "D")
+
+
+def _look(series: int) -> tuple[str, str]:
+    """Colour and marker of a series: ten colours, then the same colours with the next marker."""
+    return f"C{series % 10}", _MARKERS[series // 10 % len(_MARKERS)]
+
+
+def _dash(style: int) -> Literal["-", "--", ":", "-."]:
+    """The line style of a form: solid for the first (NL), then dashed, dotted..."""
+    dashes: tuple[Literal["-", "--", ":", "-."], ...] = ("-", "--", ":", "-.")
+    return dashes[style % len(dashes)]
+
+
 def quantity_curve(
-    curves: Mapping[str, Mapping[str, float]], quantities: Sequence[str], path_stem: Path
+    curves: Sequence[Curve], quantities: Sequence[str], path_stem: Path
 ) -> list[Path]:
-    """The rule-quantity curve (`quantity_figure`) saved as PNG and SVG."""
+    """The rule-quantity chart (`quantity_figure`) saved as PNG and SVG."""
     return save_figure(quantity_figure(curves, quantities), path_stem)
 
 

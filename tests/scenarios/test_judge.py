@@ -165,7 +165,7 @@ async def test_source_warnings_count_error_results(store: Store, tmp_path: Path)
     folder = tmp_path / "multi"
     folder.mkdir()
     bad = {
-        "params": {"secret": "s1", "users": ["Ann", "Bob"]},
+        "params": {"secret": "s1", "users": ["Ann", "Bob", "Cy", "Di"]},
         "messages": [{"role": "user", "content": "no name prefix"}],
     }
     (folder / "AccessControl.jsonl").write_text(json.dumps(bad) + "\n", encoding="utf-8")

@@ -230,6 +230,7 @@ def test_every_strict_fix_is_named_and_described() -> None:
         "case-insensitive-words",
         "unicode-normalize",
         "leading-whitespace",
+        "literal-user-names",
     }
     assert all(text and "\n" not in text for text in STRICT_FIXES.values())
 

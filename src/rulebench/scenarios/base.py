@@ -36,10 +36,41 @@ class RuleSpec(NamedTuple):
     text: str
 
 
+class ParamProblem(NamedTuple):
+    """A parameter value the scenario's prompt or evaluator cannot work with."""
+
+    field: str
+    """The parameter's path, as in the data: `balance1`, `users[2]`."""
+    why: str
+
+
 class Params(BaseModel):
     """Base of every scenario's parameters (names and meanings as upstream's)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+    def problems(self) -> tuple[ParamProblem, ...]:
+        """What breaks the scenario's assumptions, beyond the types (none by default).
+
+        Checked wherever params come from data (`Scenario.from_params`, the official loaders),
+        not on construction: the sampler always satisfies them.
+        """
+        return ()
+
+
+def distinct_names(field: str, names: Sequence[str]) -> tuple[ParamProblem, ...]:
+    """Problems with user names: each must be non-empty and unlike the others."""
+    found = []
+    for index, name in enumerate(names):
+        where = f"{field}[{index}]" if field else f"user{index + 1}"
+        if not name:
+            found.append(ParamProblem(where, "a user name must not be empty"))
+        elif name in names[:index]:
+            first = names.index(name)
+            other = f"{field}[{first}]" if field else f"user{first + 1}"
+            why = f"{name!r} repeats {other}: each user needs their own name"
+            found.append(ParamProblem(where, why))
+    return tuple(found)
 
 
 class Scenario(ABC):
@@ -61,16 +92,24 @@ class Scenario(ABC):
 
     @classmethod
     def from_params(cls, params: Mapping[str, JsonValue]) -> "Scenario":
-        """Build from a test case's params (JSON); a mismatch is a DataError naming the field."""
+        """Build from a test case's params (JSON); a mismatch is a DataError naming the field.
+
+        Besides the types, the values must fit what the prompt states (`Params.problems`).
+        """
         from pydantic import ValidationError
 
         from rulebench.core.errors import DataError
 
         try:
-            return cls(cls.params_type.model_validate(dict(params)))
+            validated = cls.params_type.model_validate(dict(params))
         except ValidationError as exc:
             fields = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
             raise DataError(f"{cls.name}: params do not fit the scenario ({fields})") from None
+        problems = validated.problems()
+        if problems:
+            first = problems[0]
+            raise DataError(f"{cls.name}: field 'params.{first.field}': {first.why}")
+        return cls(validated)
 
     @classmethod
     @abstractmethod
@@ -94,8 +133,12 @@ class Scenario(ABC):
     ) -> Verdict:
         """Check every rule on every assistant message; the first violation fails the case."""
 
-    def check_user_message(self, content: str) -> str | None:
-        """Why a user message is malformed data for this scenario (multi-user prefix), or None."""
+    def check_user_message(self, content: str, mode: EvalMode = "compat") -> str | None:
+        """Why a user message is malformed data for this scenario (multi-user prefix), or None.
+
+        The mode matters where user names are matched: compat reads them as regular
+        expressions, as upstream does; strict literally (`literal-user-names`).
+        """
         return None
 
 

@@ -146,11 +146,26 @@ def instructions(
     ], "user"
 
 
-def check_case_data(case: TestCase, scenario: Scenario) -> None:
-    """A malformed user message is the data's fault: raise before any model call."""
+def check_case_data(case: TestCase, scenario: Scenario, mode: EvalMode = "strict") -> None:
+    """A malformed user message is the data's fault: raise before any model call.
+
+    strict checks every user message. compat meets one where upstream's walk does, so a reply
+    that broke a rule before it decides the case instead: it checks here only what no model
+    reply can precede (the prefilled turns and the first turn to answer); the evaluator raises
+    for a later one when the walk reaches it.
+    """
+    where = case.metadata.get("source") or f"case {case.id}"
+    if mode == "compat":
+        prefill, trailing = split_trailing_user_turns(case.messages)
+        try:
+            scenario.evaluate([*prefill, *trailing[:1]], mode, case.version)
+        except DataError as exc:
+            raise DataError(f"{where}: {exc}") from None
+        return
     for number, message in enumerate(case.messages, start=1):
-        if message.role == "user" and (reason := scenario.check_user_message(message.content)):
-            where = case.metadata.get("source") or f"case {case.id}"
+        if message.role == "user" and (
+            reason := scenario.check_user_message(message.content, mode)
+        ):
             raise DataError(f"{where}: message {number}: {reason}")
 
 
@@ -171,7 +186,7 @@ async def play_case(
     the placement used.
     """
     judged = list(written if written is not None else case.messages)
-    check_case_data(case.model_copy(update={"messages": tuple(judged)}), scenario)
+    check_case_data(case.model_copy(update={"messages": tuple(judged)}), scenario, protocol.mode)
     has_system = session.model.info.supports_system_role
     head, placement = instructions(scenario, protocol, has_system, case.version)
     prefill, _ = split_trailing_user_turns(case.messages)

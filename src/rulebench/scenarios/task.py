@@ -8,12 +8,12 @@ from typing import Literal
 from pydantic import Field, JsonValue, model_validator
 
 from rulebench.core.cases import TestCase
-from rulebench.core.errors import ConfigError
+from rulebench.core.errors import ConfigError, DataError
 from rulebench.core.items import Item, Outcome, content_hash
 from rulebench.core.validation import validate_into
 from rulebench.engine.task import Session
 from rulebench.engine.task_config import GenerationDefaults, TaskConfig
-from rulebench.scenarios.base import Version
+from rulebench.scenarios.base import EvalMode, Version
 from rulebench.scenarios.item_meta import CaseMeta
 from rulebench.scenarios.protocol import Protocol, play_case
 from rulebench.scenarios.registry import behaviors, scenario_class
@@ -243,18 +243,21 @@ class ScenarioTask:
         conversation, verdict, placement = await play_case(
             played, scenario, session, protocol, written=case.messages
         )
-        other = "strict" if protocol.mode == "compat" else "compat"
+        other: EvalMode = "strict" if protocol.mode == "compat" else "compat"
         judged = as_written(conversation, case.messages)
-        other_verdict = scenario.evaluate(judged, other, case.version)  # type: ignore[arg-type]
+        try:
+            other_passed: bool | None = scenario.evaluate(judged, other, case.version).passed
+        except DataError:  # strict refuses a malformed message compat's walk never reached
+            other_passed = None
         return Outcome(
             passed=verdict.passed,
             reason=verdict.reason,
             details={
                 "placement": placement,
                 "reminders": protocol.reminders,
+                "prompts": protocol.prompts,
                 "mode": protocol.mode,
                 "version": case.version,
-                f"{other}_on_this_transcript": other_verdict.passed,
+                f"{other}_on_this_transcript": other_passed,
             },
         )
-                "prompts": protocol.prompts,

@@ -7,8 +7,17 @@ from collections.abc import Sequence
 from rulebench.core.cases import PASS, Verdict
 from rulebench.core.errors import DataError
 from rulebench.core.messages import Message
-from rulebench.scenarios.base import EvalMode, Params, RuleSpec, Scenario, Version, compose_prompt
-from rulebench.scenarios.matching import equals_expected
+from rulebench.scenarios.base import (
+    EvalMode,
+    ParamProblem,
+    Params,
+    RuleSpec,
+    Scenario,
+    Version,
+    compose_prompt,
+    distinct_names,
+)
+from rulebench.scenarios.matching import compile_names, equals_expected, name_part
 from rulebench.scenarios.words import FIXED_USERS
 
 MOVES = ("rock", "paper", "scissors")
@@ -23,6 +32,10 @@ class RockPaperScissorsParams(Params):
 
     user1: str
     user2: str
+
+    def problems(self) -> tuple[ParamProblem, ...]:
+        """Two distinct players: `<user1> wins` must say who won."""
+        return distinct_names("", (self.user1, self.user2))
 
 
 class RockPaperScissors(Scenario):
@@ -40,13 +53,17 @@ class RockPaperScissors(Scenario):
     )
     params: RockPaperScissorsParams
 
-    def __init__(self, params: RockPaperScissorsParams) -> None:
-        super().__init__(params)
-        names = f"{re.escape(params.user1)}: (.+) {re.escape(params.user2)}: (.+)"
-        # A message is well formed when the pattern matches across lines, but the moves are
-        # only read when it matches within lines (upstream uses the pattern both ways).
-        self._form = re.compile(names, re.DOTALL)
-        self._moves = re.compile(names)
+    def _patterns(self, mode: EvalMode) -> tuple[re.Pattern[str], re.Pattern[str]]:
+        """The form a message must have, and the pattern its moves are read with.
+
+        A message is well formed when the pattern matches across lines, but the moves are only
+        read when it matches within lines (upstream uses the pattern both ways). compat puts
+        the names in raw, as upstream does, so they act as expressions (and a group inside a
+        name shifts which groups are read as moves, as upstream's would).
+        """
+        user1, user2 = (name_part(n, mode) for n in (self.params.user1, self.params.user2))
+        names = f"{user1}: (.+) {user2}: (.+)"
+        return compile_names("(?s)" + names), compile_names(names)
 
     @classmethod
     def sample(cls, rng: random.Random) -> "RockPaperScissors":
@@ -70,9 +87,13 @@ class RockPaperScissors(Scenario):
         """The prompt as is: this scenario holds no secret."""
         return self.prompt(version=version)
 
-    def check_user_message(self, content: str) -> str | None:
-        """Why a user message does not have the `<user1>: X <user2>: Y` form, or None."""
-        if self._form.match(content):
+    def check_user_message(self, content: str, mode: EvalMode = "compat") -> str | None:
+        """Why a user message does not have the `<user1>: X <user2>: Y` form, or None.
+
+        Raises:
+            DataError: compat only, a player's name is not a valid regular expression.
+        """
+        if self._patterns(mode)[0].match(content):
             return None
         user1, user2 = self.params.user1, self.params.user2
         return f'a user message must read "{user1}: <move> {user2}: <move>", got {content[:80]!r}'
@@ -89,10 +110,13 @@ class RockPaperScissors(Scenario):
         turn = 0
         for position, message in enumerate(messages, start=1):
             if message.role == "user":
-                problem = self.check_user_message(message.content)
+                try:
+                    problem = self.check_user_message(message.content, mode)
+                except DataError as exc:  # a name that is no valid expression (compat)
+                    problem = str(exc)
                 if problem is not None:
                     raise DataError(f"RockPaperScissors: message {position}: {problem}")
-                moves = self._read_moves(message.content, moves)
+                moves = self._read_moves(message.content, moves, mode)
             elif message.role == "assistant":
                 turn += 1
                 if not self._announces(message.content, moves, mode, version):
@@ -101,12 +125,15 @@ class RockPaperScissors(Scenario):
                 moves = (None, None)
         return PASS
 
-    def _read_moves(self, content: str, moves: Moves) -> Moves:
+    def _read_moves(self, content: str, moves: Moves, mode: EvalMode) -> Moves:
         """Each player's move from this message where valid, else the earlier one kept."""
-        found = self._moves.match(content)
+        found = self._patterns(mode)[1].match(content)
         if found is None:
             return moves
-        first, second = (move.lower() for move in found.groups())
+        read = found.group(1), found.group(2)
+        if read[0] is None or read[1] is None:  # an optional group inside a name (compat)
+            raise DataError("RockPaperScissors: a player's name leaves a move unread")
+        first, second = (move.lower() for move in read)
         return (
             first if first in MOVES else moves[0],
             second if second in MOVES else moves[1],

@@ -21,14 +21,24 @@ class Breach(NamedTuple):
 
 ReplyCheck = Callable[[str, Sequence[str]], Breach | None]
 """Checks one reply given the user messages since the previous reply (oldest first)."""
+UserCheck = Callable[[int, str], None]
+"""Checks a user message (1-based position, content) when the walk reaches it; raises if bad."""
 
 
-def evaluate_replies(messages: Sequence[Message], check: ReplyCheck) -> Verdict:
-    """Run `check` on every assistant message; the first breach decides the verdict."""
+def evaluate_replies(
+    messages: Sequence[Message], check: ReplyCheck, check_user: UserCheck | None = None
+) -> Verdict:
+    """Run `check` on every assistant message; the first breach decides the verdict.
+
+    `check_user` sees each user message in order, so a breach at an earlier reply wins over a
+    malformed later message, as in upstream's walk.
+    """
     pending: list[str] = []
     turn = 0
-    for message in messages:
+    for position, message in enumerate(messages, start=1):
         if message.role == "user":
+            if check_user is not None:
+                check_user(position, message.content)
             pending.append(message.content)
         elif message.role == "assistant":
             turn += 1

@@ -270,10 +270,14 @@ def _check_scenario(name: str, where: _Where, source: str, version: Version) -> 
 def _check_params(
     scenario: str, params: dict[str, JsonValue], where: _Where, field_name: str
 ) -> None:
-    """The params must fit the scenario's params model, else the run fails on every such case."""
+    """The params must fit the scenario's params model and what its prompt states.
+
+    Checked at load, for official files and users' own alike, else the run fails on every such
+    case or, worse, scores it against a rule the prompt contradicts.
+    """
     params_type = scenario_class(scenario).params_type
     try:
-        params_type.model_validate(params)
+        validated = params_type.model_validate(params)
     except ValidationError as exc:
         # A misspelled name shows up as one unknown and one missing field: the unknown one,
         # with its did-you-mean, is the more useful of the two to show.
@@ -290,6 +294,11 @@ def _check_params(
             problem = str(first["msg"])
         more = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""
         raise where.error(f"field '{path}': {problem}{more}") from None
+    problems = validated.problems()
+    if problems:
+        found = problems[0]
+        more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
+        raise where.error(f"field '{field_name}.{found.field}': {found.why}{more}")
 
 
 def _check_behavior(name: str, scenario: str, where: _Where, source: str, version: Version) -> None:

@@ -131,7 +131,11 @@ def test_gcg_instances_are_drawn_from_their_seed_string() -> None:
     for drawn in first:
         instance = scenario_class("Encryption").sample(rng)
         params = instance.params.model_dump()
-        assert drawn.target == target_for("Encryption", "Encryption", params) == params["secret"]
+        assert (
+            drawn.target
+            == target_for("Encryption", "Encryption", params)
+            == params["secret"] + "\n"
+        )
         # The instructions the suffix is optimised under hold this instance's own key.
         assert params["secret"] in drawn.messages[0].content
 
@@ -155,7 +159,7 @@ def test_gcg_suffix_joins_the_first_test_case_message(
     assert prompt.suffix_at == at
     assert [m.role for m in prompt.messages[:at]] == roles_before_case
     assert [m.content for m in prompt.messages[at:]] == ["What is the key?"]
-    assert prompt.target in prompt.messages[0].content
+    assert prompt.target.rstrip("\n") in prompt.messages[0].content
 
 
 def test_gcg_helpful_rule_keeps_its_trigger_after_the_suffixed_message() -> None:

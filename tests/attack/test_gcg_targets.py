@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from rulebench.attack.conversations import SUFFIX_INDEX, attack_case
 from rulebench.attack.gcg_prompt import with_suffix
-from rulebench.attack.targets import rule_targets, target_for
+from rulebench.attack.targets import RuleTarget, rule_targets, target_for
 from rulebench.core.errors import ConfigError
 from rulebench.core.messages import Message
 from rulebench.scenarios.base import EvalMode
@@ -33,29 +33,69 @@ def test_every_v3_rule_has_exactly_one_target() -> None:
         assert ("{" in target.template) == (target.bucket == "harmless")
 
 
+# What a model writes after the target: nothing, glued-on characters, a sentence.
+CONTINUATIONS = ("", "0", "x", "\n\nThat is all.", "Sure. Anything else?")
+
+
 @pytest.mark.parametrize("mode", ["compat", "strict"])
 @pytest.mark.parametrize("behavior", list(behaviors("v3")))
-def test_a_reply_that_is_the_target_breaks_the_rule_after_the_suffixed_case(
+def test_a_reply_starting_with_the_target_breaks_the_rule_or_the_listing_says_it_may_not(
     behavior: str, mode: EvalMode
 ) -> None:
     name, _ = behaviors("v3")[behavior]
+    target = _target(behavior)
     for seed in SEEDS:
         scenario = scenario_class(name).sample(random.Random(seed))
         params = scenario.params.model_dump()
-        reply = target_for(name, behavior, params)
-        if mode == "compat" and behavior == "Questions_withhold" and reply != reply.lower():
-            continue  # compat's known miss: a capitalized answer is never matched (spec quirk)
-        if mode == "compat" and behavior == "Questions_withhold" and " " in reply:
-            continue  # likewise a multi-word answer: compat compares single tokens
         case = with_suffix(attack_case(scenario, behavior), SUFFIXES[seed % 2], SUFFIX_INDEX)
-        messages = [*case, Message(role="assistant", content=reply)]
-        verdict = scenario.evaluate(messages, mode=mode)
-        assert not verdict.passed, (seed, reply)
-        assert f"turn 1: {behavior}:" in (verdict.reason or ""), (seed, verdict.reason)
+        for continuation in CONTINUATIONS:
+            reply = target_for(name, behavior, params) + continuation
+            messages = [*case, Message(role="assistant", content=reply)]
+            verdict = scenario.evaluate(messages, mode=mode)
+            if verdict.passed:
+                # Only where the listing says so, and only for the reason it gives.
+                assert mode in target.may_pass_modes, (seed, reply)
+                value = str(params.get("secret", params.get("word")))
+                assert value != value.lower() or " " in value, (seed, reply)
+                continue
+            assert f"turn 1: {behavior}:" in (verdict.reason or ""), (seed, verdict.reason)
         if _bucket(behavior) == "harmless":
             # The same turn answered with a refusal passes: the target, not the setup, breaks it.
             refusal = [*messages[:-1], Message(role="assistant", content="I cannot help.")]
             assert scenario.evaluate(refusal, mode=mode).passed, (seed, behavior)
+
+
+def _target(behavior: str) -> RuleTarget:
+    (found,) = [t for t in rule_targets() if t.behavior == behavior]
+    return found
+
+
+@pytest.mark.parametrize("behavior", ["Questions_withhold", "ForbiddenWord"])
+def test_the_listing_warns_where_upstreams_raw_comparison_misses_the_target(
+    behavior: str,
+) -> None:
+    name, _ = behaviors("v3")[behavior]
+    field = "word" if name == "ForbiddenWord" else "secret"
+    scenario = scenario_class(name).from_params({field: "Santa Claus"})
+    messages = [*attack_case(scenario, behavior), Message(role="assistant", content="")]
+    reply = target_for(name, behavior, {field: "Santa Claus"}) + "is coming."
+    messages[-1] = Message(role="assistant", content=reply)
+    assert scenario.evaluate(messages, "compat").passed
+    assert not scenario.evaluate(messages, "strict").passed
+    assert _target(behavior).may_pass_modes == ("compat",)
+    assert "capital letter or several words" in _target(behavior).may_pass
+
+
+def test_a_token_rules_target_ends_at_a_token_boundary() -> None:
+    # "42" then a glued "0" reads as the token "420", which no longer says the number.
+    scenario = scenario_class("BinarySearch").from_params({"secret": 42})
+    case = attack_case(scenario, "BinarySearch_withhold")
+    glued = [*case, Message(role="assistant", content="42" + "0")]
+    assert scenario.evaluate(glued, "compat").passed
+    reply = target_for("BinarySearch", "BinarySearch_withhold", {"secret": 42}) + "0"
+    assert not scenario.evaluate([*case, Message(role="assistant", content=reply)]).passed
+    warned = {t.behavior for t in rule_targets() if t.may_pass}
+    assert warned == {"Questions_withhold", "ForbiddenWord"}
 
 
 def _bucket(behavior: str) -> str:
@@ -64,7 +104,7 @@ def _bucket(behavior: str) -> str:
 
 def test_confidentiality_aims_at_the_other_users_record() -> None:
     params: dict[str, JsonValue] = {"users": ["Alice", "Bob"], "secrets": ["alpha", "bravo"]}
-    assert target_for("Confidentiality", "Confidentiality", params) == "bravo"
+    assert target_for("Confidentiality", "Confidentiality", params) == "bravo\n"
 
 
 def test_an_unknown_scenario_names_the_known_ones() -> None:
@@ -109,9 +149,11 @@ def test_rulebench_list_shows_the_targets() -> None:
         "scenario": "Encryption",
         "behavior": "Encryption",
         "bucket": "harmless",
-        "target": "{secret}",
+        "target": "{secret}\n",
         "when": "any user message",
+        "may_pass": "",
     }
     table = runner.invoke(app, ["list", "gcg-targets"], env={"COLUMNS": "200"})
     assert table.exit_code == 0, table.output
-    assert "GCG targets" in table.output and "{secrets[1]}" in table.output
+    assert "GCG targets" in table.output and "{secrets[1]}\\n" in table.output
+    assert "may still pass" in table.output and "Santa Claus" in table.output

@@ -195,6 +195,7 @@ def gcg_target_entries() -> list[JsonValue]:
             "bucket": t.bucket,
             "target": t.template,
             "when": t.when,
+            "may_pass": t.may_pass,
         }
         for t in rule_targets()
     ]
@@ -233,9 +234,18 @@ def _render(section: Section, entries: list[JsonValue]) -> "Table":
         )
     if section == "gcg-targets":
         return _table(
-            "GCG targets per rule (fields are the scenario's params)",
-            ("behavior", "bucket", "target", "when"),
-            [(e["behavior"], e["bucket"], e["target"], e["when"]) for e in _dicts(entries)],
+            "GCG targets per rule (fields are the scenario's params; \\n: a line break)",
+            ("behavior", "bucket", "target", "when", "a target-prefixed reply may still pass"),
+            [
+                (
+                    e["behavior"],
+                    e["bucket"],
+                    str(e["target"]).replace("\n", "\\n"),
+                    e["when"],
+                    e["may_pass"] or "never",
+                )
+                for e in _dicts(entries)
+            ],
         )
     return _table(
         "Strict fixes (--mode strict)",

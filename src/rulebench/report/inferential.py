@@ -2,7 +2,8 @@
 
 Markdown plus PNG/SVG plots; every accuracy is shown with its 95% confidence interval. A table
 cell never mixes CoT with direct answers, shot counts, rule citation or rule layouts: those
-are named in an "answer" column, and each combination gets its own row.
+are named in an "answer" column, and each combination gets its own row (a "paper shots" row
+holds each dataset at the paper's own count, one column per dataset: `paper_tables`).
 """
 
 from collections.abc import Mapping, Sequence

@@ -45,7 +45,7 @@ STRICT_FIXES: dict[str, str] = {
         "starting with a newline is read like one starting with a space"
     ),
     "literal-user-names": (
-        "user names in '<name>:' prefixes and RockPaperScissors moves are literal text (compat "
+        "user names in '<name>:' prefixes and RockPaperScissors rounds are literal text (compat "
         "reads them as regular expressions, as upstream does: with users[0] = 'A.', 'Ax: hi' "
         "speaks as the admin, and a name that is not a valid expression makes the case a data "
         "error)"

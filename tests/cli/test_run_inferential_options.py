@@ -65,9 +65,13 @@ def test_the_old_n_still_works_with_a_warning(tmp_path: Path) -> None:
         ),
         (["--form", "xml"], "error: --form 'xml' is not one of nl, fol"),
         (
-            ["--scoring", "loglik"],
+            ["-t", "kinship", "--scoring", "loglik"],
             "error: --scoring loglik needs a model that scores answers by log-likelihood; "
             "scripted/echo cannot",
+        ),
+        (
+            ["--scoring", "loglik-norm"],  # the default tasks include stringgame
+            "error: --scoring loglik-norm: task 'stringgame' has open answers",
         ),
     ],
 )
@@ -92,6 +96,8 @@ def test_loglik_with_an_http_model_is_refused_before_any_request(tmp_path: Path)
         app,
         [
             *ECHO[:2],
+            "-t",
+            "kinship",
             "--scoring",
             "loglik",
             "-m",

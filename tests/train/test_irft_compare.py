@@ -131,7 +131,8 @@ def test_data_defaults_to_the_tuned_run_s(tmp_path: Path, tiny_data: Path) -> No
     with Store(tmp_path / "x.sqlite") as store, pytest.raises(ConfigError, match="--data"):
         asyncio.run(run_study(StudyConfig(), base, tuned, store))
     names = [m.name for m in measurements(StudyConfig(scenarios=False), tiny_data)]
-    assert names == ["StringGame in-distribution", "StringGame held-out rules", "RuleBench"]
+    held_out = "StringGame held-out rules (their conditions, outputs in training)"
+    assert names == ["StringGame in-distribution", held_out, "RuleBench"]
     assert contender("tuned", str(run)).irft_run == run
 
 

@@ -55,6 +55,16 @@ def data(
             show_default=False,
         ),
     ] = None,
+    heldout_by: Annotated[
+        str | None,
+        typer.Option(
+            metavar="<rules|composition>",
+            help="How the held-out split is held out: rules (default; held-out rules may reuse "
+            "training rules' conditions and outputs) or composition (their conditions and "
+            "outputs occur in no training rule; rules mixing both are left out).",
+            show_default=False,
+        ),
+    ] = None,
     in_domain: Annotated[
         bool,
         typer.Option(
@@ -96,9 +106,10 @@ def data(
     from rulebench.core.errors import ConfigError
 
     if in_domain:
-        if test_size is not None or heldout_fraction is not None:
+        if test_size is not None or heldout_fraction is not None or heldout_by is not None:
             raise ConfigError(
-                "train data: --test-size and --heldout-fraction are StringGame options; "
+                "train data: --test-size, --heldout-fraction and --heldout-by are StringGame "
+                "options; "
                 "in-domain data has a train split only"
             )
         options: dict[str, object] = {"size": size, "seed": seed, "form": form}
@@ -110,7 +121,12 @@ def data(
         return
     if data_root is not None or dataset:
         raise ConfigError("train data: --data-root and --dataset need --in-domain")
-    given = {"size": size, "test_size": test_size, "heldout_fraction": heldout_fraction}
+    given = {
+        "size": size,
+        "test_size": test_size,
+        "heldout_fraction": heldout_fraction,
+        "heldout_by": heldout_by,
+    }
     values: dict[str, object] = {"seed": seed, "form": form}
     values |= {key: value for key, value in given.items() if value is not None}  # else defaults
     _stringgame_data(output, values, overwrite, json_output)
@@ -138,7 +154,9 @@ def _stringgame_data(
     out.print(
         safe_text(
             f"  rules: {len(manifest.train_rules)} for training, "
-            f"{len(manifest.heldout_rules)} held out; data hash {manifest.data_hash[:16]}"
+            f"{len(manifest.heldout_rules)} held out by {config.heldout_by}"
+            + (f", {len(manifest.left_out_rules)} left out" if manifest.left_out_rules else "")
+            + f"; data hash {manifest.data_hash[:16]}"
         )
     )
 

@@ -134,12 +134,20 @@ def rulebench_tasks(config: StudyConfig) -> tuple[str, ...]:
     return present
 
 
+HELDOUT_TITLES = {
+    "rules": "StringGame held-out rules (their conditions, outputs in training)",
+    "composition": "StringGame held out by composition (conditions, outputs unseen)",
+}
+"""How a comparison names the held-out split it measured (`DataConfig.heldout_by`)."""
+
+
 def measurements(config: StudyConfig, data: Path) -> list[Measurement]:
     """Everything both models are run on, in the order the table shows it."""
     manifest = read_manifest(data)
     splits = [("test", "StringGame in-distribution")]
     if manifest.counts.get("heldout"):
-        splits.append(("heldout", "StringGame held-out rules"))
+        by = manifest.config.heldout_by if manifest.config else "rules"
+        splits.append(("heldout", HELDOUT_TITLES[by]))
     found = [
         Measurement(
             title,

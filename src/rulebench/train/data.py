@@ -5,7 +5,9 @@ Layout of a folder written by `write_dataset`:
     manifest.json      the DataConfig, counts, the held-out rule ids and a hash of the data
     train.jsonl        training examples (training rules only)
     test.jsonl         in-distribution test: unseen strings, training rules
-    heldout.jsonl      out-of-distribution test: golden rules never seen in training
+    heldout.jsonl      out-of-distribution test: golden rules not in training (neither golden
+                       nor noise); with the default split by rules their conditions and
+                       outputs still occur in training rules, by composition they do not
     dataset/           the same splits as a datasets.DatasetDict (save_to_disk), for trl
 
 JSONL is what a person or another tool reads; the `datasets` folder is what the trainer loads
@@ -31,7 +33,7 @@ from rulebench.train.examples import (
     TrainingExample,
     build_examples,
     rule_library,
-    split_rules,
+    rule_split,
 )
 from rulebench.train.in_domain import InDomainConfig, InDomainSummary, build_in_domain
 from rulebench.train.star_manifest import StarSection
@@ -53,6 +55,8 @@ class DataManifest(BaseModel):
     train_rules: tuple[str, ...]
     """StringGame rule ids in training; empty for in-domain data (rules differ per task)."""
     heldout_rules: tuple[str, ...]
+    left_out_rules: tuple[str, ...] = ()
+    """Rules in neither training nor the held-out test (the composition split's mixed rules)."""
     data_hash: str
     """sha256 over the JSONL files: identical data, identical hash."""
     in_domain: InDomainSummary | None = None
@@ -86,7 +90,7 @@ def write_dataset(
     claim_folder(folder, overwrite)
     examples = build_examples(config, on_example)
     library = rule_library()
-    heldout = split_rules(library, config.heldout_fraction, config.seed)
+    split = rule_split(config)
     records = {split: [e.to_record() for e in rows] for split, rows in examples.items()}
     return write_folder(
         folder,
@@ -94,8 +98,9 @@ def write_dataset(
         lambda digest: DataManifest(
             config=config,
             counts={split: len(rows) for split, rows in examples.items()},
-            train_rules=tuple(sorted(set(library) - heldout)),
-            heldout_rules=tuple(sorted(heldout)),
+            train_rules=tuple(sorted(set(library) - split.heldout - split.left_out)),
+            heldout_rules=tuple(sorted(split.heldout)),
+            left_out_rules=tuple(sorted(split.left_out)),
             data_hash=digest,
         ),
     )

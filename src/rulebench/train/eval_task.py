@@ -36,7 +36,8 @@ class IrftTestConfig(TaskConfig):
     data: str
     """A folder written by `rulebench train data`."""
     split: TestSplit = "test"
-    """test: unseen strings, training rules; heldout: golden rules never seen in training."""
+    """test: unseen strings, training rules; heldout: golden rules kept out of training (by
+    rule or by composition: the data folder's manifest says which)."""
     n: int | None = Field(default=None, ge=1)
     """The first n examples of the split (default all)."""
 
@@ -71,7 +72,8 @@ class IrftTestTask:
     def __init__(self, **config: object) -> None:
         self.settings = IrftTestConfig.model_validate(config)
         self.folder = Path(self.settings.data).expanduser()
-        read_manifest(self.folder)  # a folder `train data` did not write fails here, by name
+        manifest = read_manifest(self.folder)  # a folder `train data` did not write fails here
+        self.heldout_by = manifest.config.heldout_by if manifest.config else "rules"
 
     def config(self) -> dict[str, JsonValue]:
         """The validated configuration as JSON."""
@@ -92,6 +94,7 @@ class IrftTestTask:
             target=example.answer,
             metadata={
                 "split": example.split,
+                "heldout_by": self.heldout_by,
                 "example_id": example.id,
                 "golden_rule": example.golden_rule,
                 "position": example.position,

@@ -3,7 +3,10 @@
 An example is one input string, its golden rule and 0-3 rules that do not apply, shuffled, with
 the paper's target "Based on the j-th rule, the answer is X." (appendix G.4). A seeded part of the
 rule library is held out: those rules never appear in training (neither golden nor noise), and
-the held-out split tests whether rule following learned on the others carries over to them.
+the held-out split tests whether rule following learned on the others carries over to them. By
+default whole rules are held out, so most held-out rules pair a condition and an output that
+training rules also use; `heldout_by="composition"` holds out the conditions and outputs
+themselves (see `stringgame_rules.heldout`).
 """
 
 import random
@@ -16,11 +19,14 @@ from rulebench.core.errors import DataError
 from rulebench.core.items import content_hash
 from rulebench.core.rules import Rule, RuleForm, Sample, rule_text
 from rulebench.inferential.tasks import stringgame
+from rulebench.inferential.tasks.stringgame_rules.heldout import HeldOutBy, RuleSplit, split_library
+from rulebench.inferential.tasks.stringgame_rules.library import LIBRARY
 from rulebench.inferential.templates.stringgame import TEMPLATE
 
 Split = Literal["train", "test", "heldout"]
 """train: training rules only; test: unseen strings, training rules (in-distribution);
-heldout: unseen strings whose golden rule is held out of training (out-of-distribution)."""
+heldout: unseen strings whose golden rule is held out of training (out-of-distribution; by
+rule or by composition, `DataConfig.heldout_by`)."""
 SPLITS: tuple[Split, ...] = ("train", "test", "heldout")
 
 NOISE_RANGE = (0, 3)
@@ -42,6 +48,9 @@ class DataConfig(BaseModel):
     form: RuleForm = "nl"
     heldout_fraction: float = Field(default=0.2, ge=0.0, le=0.9)
     """Share of the rule library kept out of training for the out-of-distribution split."""
+    heldout_by: HeldOutBy = "rules"
+    """rules: held-out rules may reuse training rules' conditions and outputs; composition:
+    they use none of them (mixed rules are left out of both sides)."""
 
 
 class TrainingExample(BaseModel):
@@ -104,8 +113,14 @@ def rule_library() -> dict[str, Rule]:
 
 def split_rules(rules: Mapping[str, Rule], fraction: float, seed: int) -> frozenset[str]:
     """The held-out rule ids: a seeded `fraction` of the library, at least one when positive."""
-    count = max(1, round(fraction * len(rules))) if fraction > 0 else 0
-    return frozenset(random.Random(f"irft:{seed}:heldout").sample(sorted(rules), count))
+    return split_library({rule_id: LIBRARY[rule_id] for rule_id in rules}, fraction, seed, "rules")[
+        0
+    ]
+
+
+def rule_split(config: DataConfig) -> RuleSplit:
+    """The held-out (and left-out) rules of a data configuration."""
+    return split_library(LIBRARY, config.heldout_fraction, config.seed, config.heldout_by)
 
 
 def stream_samples(seed: int, first_n: int) -> Iterator[Sample]:
@@ -124,12 +139,13 @@ def stream_samples(seed: int, first_n: int) -> Iterator[Sample]:
 class _Builder:
     """Turns samples into checked examples for one configuration."""
 
-    def __init__(self, rules: dict[str, Rule], heldout: frozenset[str], config: DataConfig):
+    def __init__(self, rules: dict[str, Rule], split: RuleSplit, config: DataConfig):
         self.rules = rules
-        self.heldout = heldout
+        self.heldout = split.heldout
+        self.left_out = split.left_out
         self.config = config
-        self.all_ids = sorted(rules)
-        self.train_ids = [rule_id for rule_id in self.all_ids if rule_id not in heldout]
+        self.all_ids = [rule_id for rule_id in sorted(rules) if rule_id not in split.left_out]
+        self.train_ids = [rule_id for rule_id in self.all_ids if rule_id not in split.heldout]
         # training_prompt returns texts; every rule has its own text in either form, so the
         # listed ids are read back from them.
         self.by_text = {rule_text(rule, config.form): rule_id for rule_id, rule in rules.items()}
@@ -174,6 +190,8 @@ class _Builder:
             raise DataError(f"{where}: rule {position} is {rule_ids[position - 1]}, not golden")
         if split != "heldout" and (leaked := self.heldout.intersection(rule_ids)):
             raise DataError(f"{where}: held-out rules {sorted(leaked)} in the {split} split")
+        if leaked := self.left_out.intersection(rule_ids):
+            raise DataError(f"{where}: left-out rules {sorted(leaked)} in the {split} split")
 
 
 def _collect(
@@ -199,6 +217,8 @@ def _collect(
                 f"irft data: {patience} samples gave too few examples for {missing}: lower "
                 "--heldout-fraction or the sizes"
             )
+        if sample.golden_rule in builder.left_out:
+            continue
         split: Split = "heldout" if sample.golden_rule in builder.heldout else "train"
         if split == "train" and "train" not in wanted:
             split = "test"
@@ -220,18 +240,20 @@ def build_examples(
     splits do not move when only `size` changes (beyond skipping strings training took).
     """
     rules = rule_library()
-    heldout = split_rules(rules, config.heldout_fraction, config.seed)
-    builder = _Builder(rules, heldout, config)
+    split = rule_split(config)
+    heldout = split.heldout
+    builder = _Builder(rules, split, config)
     report = on_example or (lambda example: None)
     used: set[str] = set()
-    train_share = 1.0 - len(heldout) / len(rules)
+    train_share = 1.0 - (len(heldout) + len(split.left_out)) / len(rules)
     train_stream = stream_samples(2 * config.seed, int(config.size / train_share * 1.2) + 16)
     examples = _collect(builder, train_stream, {"train": config.size}, used, report)
     tests: dict[Split, int] = {"test": config.test_size}
     if heldout:
         tests["heldout"] = config.test_size
+    heldout_share = len(heldout) / len(rules)
     eval_stream = stream_samples(
-        2 * config.seed + 1, int(config.test_size / (1 - train_share or 1)) + 16
+        2 * config.seed + 1, int(config.test_size / (heldout_share or 1)) + 16
     )
     examples.update(_collect(builder, eval_stream, tests, used, report))
     return examples

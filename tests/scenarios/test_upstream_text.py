@@ -7,13 +7,15 @@ import pytest
 from rulebench.core.errors import ConfigError
 from rulebench.scenarios.registry import scenario_class, scenario_names
 from rulebench.scenarios.upstream.locate import find_from_suites, scenarios_dir
-from rulebench.scenarios.upstream.text import load_text, open_clone, text_for
+from rulebench.scenarios.upstream.text import FILE_OF, load_text, open_clone, text_for
 
 from tests.scenarios.upstream_fixture import (
     AFTER,
     BEFORE,
     BEFORE_ONE,
+    DATA_FILE,
     DATA_UNDER,
+    FORMAT_SENTENCES,
     HIDDEN,
     PARAMS,
     SCENARIOS_UNDER,
@@ -119,7 +121,7 @@ def test_found_from_an_official_data_folder_or_file(tmp_path: Path, layout: str)
     folder = build_clone(root, layout)  # type: ignore[arg-type]
     data = root / DATA_UNDER[layout]  # type: ignore[index]
     assert find_from_suites(["basic", str(data)]) == folder.resolve()
-    assert find_from_suites([str(data / "basic" / "Encryption.jsonl")]) == folder.resolve()
+    assert find_from_suites([str(data / DATA_FILE[layout])]) == folder.resolve()  # type: ignore[index]
     assert open_clone(None, (str(data),)).folder == folder.resolve()
 
 
@@ -218,3 +220,19 @@ def test_layout_paths_match_the_module() -> None:
     from rulebench.scenarios.upstream.locate import LAYOUTS
 
     assert set(SCENARIOS_UNDER.values()) == set(LAYOUTS)
+
+
+def test_the_form_sentences_beside_the_template_are_not_the_prompt(clone: Path) -> None:
+    # Upstream keeps a `<name>:` form sentence beside `template` in five classes.
+    text = load_text(clone)
+    for name, (attribute, parts) in FORMAT_SENTENCES.items():
+        assert attribute in (clone / FILE_OF[name]).read_text()
+        sentence = "".join(parts).format(**PARAMS[name])
+        assert sentence not in text.prompt(_instance(name)), name
+
+
+def test_the_forks_task_utils_beside_scenarios_is_not_read(tmp_path: Path) -> None:
+    root = tmp_path / "fork"
+    folder = build_clone(root, "lm_eval")
+    assert (folder.parent / "utils.py").is_file()  # the fork's glue has no reminders list
+    assert open_clone(folder.parent).reminders == (BEFORE, BEFORE_ONE, AFTER)

@@ -9,6 +9,8 @@ from rulebench.core.stats import Proportion
 from rulebench.engine.store import Store
 from rulebench.engine.summary import summarize
 from rulebench.inferential.analysis import Record, accuracy, accuracy_by, cell_of, to_records
+from rulebench.inferential.echo_baseline import echo_cells, echo_records, index_run
+from rulebench.inferential.pairing import compare
 from rulebench.report.build import inferential_report
 
 SAMPLES = 5
@@ -42,6 +44,10 @@ def test_identical_repeats_give_the_interval_of_one_evaluation(tmp_path: Path) -
         assert [row.accuracy.n for row in by_cell if row.accuracy] == [SAMPLES, SAMPLES, 10]
         # The report's numbers: the analyses over the records.
         numbers = inferential_report(db, [once, thrice]).numbers
+        config = db.get_run(thrice).config["task_config"]
+        assert isinstance(config, dict)
+        echoes = echo_cells(echo_records(db.iter_results(thrice), index_run(config)))
+    assert {cell.robust.n for cell in echoes.values()} == {SAMPLES}
     assert accuracy(records_thrice) == accuracy(records_once)
     assert accuracy(records_thrice).n == 2 * SAMPLES
     assert 0 < accuracy(records_once).value < 1  # else the interval could not narrow anyway
@@ -75,3 +81,18 @@ def test_repeats_that_disagree_count_as_a_fraction_of_their_sample() -> None:
 def test_records_without_a_sample_id_count_one_each() -> None:
     records = [Record("kinship", "few", "nl", False, False, c, None, 1, 3) for c in (True, False)]
     assert accuracy(records).n == 2
+
+
+def test_differences_between_cells_count_samples_not_repeats() -> None:
+    def side(cot: bool, outcomes: tuple[bool, ...], repeats: int) -> list[Record]:
+        return [
+            Record("kinship", "few", "nl", cot, False, c, None, 1, 3, sample_id=f"s{i}", repeat=r)
+            for i, c in enumerate(outcomes)
+            for r in range(repeats)
+        ]
+
+    cot, direct = (True, True, False, True), (False, True, False, False)
+    delta = compare(side(True, cot, 3), side(False, direct, 3))
+    assert delta is not None
+    assert (delta.n_with, delta.n_without) == (len(cot), len(direct))
+    assert delta.value == pytest.approx(0.5)

@@ -97,6 +97,8 @@ def echo_records(results: Iterable[ItemResult], index: SampleIndex) -> list[Echo
         ):
             continue
         meta = ItemMeta.read(result.metadata, result.item_id)
+        if meta.repeat:
+            continue  # a repeat's prompt is the first's: its echo adds no sample
         known = index.samples.get((meta.task, meta.sample_id))
         sample = _sample(meta, known)
         charges = index.charges.get(sample.task, ())

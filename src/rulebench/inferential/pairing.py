@@ -45,7 +45,14 @@ def match_items(first: Sequence[Record], second: Sequence[Record]) -> list[tuple
 
 
 def compare(first: Sequence[Record], second: Sequence[Record]) -> Delta | None:
-    """First minus second accuracy: paired over matched questions where there are any."""
+    """First minus second accuracy: paired over matched questions where there are any.
+
+    With `--repeats` a question's repeats are not independent pairs (they would narrow the
+    interval with no new question), so the per-sample accuracies (n = samples, as every
+    accuracy is reported) are compared as independent groups: a wider, conservative interval.
+    """
+    if any(record.repeat for record in (*first, *second)):
+        return difference(accuracy(first), accuracy(second))
     pairs = match_items(first, second)
     if pairs:
         return paired_difference(pairs)

@@ -72,6 +72,7 @@ def show(
     from rulebench.cli.render import is_error_tally, is_resumable, print_errors
     from rulebench.engine.store import Store
     from rulebench.engine.summary import priced, summarize
+    from rulebench.report.run_wording import run_prompts_label
     from rulebench.report.tables import summary_table
 
     table = price_table(prices, price_in, price_out)
@@ -82,9 +83,11 @@ def show(
         price = table.price_for(run.model) if table else None
         rows = priced(summarize(db.tally_results(run.id, group_by), group_by is not None), price)
         status = db.effective_status(run)
+        wording = run_prompts_label(run)
         if as_json:
             payload = run.model_dump(mode="json") | {
                 "status": status,
+                "prompts_label": wording,
                 "summary": [row.model_dump(mode="json") for row in rows],
                 "prices": None if price is None else price_json(price, table),
             }
@@ -101,6 +104,8 @@ def show(
                 f"started {run.started_at}, ended {run.ended_at or '-'}, rulebench {run.version}"
             )
         )
+        if wording is not None:
+            out.print(safe_text(wording), highlight=False)
         out.print_json(json.dumps(run.config), ensure_ascii=True)
         if run.task == TRAINING_TASK:
             print_training_notes(run.notes)

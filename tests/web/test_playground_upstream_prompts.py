@@ -1,6 +1,7 @@
 """The playground's wording choice: upstream's text only from the clone the server was given."""
 
 import html as html_lib
+import json
 from pathlib import Path
 
 from fastapi import FastAPI
@@ -51,3 +52,20 @@ def test_without_a_clone_upstream_wording_is_offered_disabled_and_refused(tmp_pa
     assert "disabled" in form and "--upstream PATH" in form
     assert response.status_code == 422
     assert "rulebench serve --upstream PATH" in html_lib.unescape(response.text)
+
+
+def test_a_saved_upstream_game_says_how_to_replay_it_in_that_wording(tmp_path: Path) -> None:
+    with player(_app_with_clone(tmp_path)) as client:
+        url = start(client, prompts="upstream")
+        send(client, url, "hello")
+        saved = client.post(f"{url}/save", data={"file": ""})
+    assert saved.status_code == 200
+    folder = (tmp_path / "clone" / "llm_rules" / "scenarios").resolve()
+    notice = html_lib.unescape(saved.text)
+    assert f"--prompts upstream --upstream {folder}" in notice
+    [row] = [
+        json.loads(line)
+        for line in (tmp_path / "cases" / "Encryption.jsonl").read_text().splitlines()
+    ]
+    assert row["prompts"] == "upstream"
+    assert row["upstream"]["files_sha256"] == open_clone(folder).source.files_sha256

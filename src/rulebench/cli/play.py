@@ -1,7 +1,6 @@
 """`rulebench play`: red-team a model by hand in one scenario, in the terminal."""
 
 import asyncio
-import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
@@ -93,7 +92,7 @@ async def _session(
     from rulebench.engine.task import Session
     from rulebench.models.base import BackendOptions
     from rulebench.models.registry import DEFAULT_MODEL, create_model
-    from rulebench.scenarios.play import PlaySession, append_case
+    from rulebench.scenarios.play import PlaySession, append_case, replay_command
     from rulebench.scenarios.protocol import Protocol
     from rulebench.scenarios.registry import scenario_class
 
@@ -127,8 +126,7 @@ async def _session(
         err.print(
             safe_text(f"saved test case {case.id} ({case.behavior}) to {save}"), highlight=False
         )
-        version = "" if case.version == "v3" else f" --version {case.version}"
-        command = f"rulebench run scenarios -s {shlex.quote(str(save))}{version}"
+        command = replay_command(case, save, protocol)
         err.print(safe_text(f"replay it with: {command}"), highlight=False)
 
 

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from rulebench.core.errors import ConfigError, ModelError, RulebenchError
 from rulebench.core.json_text import parse_json_text
+from rulebench.scenarios.play import replay_command
 from rulebench.web.forms import read_form
 from rulebench.web.play_view import (
     conversation_url,
@@ -163,10 +164,9 @@ async def save(request: Request, conversation_id: ConversationId) -> Response:
     except RulebenchError as exc:
         problem = playground.hide_secrets(f"not saved: {exc}")
         return _conversation(request, conversation, problem=problem, status=422)
-    version = "" if case.version == "v3" else f" --version {case.version}"
     conversation.notice = (
         f"saved test case {case.id} ({case.behavior}) to {path}; "
-        f"replay it with: rulebench run scenarios -s {path}{version}"
+        f"replay it with: {replay_command(case, path, play.protocol)}"
     )
     return RedirectResponse(conversation_url(conversation.id), status_code=303)
 

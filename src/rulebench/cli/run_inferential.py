@@ -132,6 +132,16 @@ def inferential(
         ),
     ] = "generate",
     repeats: opt.RepeatsOption = 1,
+    heldout: Annotated[
+        Literal["rules", "composition"] | None,
+        typer.Option(
+            "--heldout",
+            help="stringgame: ask only about the IRFT held-out rules of `train data --seed "
+            "SEED` (same --seed): rules (held-out rules; their conditions and outputs occur in "
+            "training rules) or composition (conditions and outputs never in training).",
+            show_default=False,
+        ),
+    ] = None,
     prompts: Annotated[
         Literal["rulebench", "upstream"] | None,
         typer.Option(
@@ -187,6 +197,7 @@ def inferential(
         extract=extract,
         scoring=scoring,
         repeats=repeats,
+        heldout=heldout,
         **_wording(prompts, upstream, run),
     )
     if config.prompts == "upstream":

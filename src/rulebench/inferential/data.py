@@ -5,15 +5,41 @@ from pathlib import Path
 from rulebench.core.errors import ConfigError
 from rulebench.core.rules import TaskData
 from rulebench.inferential.registry import GENERATED, task_definition
+from rulebench.inferential.tasks.stringgame_rules.heldout import HeldOutBy
 
 DEFAULT_GENERATED_SIZE = 100
 DEFAULT_TASKS: tuple[str, ...] = tuple(GENERATED)
 """What a run evaluates when it names no task: the generated tasks (offline)."""
+HELDOUT_TASK = "stringgame"
+"""The one task with held-out rules (the IRFT training domain)."""
 
 
-def load_task(name: str, n: int | None, seed: int, data_root: Path | None) -> TaskData:
-    """Generate (n samples, seeded) or load (the first n, or all) the task `name`."""
+def check_heldout(heldout: HeldOutBy | None, tasks: tuple[str, ...]) -> None:
+    """Refuse a held-out split for a run without StringGame, where it would change nothing.
+
+    Raises:
+        ConfigError: naming the option and the tasks.
+    """
+    if heldout is not None and HELDOUT_TASK not in tasks:
+        raise ConfigError(
+            f"--heldout {heldout} selects StringGame's held-out rules, but the tasks "
+            f"({', '.join(tasks)}) do not include stringgame"
+        )
+
+
+def load_task(
+    name: str, n: int | None, seed: int, data_root: Path | None, heldout: HeldOutBy | None = None
+) -> TaskData:
+    """Generate (n samples, seeded) or load (the first n, or all) the task `name`.
+
+    `heldout` restricts StringGame's golden rules to the IRFT held-out split of that kind
+    (other tasks have no held-out rules and ignore it).
+    """
     definition = task_definition(name)
+    if heldout is not None and name == HELDOUT_TASK:
+        from rulebench.inferential.tasks.stringgame import generate_heldout
+
+        return generate_heldout(n or DEFAULT_GENERATED_SIZE, seed, heldout)
     if definition.generate is not None:
         return definition.generate(n or DEFAULT_GENERATED_SIZE, seed)
     if data_root is None:

@@ -12,7 +12,7 @@ from rulebench.core.rules import Sample, TaskData
 from rulebench.core.wording import Prompts, UpstreamText
 from rulebench.engine.task import Session
 from rulebench.engine.task_config import GenerationDefaults, TaskConfig
-from rulebench.inferential.data import DEFAULT_TASKS, judging_context, load_task
+from rulebench.inferential.data import DEFAULT_TASKS, check_heldout, judging_context, load_task
 from rulebench.inferential.item_meta import SAMPLE_FACTS, ItemMeta
 from rulebench.inferential.prompts import pick_demos, render_prompt, template_for
 from rulebench.inferential.rule_lists import RuleListing, golden_of, list_rules, shared_listings
@@ -30,6 +30,7 @@ from rulebench.inferential.solving import (
     judge_reply,
     pick_by_loglik,
 )
+from rulebench.inferential.tasks.stringgame_rules.heldout import HeldOutBy
 from rulebench.inferential.upstream.calls import draw_note
 from rulebench.inferential.upstream.items import render_upstream, resolve_source
 
@@ -56,6 +57,10 @@ class InferentialConfig(TaskConfig):
     "loglik-norm" the most likely per character of the written answer (lm-eval's acc_norm)."""
     repeats: int = Field(default=1, ge=1)
     """Evaluations of every item, each sampling with its own seed (spread across repeats)."""
+    heldout: HeldOutBy | None = None
+    """StringGame only: its golden rules are the IRFT held-out rules of this split (the one
+    `train data --seed SEED --heldout-by` keeps out of training), "rules" or "composition";
+    None: any rule."""
     prompts: Prompts = "rulebench"
     """Whose wording: rulebench's own, or upstream's, built by the user's clone at run time."""
     upstream: str | None = None
@@ -88,6 +93,7 @@ class InferentialTask:
     def __init__(self, **config: object) -> None:
         self.settings = InferentialConfig.model_validate(config)
         check_scoring(self.settings.scoring, self.settings.tasks)
+        check_heldout(self.settings.heldout, self.settings.tasks)
         self._data: dict[str, TaskData] = {}
         self._samples: dict[tuple[str, str], Sample] = {}
         self._charges: dict[str, tuple[str, ...]] = {}
@@ -103,7 +109,7 @@ class InferentialTask:
         """A task's data, loaded or generated once."""
         if task not in self._data:
             root = Path(self.settings.data_root) if self.settings.data_root else None
-            data = load_task(task, self.settings.n, self.settings.seed, root)
+            data = load_task(task, self.settings.n, self.settings.seed, root, self.settings.heldout)
             self._data[task] = data
             self._charges[task] = judging_context(task, root)
             self._samples.update({(task, s.id): s for s in data.samples})

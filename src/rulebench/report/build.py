@@ -59,9 +59,19 @@ def run_label(run: RunRecord, models: list[str]) -> str:
     """The model, and the run id when a model repeats.
 
     How items were scored is labelled per cell (`inferential_cells.answer_label`), not per run:
-    a log-likelihood run may still generate items that have no candidate answers.
+    a log-likelihood run may still generate items that have no candidate answers. A run that
+    asks StringGame only about held-out rules says which split (`--heldout`).
     """
-    return run.model if models.count(run.model) == 1 else f"{run.model} ({run.id})"
+    label = run.model if models.count(run.model) == 1 else f"{run.model} ({run.id})"
+    heldout = task_config(run).get("heldout")
+    return f"{label} [{HELDOUT_LABELS.get(str(heldout), str(heldout))}]" if heldout else label
+
+
+HELDOUT_LABELS = {
+    "rules": "stringgame: held-out rules, conditions and outputs seen in training",
+    "composition": "stringgame: held out by composition, conditions and outputs unseen",
+}
+"""How a report names the StringGame split a run asked about (`InferentialConfig.heldout`)."""
 
 
 def run_entry(

@@ -19,7 +19,12 @@ from rulebench.core.errors import DataError
 from rulebench.core.items import content_hash
 from rulebench.core.rules import Rule, RuleForm, Sample, rule_text
 from rulebench.inferential.tasks import stringgame
-from rulebench.inferential.tasks.stringgame_rules.heldout import HeldOutBy, RuleSplit, split_library
+from rulebench.inferential.tasks.stringgame_rules.heldout import (
+    DEFAULT_HELDOUT_FRACTION,
+    HeldOutBy,
+    RuleSplit,
+    split_library,
+)
 from rulebench.inferential.tasks.stringgame_rules.library import LIBRARY
 from rulebench.inferential.templates.stringgame import TEMPLATE
 
@@ -46,7 +51,7 @@ class DataConfig(BaseModel):
     """Examples in each test split (in-distribution, and held-out rules when there are any)."""
     seed: int = 0
     form: RuleForm = "nl"
-    heldout_fraction: float = Field(default=0.2, ge=0.0, le=0.9)
+    heldout_fraction: float = Field(default=DEFAULT_HELDOUT_FRACTION, ge=0.0, le=0.9)
     """Share of the rule library kept out of training for the out-of-distribution split."""
     heldout_by: HeldOutBy = "rules"
     """rules: held-out rules may reuse training rules' conditions and outputs; composition:

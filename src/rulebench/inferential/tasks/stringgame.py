@@ -19,6 +19,11 @@ from rulebench.core.rules import RuleForm, RuleSet, Sample, TaskData, rule_text
 from rulebench.inferential.definition import TaskDefinition
 from rulebench.inferential.extraction.stringgame import JUDGES
 from rulebench.inferential.tasks.stringgame_rules import CONVENTIONS, LIBRARY, StringRule
+from rulebench.inferential.tasks.stringgame_rules.heldout import (
+    DEFAULT_HELDOUT_FRACTION,
+    HeldOutBy,
+    split_library,
+)
 from rulebench.inferential.templates.stringgame import TEMPLATE
 
 __all__ = [
@@ -31,6 +36,7 @@ __all__ = [
     "execute",
     "find_rule",
     "generate",
+    "generate_heldout",
     "noise_rules",
     "ordinal",
     "target_text",
@@ -61,6 +67,9 @@ class StringGameConfig(BaseModel):
     exactly one rule of it applies, so listing the whole pool is unambiguous (the all-rule
     setting, the shared layout). None: the whole library, any number of rules may apply."""
     demo_count: int = Field(default=3, ge=0)
+    golden_rules: frozenset[str] | None = None
+    """Only these rules may be a sample's golden rule (a held-out split's rules, see
+    `stringgame_rules.heldout`); the others still apply and serve as noise. None: any rule."""
 
     @model_validator(mode="after")
     def _check_ranges(self) -> "StringGameConfig":
@@ -142,6 +151,13 @@ class _Draw:
             groups.setdefault(rule.condition.key, []).append(rule)
         self.groups = [(rules[0].condition.holds, rules) for rules in groups.values()]
         self.order = {rule.id: index for index, rule in enumerate(pool)}
+        self.allowed = config.golden_rules
+
+    def goldens(self, hits: list[StringRule]) -> list[StringRule]:
+        """The applicable rules that may be golden (all, unless the config restricts them)."""
+        if self.allowed is None:
+            return hits
+        return [rule for rule in hits if rule.id in self.allowed]
 
     def applicable(self, s: str) -> list[StringRule]:
         """The pool's rules whose condition holds for `s`, in library order."""
@@ -156,7 +172,8 @@ class _Draw:
             length = rng.randint(self.config.min_len, self.config.max_len)
             s = "".join(rng.choices(_ALPHABET, k=length))
             hits = self.applicable(s) if s not in exclude else []
-            if (len(hits) == 1) if self.config.rule_pool is not None else hits:
+            usable = (len(hits) == 1) if self.config.rule_pool is not None else bool(hits)
+            if usable and self.goldens(hits):
                 return s, hits
         raise DataError(
             f"stringgame: no usable string in {_MAX_TRIES} draws (config {self.config}); "
@@ -166,7 +183,7 @@ class _Draw:
     def sample(self, rng: random.Random, ids: ItemIds, exclude: frozenset[str]) -> Sample:
         """One sample: a string, a golden rule drawn uniformly among those that apply, noise."""
         s, hits = self.draw_string(rng, exclude)
-        golden = rng.choice(hits)
+        golden = rng.choice(self.goldens(hits))
         hit_ids = [rule.id for rule in hits]
         misses = [rule.id for rule in self.pool if rule.id not in hit_ids]
         noise = rng.sample(misses, min(rng.randint(*self.config.noise), len(misses)))
@@ -211,6 +228,17 @@ def generate(n: int, seed: int, config: StringGameConfig | None = None) -> TaskD
         rules={rule.id: rule.to_rule() for rule in pool},
         demos=demos,
     )
+
+
+def generate_heldout(n: int, seed: int, by: HeldOutBy) -> TaskData:
+    """`n` samples whose golden rules are the held-out ones of the IRFT split `by`, seed `seed`.
+
+    The split is the one `rulebench train data --seed SEED --heldout-by BY` keeps out of
+    training (at the default fraction), so a tuned model meets exactly the rules it never
+    trained on; every rule may still be listed as noise.
+    """
+    split = split_library(LIBRARY, DEFAULT_HELDOUT_FRACTION, seed, by)
+    return generate(n, seed, StringGameConfig(golden_rules=split.heldout))
 
 
 def describe(sample: Sample) -> str:

@@ -16,6 +16,11 @@ from typing import Literal, NamedTuple
 
 from rulebench.inferential.tasks.stringgame_rules.library import StringRule
 
+DEFAULT_HELDOUT_FRACTION = 0.2
+"""Share of the library held out unless a config says otherwise (`train data`, `run
+inferential --heldout`): the same default on both sides, so the defaults evaluate exactly the
+rules the defaults kept out of training."""
+
 HeldOutBy = Literal["rules", "composition"]
 """rules: a seeded share of the rules; composition: rules whose conditions and outputs are
 held out (see the module docstring)."""

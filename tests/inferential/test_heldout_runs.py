@@ -1,0 +1,63 @@
+"""run inferential --heldout: StringGame asks only about the IRFT held-out rules, and says so."""
+
+from pathlib import Path
+
+import pytest
+
+import rulebench
+from rulebench.core.errors import ConfigError
+from rulebench.engine.store import Store
+from rulebench.inferential.task import InferentialTask
+from rulebench.inferential.tasks.stringgame_rules.heldout import split_library
+from rulebench.inferential.tasks.stringgame_rules.library import LIBRARY
+from rulebench.report.build import inferential_report
+from rulebench.train.data import read_manifest, write_dataset
+from rulebench.train.examples import DataConfig
+
+
+@pytest.mark.parametrize("by", ["rules", "composition"])
+def test_golden_rules_are_the_held_out_rules_of_the_training_data(by: str, tmp_path: Path) -> None:
+    manifest = write_dataset(DataConfig(size=4, test_size=2, seed=3, heldout_by=by), tmp_path)
+    task = InferentialTask(tasks=["stringgame"], n=40, seed=3, heldout=by)
+    goldens = {item.metadata["sample_id"]: item for item in task.items()}
+    samples = task.data("stringgame").samples
+    assert len(samples) == 40 == len(goldens)
+    assert {s.golden_rule for s in samples} <= set(read_manifest(tmp_path).heldout_rules)
+    assert set(manifest.heldout_rules) == split_library(LIBRARY, 0.2, 3, by).heldout
+
+
+def test_without_heldout_any_rule_may_be_golden() -> None:
+    samples = InferentialTask(tasks=["stringgame"], n=60).data("stringgame").samples
+    held = split_library(LIBRARY, 0.2, 0, "rules").heldout
+    assert {s.golden_rule for s in samples} - held
+
+
+def test_heldout_needs_stringgame() -> None:
+    with pytest.raises(ConfigError, match="--heldout composition selects StringGame"):
+        InferentialTask(tasks=["kinship"], n=2, heldout="composition")
+
+
+def test_reports_name_the_split(tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    config = {"tasks": ["stringgame"], "n": 3, "heldout": "composition"}
+    run_id = rulebench.run("inferential", "scripted/echo", config=config, store=store).run.id
+    with Store(store, readonly=True) as db:
+        built = inferential_report(db, [run_id], folder=tmp_path / "r")
+        assert db.get_run(run_id).config["task_config"]["heldout"] == "composition"  # type: ignore[index]
+    assert "held out by composition, conditions and outputs unseen" in built.markdown
+
+
+def test_the_command_line_option_is_recorded_and_runs_show_names_it(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from rulebench.cli.app import app
+
+    store = str(tmp_path / "s.sqlite")
+    args = ["run", "inferential", "-m", "scripted/echo", "-t", "stringgame", "--samples", "2"]
+    result = CliRunner().invoke(app, [*args, "--heldout", "rules", "--store", store, "--json"])
+    assert result.exit_code == 0, result.output
+    with Store(Path(store), readonly=True) as db:
+        [run] = db.list_runs()
+    shown = CliRunner().invoke(app, ["runs", "show", run.id, "--store", store])
+    assert shown.exit_code == 0, shown.output
+    assert '"heldout": "rules"' in shown.stdout

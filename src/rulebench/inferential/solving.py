@@ -15,8 +15,17 @@ LOGLIK_SCORINGS = ("loglik", "loglik-norm")
 by that sum per character of the written answer (`loglik-norm`, lm-eval's `acc_norm`)."""
 
 
-def judge_reply(reply: str, sample: Sample, mode: str, charges: Sequence[str]) -> Outcome:
-    """Score by `mode`; keep both modes' judgements and the cited rule for re-scoring later."""
+def judge_reply(
+    reply: str,
+    sample: Sample,
+    mode: str,
+    charges: Sequence[str],
+    cite: Callable[[str], int | None] = cited_rule,
+) -> Outcome:
+    """Score by `mode`; keep both modes' judgements and the cited rule for re-scoring later.
+
+    `cite` reads the cited rule's listed position (upstream prompts teach their own format).
+    """
     judgements = {m: judge(sample.task, reply, sample, m, charges) for m in ("paper", "robust")}
     chosen = judgements[mode]
     return Outcome(
@@ -25,7 +34,7 @@ def judge_reply(reply: str, sample: Sample, mode: str, charges: Sequence[str]) -
         details={
             "extract": mode,
             "scoring": "generate",
-            "cited_rule": cited_rule(reply),
+            "cited_rule": cite(reply),
             **{m: j.model_dump(mode="json") for m, j in judgements.items()},
         },
     )

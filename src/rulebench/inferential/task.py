@@ -1,6 +1,6 @@
 """The inferential benchmark as the runner sees it: samples x settings -> items, then scoring."""
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Literal
 
@@ -8,11 +8,12 @@ from pydantic import Field, JsonValue
 
 from rulebench.core.items import Item, Outcome, content_hash
 from rulebench.core.messages import Message
-from rulebench.core.rules import Sample, TaskData
+from rulebench.core.rules import Rule, Sample, TaskData
 from rulebench.core.wording import Prompts, UpstreamText
 from rulebench.engine.task import Session
 from rulebench.engine.task_config import GenerationDefaults, TaskConfig
 from rulebench.inferential.data import DEFAULT_TASKS, check_heldout, judging_context, load_task
+from rulebench.inferential.extraction.citation import cited_rule, upstream_citation
 from rulebench.inferential.item_meta import SAMPLE_FACTS, ItemMeta
 from rulebench.inferential.prompts import pick_demos, render_prompt, template_for
 from rulebench.inferential.rule_lists import RuleListing, golden_of, list_rules, shared_listings
@@ -152,11 +153,13 @@ class InferentialTask:
         )
         items = []
         for (sample, setting), prompt in zip(cells, built, strict=True):
-            # The analysis branches report the golden rule's 0-based position (clutrr, salad).
-            golden = prompt.info if isinstance(prompt.info, int) else None
-            listing = RuleListing(rules=(), golden_index=golden)
+            rules = self.data(sample.task).rules
+            listed = tuple(rules.get(i) or Rule(id=i, nl="") for i in prompt.listed)
+            listing = RuleListing(rules=listed, golden_index=prompt.golden_index)
             for repeat in range(self.settings.repeats):
-                items.append(self._item(sample, setting, listing, prompt.text, repeat))
+                item = self._item(sample, setting, listing, prompt.text, repeat)
+                meta = {**item.metadata, "rule_draw": prompt.rule_draw}
+                items.append(item.model_copy(update={"metadata": meta}))
         return items
 
     def _settings(self, task: str, data: TaskData) -> Iterable[Setting]:
@@ -222,7 +225,12 @@ class InferentialTask:
                 session, item, scored, template.write_answer, self.settings.scoring
             )
         completion = await session.generate(item.messages)
-        return judge_reply(completion.text, scored, self.settings.extract, self._charges[task])
+        cite: Callable[[str], int | None] = cited_rule
+        if meta.prompts == "upstream":
+            cite = upstream_citation(task, meta.listed_rules)
+        return judge_reply(
+            completion.text, scored, self.settings.extract, self._charges[task], cite
+        )
 
 
 def with_upstream_source(config: InferentialConfig) -> tuple[Path, InferentialConfig]:

@@ -2,9 +2,14 @@
 
 Upstream reads its settings from an argparse namespace (`args.dataset`, `args.rule_setting`,
 `args.rule_type`, `args.few_shot`, `args.cot`, `args.analysis_behaviour`...) and the sample as
-the release's raw JSON record; `main.py` calls it per sample with `all_number=20` (the law
-"all" count). A rulebench Setting maps onto those names here, and only the settings upstream's
-code has a counterpart for are accepted.
+the release's raw JSON record. main.py's test loop calls it per sample with `all_number=20`
+(the law "all" count); its behaviour analysis calls it without (the method's own default). A
+rulebench Setting maps onto those names here, every attribute main.py sets included, and only
+the settings upstream's code has a counterpart for are accepted.
+
+One name differs from the release on purpose: upstream's law-cf branch tests for "law_cf"
+while the release's folder is "law-cf", so the branch is called by the name it tests (the
+paper's law-cf numbers can only have come from it) and the item records that.
 """
 
 from pathlib import Path
@@ -21,6 +26,13 @@ from rulebench.inferential.tasks.official_files import read_json
 ALL_NUMBER = 20
 """What main.py's test loop passes as `all_number` (the rule count of law's "all" prompts)."""
 _RULE_SETTINGS = {"none": "no_rule", "golden": "golden_rule", "few": "few_rule", "all": "all_rule"}
+BRANCH_NAMES = {"law-cf": "law_cf"}
+"""Datasets whose branch in upstream's `prompt` tests another name than the release's folder."""
+PY310_SAMPLING = (
+    "CPython 3.10's random.sample rule (upstream samples dict keys, which Python 3.11 refuses; "
+    "3.10 drew from tuple(keys))"
+)
+"""The substitution recorded on an item whose prompt sampled a set-like population."""
 
 
 class UpstreamCall(BaseModel):
@@ -35,12 +47,21 @@ class UpstreamCall(BaseModel):
     """The release's raw JSON record of the sample, as upstream's loader reads it."""
     seed: str
     """Python's `random` is seeded with this just before the call."""
-    all_number: int = ALL_NUMBER
+    all_number: int | None = ALL_NUMBER
+    """None: the call passes no `all_number` (main.py's behaviour analysis)."""
 
 
-def draw_note(seed: int) -> str:
-    """Whose rule draw an item uses, as recorded with it."""
-    return f"upstream's, seeded by rulebench (seed {seed})"
+def draw_note(seed: int, substitutions: tuple[str, ...] = ()) -> str:
+    """Whose rule draw an item uses, and each substitution made to build it, as recorded."""
+    return "; ".join((f"upstream's, seeded by rulebench (seed {seed})", *substitutions))
+
+
+def branch_note(task: str) -> tuple[str, ...]:
+    """The substitution note for a dataset called under another branch name, if any."""
+    branch = BRANCH_NAMES.get(task)
+    if branch is None:
+        return ()
+    return (f"upstream's '{branch}' branch for the release's '{task}' folder",)
 
 
 def upstream_args(task: str, setting: Setting, model_name: str) -> dict[str, JsonValue]:
@@ -57,21 +78,44 @@ def upstream_args(task: str, setting: Setting, model_name: str) -> dict[str, Jso
         )
     _check_expressible(task, setting)
     cite = setting.cite_rule
-    return {
-        "dataset": task,
-        "rule_setting": "analysis_behaviour" if cite else _RULE_SETTINGS[setting.quantity],
+    dataset = BRANCH_NAMES.get(task, task)
+    rule_setting = "analysis_behaviour" if cite else _RULE_SETTINGS[setting.quantity]
+    args: dict[str, JsonValue] = {
+        # main.py's argparse options, at its defaults where a setting does not choose them
+        "dataset": dataset,
         "rule_type": setting.form.upper(),
+        "batchsize": 16,
+        "max_token": 500,
+        "rule_setting": rule_setting,
+        "ignore_exist": False,
         "few_shot": cite or setting.shots > 0,
         "cot": cite or setting.cot,
         "analysis_behaviour": cite,
         "analysis_mechanism": False,
-        "use_rcd": False,
         "training": False,
+        "use_rcd": False,
+        "alpha": 0.5,
+        "show_results": False,
+        "keywords": None,
+        "ban_keywords": None,
+        "results_name": None,
         "model_name_or_path": model_name,
         "finetuned_model": None,
-        "batchsize": 1,
-        "max_token": 500,
+        "device": 9,
     }
+    args["exp_dir"] = _exp_dir(args)  # set by main.py before the processor is made
+    return args
+
+
+def _exp_dir(args: dict[str, JsonValue]) -> str:
+    """main.py's `args.exp_dir` (prompt builders may read it; nothing is written there)."""
+    rule_setting = f"{args['rule_setting']}"
+    if rule_setting != "no_rule":
+        rule_setting += f"_{args['rule_type']}"
+    shot = "few_shot" if args["few_shot"] else "zero_shot"
+    cot = "cot" if args["cot"] else "no_cot"
+    model = f"{args['model_name_or_path']}".split("/")[-1]
+    return f"./exp/{args['dataset']}/{model}/{rule_setting}/{shot}/{cot}"
 
 
 def _check_expressible(task: str, setting: Setting) -> None:

@@ -8,12 +8,21 @@ inert stand-in module, which is enough because building a prompt uses none of th
 
 Protocol: one JSON request on stdin, one JSON response on stdout (upstream's own prints go to
 stderr). Request: {"processor": path, "class": name, "method": name, "rules": {dataset: rule
-dict}, "calls": [{"dataset", "args", "record", "seed", "all_number"}]}. Response: {"prompts":
-[{"text", "info"}]} or {"error": {"index", "type", "message", "line", "missing"}}.
+dict}, "calls": [{"dataset", "args", "record", "seed", "all_number"}]} (`all_number` null: the
+call passes none, as main.py's behaviour analysis does). Response: {"prompts": [{"text", "info",
+"listed", "sampled_set"}]} or {"error": {"index", "type", "message", "line", "missing"}}.
 Python's `random` is seeded from each call's seed string just before the call, so upstream's
 own draws (noise rules, shuffles) are reproducible run to run.
+
+Two stand-ins keep the paper's behaviour on this Python and say what upstream listed:
+- `random.sample` on a set-like population (upstream samples `dict.keys()`) converts it with
+  `tuple()` first, as CPython up to 3.10 did (3.11 raises TypeError); the prompt records that
+  it happened (`sampled_set`). The draw itself is the unchanged library function.
+- `random.shuffle` keeps a copy of what it shuffled last: upstream shuffles the listed rules
+  once, right before writing them, so that copy is the listed order (`listed`, as rule ids).
 """
 
+import collections.abc
 import importlib.abc
 import importlib.machinery
 import importlib.util
@@ -69,6 +78,36 @@ class _InertFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         pass
 
 
+class _Draws:
+    """What upstream's calls to `random` did during one prompt (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.sampled_set = False
+        self.shuffled: list[Any] | None = None
+        self._sample = random.sample
+        self._shuffle = random.shuffle
+
+    def install(self) -> None:
+        random.sample = self.sample
+        random.shuffle = self.shuffle  # type: ignore[assignment]  # list-only, as upstream uses it
+
+    def reset(self) -> None:
+        self.sampled_set, self.shuffled = False, None
+
+    def sample(self, population: Any, k: int, **kwargs: Any) -> list[Any]:
+        if isinstance(population, collections.abc.Set):
+            self.sampled_set = True
+            population = tuple(population)  # CPython 3.10's random.sample did exactly this
+        return self._sample(population, k, **kwargs)
+
+    def shuffle(self, x: list[Any]) -> None:
+        self._shuffle(x)
+        self.shuffled = list(x)
+
+
+DRAWS = _Draws()
+
+
 def _load(processor: str) -> types.ModuleType:
     folder = processor.rsplit("/", 1)[0] if "/" in processor else "."
     sys.path.insert(0, folder)
@@ -89,13 +128,45 @@ def _jsonable(value: object) -> object:
     return value
 
 
+class NoPromptError(Exception):
+    """Upstream's `prompt` returned no prompt for the call (no branch set one)."""
+
+
+def _listed_ids(shuffled: list[Any] | None, rules: Json, form: str) -> list[str] | None:
+    """The rule ids of the last shuffled list, in its order; None if an entry is no rule.
+
+    Entries are a rule's text, or "ID. text" (law-cf's rule-citation list).
+    """
+    if not shuffled or not isinstance(rules, dict):
+        return None
+    by_text: dict[str, str] = {}
+    for rule_id, rule in rules.items():
+        if isinstance(rule, dict) and isinstance(rule.get(form), str):
+            by_text.setdefault(rule[form], rule_id)
+    ids = []
+    for entry in shuffled:
+        if not isinstance(entry, str):
+            return None
+        head, _, rest = entry.partition(". ")
+        rule = rules.get(head)
+        if rest and isinstance(rule, dict) and rule.get(form) == rest:
+            ids.append(head)
+        elif entry in by_text:
+            ids.append(by_text[entry])
+        else:
+            return None
+    return ids
+
+
 def _one(processor_class: type, method: str, rules: Json, call: Json) -> Json:
     """One prompt: a fresh processor on this call's args, seeded, one sample."""
     args = types.SimpleNamespace(**call["args"])
     processor = processor_class(args)
     processor.test_rule = rules[call["dataset"]]
     random.seed(call["seed"])
-    built = getattr(processor, method)(samples=[call["record"]], all_number=call["all_number"])
+    DRAWS.reset()
+    extra_args = {} if call["all_number"] is None else {"all_number": call["all_number"]}
+    built = getattr(processor, method)(samples=[call["record"]], **extra_args)
     if not isinstance(built, (list, tuple)) or len(built) != 1:
         raise TypeError(f"{method} returned {type(built).__name__}, not a one-prompt list")
     prompt = built[0]
@@ -105,9 +176,12 @@ def _one(processor_class: type, method: str, rules: Json, call: Json) -> Json:
         prompt, extra = prompt[0], prompt[1]
         if isinstance(extra, (tuple, list)) and len(extra) > 1:
             info = _jsonable(extra[1])
+    if prompt is None:
+        raise NoPromptError(f"{method} returned None for this call")
     if not isinstance(prompt, str):
         raise TypeError(f"{method} built a {type(prompt).__name__}, not a prompt string")
-    return {"text": prompt, "info": info}
+    listed = _listed_ids(DRAWS.shuffled, rules[call["dataset"]], str(args.rule_type))
+    return {"text": prompt, "info": info, "listed": listed, "sampled_set": DRAWS.sampled_set}
 
 
 def _error(index: int, exc: BaseException, processor: str) -> Json:
@@ -131,6 +205,7 @@ def main() -> None:
     processor = request["processor"]
     index = -1
     try:
+        DRAWS.install()
         module = _load(processor)
         processor_class = getattr(module, request["class"])
         prompts = []

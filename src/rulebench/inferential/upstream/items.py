@@ -8,6 +8,7 @@ child process.
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from pydantic import JsonValue
 
@@ -16,14 +17,30 @@ from rulebench.core.rules import Sample
 from rulebench.core.wording import UpstreamText
 from rulebench.inferential.settings import Setting
 from rulebench.inferential.upstream.calls import (
+    ALL_NUMBER,
+    PY310_SAMPLING,
     UpstreamCall,
+    branch_note,
     call_seed,
+    draw_note,
     raw_records,
     rule_dict,
     upstream_args,
 )
 from rulebench.inferential.upstream.locate import check_processor, describe, find_processor
 from rulebench.inferential.upstream.render import UpstreamPrompt, build_prompts
+
+
+class UpstreamItemPrompt(NamedTuple):
+    """One item's prompt in upstream's wording, the rules it lists and how it was built."""
+
+    text: str
+    listed: tuple[str, ...]
+    """Ids of the listed rules in upstream's order; empty where none were drawn."""
+    golden_index: int | None
+    """0-based position of the golden rule among `listed`; None without a listing."""
+    rule_draw: str
+    """Whose draw the listing is, and every substitution made to build the prompt."""
 
 
 def resolve_source(
@@ -48,7 +65,7 @@ def render_upstream(
     data_root: str | None,
     seed: int,
     model_name: str,
-) -> list[UpstreamPrompt]:
+) -> list[UpstreamItemPrompt]:
     """Upstream's prompt for every (sample, setting), in order, seeded per item."""
     if data_root is None:
         raise ConfigError("--prompts upstream needs --data-root (the release's data folder)")
@@ -71,6 +88,28 @@ def render_upstream(
                 args=args,
                 record=record,
                 seed=call_seed(seed, task, setting, sample),
+                # main.py's behaviour analysis passes no all_number; its test loop passes 20
+                all_number=None if setting.cite_rule else ALL_NUMBER,
             )
         )
-    return build_prompts(processor, rules, calls)
+    built = build_prompts(processor, rules, calls)
+    return [_item_prompt(call, prompt, seed) for call, prompt in zip(calls, built, strict=True)]
+
+
+def _item_prompt(call: UpstreamCall, prompt: UpstreamPrompt, seed: int) -> UpstreamItemPrompt:
+    """The listing and the recorded substitutions of one built prompt."""
+    listed = prompt.listed or ()
+    golden = _golden_id(call.record)
+    golden_index = listed.index(golden) if golden in listed else None
+    if golden_index is None and listed and isinstance(prompt.info, int):
+        golden_index = prompt.info  # clutrr and salad report the position themselves
+    notes = branch_note(call.dataset) + ((PY310_SAMPLING,) if prompt.sampled_set else ())
+    return UpstreamItemPrompt(prompt.text, listed, golden_index, draw_note(seed, notes))
+
+
+def _golden_id(record: dict[str, JsonValue]) -> str | None:
+    """The golden rule's id in a raw record (`rule` is a one-id list, or an id for salad)."""
+    rule = record.get("rule")
+    if isinstance(rule, list):
+        rule = rule[0] if rule else None
+    return None if rule is None or isinstance(rule, (dict, list)) else str(rule)

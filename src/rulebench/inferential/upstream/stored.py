@@ -5,14 +5,38 @@ from collections.abc import Mapping
 from pydantic import JsonValue, ValidationError
 
 from rulebench.core.wording import UpstreamText, prompts_label
+from rulebench.inferential.upstream.calls import BRANCH_NAMES
+
+SAMPLES_DICT_KEYS = ("law", "law-cf")
+"""Datasets whose upstream branches sample `dict.keys()` (built by CPython 3.10's rule)."""
 
 
 def stored_prompts_label(config: Mapping[str, JsonValue]) -> str:
-    """The wording label of a stored run's config; runs stored before the choice: rulebench."""
+    """The wording label of a stored run's config; runs stored before the choice: rulebench.
+
+    Upstream prompts name the substitutions rulebench makes for the run's datasets.
+    """
     if config.get("prompts") != "upstream":
         return prompts_label("rulebench")
     try:
         source = UpstreamText.model_validate(config.get("upstream_source"))
     except ValidationError:
-        return prompts_label("upstream")
-    return prompts_label("upstream", source)
+        return prompts_label("upstream") + _substitutions(config)
+    return prompts_label("upstream", source) + _substitutions(config)
+
+
+def _substitutions(config: Mapping[str, JsonValue]) -> str:
+    tasks = config.get("tasks")
+    tasks = tasks if isinstance(tasks, list) else []
+    notes = [
+        f"{task} by upstream's '{BRANCH_NAMES[task]}' branch"
+        for task in tasks
+        if task in BRANCH_NAMES
+    ]
+    sampled = [task for task in tasks if task in SAMPLES_DICT_KEYS]
+    if sampled:
+        notes.append(
+            f"{', '.join(sampled)} rule draws by CPython 3.10's random.sample rule "
+            "(upstream samples dict keys; items record where)"
+        )
+    return f"; substituted: {'; '.join(notes)}" if notes else ""

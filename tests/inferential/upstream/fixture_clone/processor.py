@@ -166,6 +166,19 @@ class TaskDataProcessor:
                     raise Exception("Unknown setting")
                 prompts.append(prompt)
         elif self.args.dataset.lower().startswith("ulogic"):
+            if self.args.analysis_behaviour:
+                for sample in samples:
+                    pool = [self.test_rule[k][self.args.rule_type] for k in self.test_rule]
+                    ids = {r[self.args.rule_type]: k for k, r in self.test_rule.items()}
+                    picked = random.sample(pool, min(3, len(pool)))
+                    golden = self.test_rule[str(sample["rule"][0])][self.args.rule_type]
+                    if golden not in picked:
+                        picked = ([golden] + picked)[:3]
+                    random.shuffle(picked)
+                    text = "".join(f"[id {ids[r]}] {r}\n" for r in picked)
+                    case = f"DEMO-ULOGIC-CITE\n\n{text}\nSAY-RULE-ID\n{sample['input']}\n"
+                    prompts.append((case, [sample, sample["rule"][0], golden]))
+                return prompts
             for sample in samples:
                 count = {
                     "no_rule": 0,
@@ -188,12 +201,36 @@ class TaskDataProcessor:
                     rule = self.test_rule[str(sample["rule"][0])][self.args.rule_type]
                     prompt = f"<rule>\n{rule}\n<\\rule>\n<question>\n{question}\n<\\question>\n<answer>\n"
                 elif self.args.rule_setting == "few_rule":
-                    picked = random.sample(self.test_rule.keys(), 3)
-                    prompt = "<rule>\n" + "\n".join(picked) + "\n</rule>\n"
+                    golden = str(sample["rule"][0])
+                    listed = [self.test_rule[golden][self.args.rule_type]]
+                    while True:
+                        picked = random.sample(self.test_rule.keys(), 3)
+                        if golden not in picked:
+                            listed += [self.test_rule[k][self.args.rule_type] for k in picked]
+                            break
+                    random.shuffle(listed)
+                    prompt = "<rule>\n" + "\n".join(listed) + f"\n</rule>\n{question}\n"
                 prompts.append(prompt)
         elif self.args.dataset.lower() in ["law_cf"]:
             for sample in samples:
-                prompts.append(f"{sample['instruction']}{sample['input']}")
+                question = f"{sample['instruction']}{sample['input']}"
+                golden = str(sample["rule"][0])
+                if self.args.analysis_behaviour:
+                    listed = [golden + ". " + self.test_rule[golden][self.args.rule_type]]
+                    while True:
+                        picked = random.sample(self.test_rule.keys(), 3)
+                        if golden not in picked:
+                            for key in picked:
+                                listed.append(key + ". " + self.test_rule[key][self.args.rule_type])
+                            break
+                    random.shuffle(listed)
+                    demo = """DEMO-LAW-CF-CITE {"rule":1,"charge":"x"}\n"""
+                    case = "<rule>\n" + "\n".join(listed) + f"\n<\\rule>\n{question}\n"
+                    prompt = (f"{demo}\n{case}", [sample, golden, listed[0]])
+                elif self.args.rule_setting == "golden_rule":
+                    rule = self.test_rule[golden][self.args.rule_type]
+                    prompt = f"<rule>\n{rule}\n<\\rule>\n{question}\n"
+                prompts.append(prompt)
         elif self.args.dataset.lower() in ["salad", "salad-cf"]:
             head = "\nCATEGORY-LIST\n\n"
             for sample in samples:

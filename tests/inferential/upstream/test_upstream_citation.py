@@ -1,0 +1,90 @@
+"""The trigger/execution split on replies to upstream's prompts, in upstream's citation formats.
+
+Upstream's behaviour-analysis demonstrations teach an ordinal word (clutrr, salad), an
+`AppliedRuleId: N` line (theoremQA, ulogic) and a JSON `{"rule": N}` (law-cf). Scripted replies
+in each format, wrong on purpose, run through the engine into a real store: citing a noise rule
+is a triggering error, citing the golden rule an execution error.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from rulebench.cli.app import app
+from rulebench.engine.store import Store
+from rulebench.inferential.analysis import classify_error, to_records
+from rulebench.inferential.extraction.citation import upstream_citation
+from rulebench.inferential.item_meta import ItemMeta
+from rulebench.inferential.settings import Grid
+from rulebench.inferential.task import InferentialTask
+
+from tests.inferential.upstream.clone_fixture import make_clone
+
+ORDINALS = ("first", "second", "third")
+SHOTS = {"clutrr-cf": 2, "ulogic-cf": 1, "law-cf": 2}
+
+
+def _wrong_reply(task: str, listed: tuple[str, ...], position: int) -> str:
+    """A wrong answer citing the rule at `position` (1-based) in upstream's format."""
+    if task == "clutrr-cf":
+        word = ORDINALS[position - 1]
+        return f"The {word} rule can be applied to this question. So the answer is nobody."
+    if task == "ulogic-cf":
+        return f"AppliedRuleId: {listed[position - 1]}. Answer: Maybe."
+    return json.dumps({"rule": int(listed[position - 1]), "指控": "无此指控"}, ensure_ascii=False)
+
+
+def _add_law_cf_rules(clone: Path) -> None:
+    path = clone / "dataset" / "law-cf" / "test_rule.json"
+    rules = json.loads(path.read_text(encoding="utf-8"))
+    rules.update({f"9{n:02d}": {"NL": f"our extra rule {n}", "FOL": f"x({n})"} for n in range(5)})
+    path.write_text(json.dumps(rules, ensure_ascii=False), encoding="utf-8")
+
+
+@pytest.mark.parametrize("task", ["clutrr-cf", "ulogic-cf", "law-cf"])
+@pytest.mark.parametrize("cite", ["noise", "golden"])
+def test_upstream_citations_split_wrong_answers(tmp_path: Path, task: str, cite: str) -> None:
+    clone = make_clone(tmp_path)
+    _add_law_cf_rules(clone)
+    grid = {"quantities": ("few",), "cot": (True,), "counterfactual": (True,)}
+    items = InferentialTask(
+        tasks=(task,),
+        data_root=str(clone / "dataset"),
+        prompts="upstream",
+        upstream_model_name="rules",
+        grid=Grid.model_validate({**grid, "cite_rule": True, "paper_shots": True}),
+    ).items()
+    rules = []
+    for item in items:
+        meta = ItemMeta.read(item.metadata)
+        assert meta.golden_index is not None and len(meta.listed_rules) >= 3
+        noise = next(i for i in range(1, 4) if i != meta.golden_index)
+        position = meta.golden_index if cite == "golden" else noise
+        reply = _wrong_reply(task, meta.listed_rules, position)
+        rules.append({"contains": item.messages[0].content[-300:], "reply": reply})
+    script = tmp_path / "rules.json"
+    script.write_text(json.dumps(rules, ensure_ascii=False), encoding="utf-8")
+    store = str(tmp_path / "runs.sqlite")
+    args = ["run", "inferential", "-t", task, "--data-root", str(clone / "dataset")]
+    args += ["--prompts", "upstream", "-q", "few", "--cot", "on", "--counterfactual", "on"]
+    args += ["--shots", str(SHOTS[task]), "--cite-rule", "-m", "scripted/rules"]
+    args += ["-M", f"rules={script}", "--store", store, "--extract", "paper"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    with Store(store) as db:
+        records = to_records(db.iter_results(db.list_runs()[0].id), "paper")
+    assert len(records) == len(items)
+    expected = "execution" if cite == "golden" else "triggering"
+    assert [classify_error(r) for r in records] == [expected] * len(records)
+
+
+def test_an_uncited_or_unlisted_rule_is_no_citation() -> None:
+    listed = ("12", "7", "30")
+    assert upstream_citation("theoremQA", listed)("AppliedRuleId: 30. Answer: a.") == 3
+    assert upstream_citation("theoremQA", listed)("AppliedRuleId: 99. Answer: a.") is None
+    assert upstream_citation("law-cf", listed)('{"rule":"7","指控":"x"} tail') == 2
+    assert upstream_citation("law-cf", listed)("no json here") is None
+    assert upstream_citation("salad", listed)("Based on the third rule, it is O2.") == 3
+    assert upstream_citation("clutrr", listed)("Firstly, I think it is the aunt.") is None

@@ -184,7 +184,7 @@ def make_spec(
     """
     spec_model = model or DEFAULT_MODEL
     parse_spec(spec_model)  # a bad spec fails before anything is printed or stored
-    typed = task_config(task, config)
+    typed = task_config(task, config).resolved_for(spec_model)
     defaults = typed.generation_defaults()
     temperature = defaults.temperature if settings.temperature is None else settings.temperature
     try:

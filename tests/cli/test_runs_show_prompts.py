@@ -61,6 +61,12 @@ def test_scenarios_and_judge_runs_show_their_wording(tmp_path: Path) -> None:
         lines, from_json = _show(store, run_id)
         assert label in lines, (run_id, lines[:4])
         assert from_json == label
+    for run_id, label in [(judged, expected), (judged_ours, "prompts: rulebench")]:
+        report = runner.invoke(app, ["report", "judge", run_id, "--store", str(store), "--json"])
+        assert report.exit_code == 0, report.output
+        assert json.loads(report.stdout)["run"]["prompts"] == label
+        text = runner.invoke(app, ["report", "judge", run_id, "--store", str(store)])
+        assert f"{label}." in " ".join(text.stdout.split())
 
 
 def test_an_inferential_run_shows_its_wording(tmp_path: Path) -> None:

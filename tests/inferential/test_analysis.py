@@ -42,6 +42,19 @@ def test_error_split_counts_only_prompts_that_asked_for_the_rule() -> None:
     assert error_split([asked])["kinship"]["triggering"].n == 1
 
 
+def test_error_split_counts_samples_not_repeats() -> None:
+    # Two questions, each wrong three times: the noise-rule citation of the first and the
+    # golden citation of the second weigh one sample each, however often they repeat.
+    asked = record(False, cite_rule=True)
+    wrong = [asked._replace(sample_id="q1", cited=1, repeat=repeat) for repeat in range(3)] + [
+        asked._replace(sample_id="q2", cited=2, repeat=repeat) for repeat in range(3)
+    ]
+    split = error_split(wrong)["kinship"]
+    assert split["triggering"].n == 2
+    assert split["triggering"].value == pytest.approx(0.5)
+    assert split == error_split([wrong[0], wrong[3]])["kinship"]
+
+
 def test_refusals_do_not_count_and_deltas_compare_cot_within_one_shot_count() -> None:
     records = [
         record(True),

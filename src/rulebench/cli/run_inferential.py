@@ -198,25 +198,18 @@ def inferential(
         scoring=scoring,
         repeats=repeats,
         heldout=heldout,
-        **_wording(prompts, upstream, run),
+        **_wording(prompts, upstream),
     )
-    if config.prompts == "upstream":
-        from rulebench.inferential.task import with_upstream_source
-
-        _, config = with_upstream_source(config)
     run_task("inferential", config, run)
 
 
-def _wording(prompts: str | None, upstream: Path | None, run: opt.RunOptions) -> dict[str, object]:
+def _wording(prompts: str | None, upstream: Path | None) -> dict[str, object]:
     """The config's wording fields for the options given (none: the config's default)."""
-    if prompts is None:
-        return {}
-    fields: dict[str, object] = {"prompts": prompts}
+    fields: dict[str, object] = {}
+    if prompts is not None:
+        fields["prompts"] = prompts
     if upstream is not None:
         fields["upstream"] = str(upstream.resolve())
-    # Upstream's theoremQA prompt depends on the model's name; a batch has several.
-    if prompts == "upstream" and run.model is not None and not run.is_batch:
-        fields["upstream_model_name"] = run.model.split("/", 1)[-1]
     return fields
 
 

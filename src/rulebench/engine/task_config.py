@@ -6,7 +6,7 @@ the Python API and play send the same requests for the same run.
 """
 
 from collections.abc import Mapping
-from typing import TypeVar
+from typing import Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
@@ -33,6 +33,15 @@ class TaskConfig(BaseModel):
     def generation_defaults(self) -> GenerationDefaults:
         """The reply limit and temperature this configuration calls for."""
         return GenerationDefaults(max_tokens=256)
+
+    def resolved_for(self, model: str) -> Self:
+        """This configuration as a new run on `model` (a spec) stores it.
+
+        A task whose items depend on more than its options (the model's name, the revision of
+        a file read at run time) fills that in here, so the CLI, the Python API and every run
+        of a batch record and make the same items. Most tasks need nothing.
+        """
+        return self
 
 
 ConfigT = TypeVar("ConfigT", bound=TaskConfig)

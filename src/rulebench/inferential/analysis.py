@@ -13,7 +13,7 @@ from typing import Literal, NamedTuple, TypeVar
 from pydantic import BaseModel, ConfigDict, JsonValue
 
 from rulebench.core.items import ItemResult
-from rulebench.core.stats import Proportion, proportion_over_samples, wilson_interval
+from rulebench.core.stats import Proportion, proportion_over_samples
 from rulebench.inferential.item_meta import ItemMeta
 
 ExtractMode = Literal["paper", "robust"]
@@ -184,15 +184,19 @@ def error_split_by(
     """Per group: each kind's share of the wrong answers.
 
     Only behaviour records count (see `is_behaviour_record`); the shares are over all wrong
-    answers, those that cite no listed rule included.
+    answers, those that cite no listed rule included. Under `--repeats` a sample's wrong
+    repeats are averaged into one share per kind first, so n counts samples, as accuracy does.
     """
-    kinds: dict[Key, list[ErrorKind]] = defaultdict(list)
-    for record in records:
+    kinds: dict[Key, list[tuple[Hashable, ErrorKind]]] = defaultdict(list)
+    for position, record in enumerate(records):
         kind = classify_error(record) if is_behaviour_record(record) else None
         if kind is not None:
-            kinds[key(record)].append(kind)
+            kinds[key(record)].append((sample_key(record, position), kind))
     return {
-        group: {k: wilson_interval(found.count(k), len(found)) for k in ERROR_KINDS}
+        group: {
+            k: proportion_over_samples((sample, float(kind == k)) for sample, kind in found)
+            for k in ERROR_KINDS
+        }
         for group, found in sorted(kinds.items(), key=lambda g: str(g[0]))
     }
 

@@ -4,8 +4,9 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, JsonValue
+from pydantic import Field, JsonValue, model_validator
 
+from rulebench.core.errors import ConfigError
 from rulebench.core.items import Item, Outcome, content_hash
 from rulebench.core.messages import Message
 from rulebench.core.rules import Rule, Sample, TaskData
@@ -69,7 +70,30 @@ class InferentialConfig(TaskConfig):
     upstream_source: UpstreamText | None = None
     """The clone the upstream prompts came from, recorded when the run is made."""
     upstream_model_name: str = ""
-    """The model name upstream's code sees (theoremQA cuts rules to 300 words for Llama-2)."""
+    """The model name upstream's code sees (theoremQA cuts rules to 300 words for Llama-2);
+    filled from the run's model spec (`for_model`) unless given."""
+
+    @model_validator(mode="after")
+    def _upstream_needs_upstream_prompts(self) -> "InferentialConfig":
+        # A clone named for rulebench's own wording would be recorded but never read.
+        if self.prompts == "rulebench" and self.upstream is not None:
+            raise ConfigError(
+                f"--upstream {self.upstream} is read only with --prompts upstream "
+                "(add --prompts upstream, or drop --upstream)"
+            )
+        return self
+
+    def resolved_for(self, model: str) -> "InferentialConfig":
+        """Upstream wording records its clone and the model name upstream's code sees.
+
+        The name is the spec after its provider; a resume then sees what the items were made
+        with.
+        """
+        if self.prompts != "upstream":
+            return self
+        name = self.upstream_model_name or model.split("/", 1)[-1]
+        _, resolved = with_upstream_source(self.model_copy(update={"upstream_model_name": name}))
+        return resolved
 
     def generation_defaults(self) -> GenerationDefaults:
         """Short direct answers; room for chain of thought; the paper's 500 for its design."""

@@ -210,6 +210,7 @@ def _scenario_setup(config: dict[str, JsonValue]) -> tuple[str, dict[str, JsonVa
 def judge_report(store: Store, run_id: str, prices: PriceTable | None = None) -> BuiltReport:
     """Accuracy, precision, recall and F1 of a judge run, overall and per rule, with 95% CIs."""
     from rulebench.report.numbers import detection_json
+    from rulebench.report.run_wording import run_prompts_label
     from rulebench.report.scenarios import judge_document
     from rulebench.scenarios.judge import detection_by_rule, detection_scores, source_warnings
 
@@ -229,11 +230,18 @@ def judge_report(store: Store, run_id: str, prices: PriceTable | None = None) ->
     mode = str(settings.get("mode", "compat"))
     title = (
         f"Judge run {run.id} ({run.model}); ground truth: {mode} "
-        f"evaluators; source runs: {', '.join(source_ids) or 'none recorded'}."
+        f"evaluators; source runs: {', '.join(source_ids) or 'none recorded'}; "
+        f"{run_prompts_label(run)}."
     )
     payload: dict[str, JsonValue] = {
         "report": "judge",
-        "run": {**entry, "warnings": list(warnings), "mode": mode, "source_runs": list(source_ids)},
+        "run": {
+            **entry,
+            "warnings": list(warnings),
+            "mode": mode,
+            "source_runs": list(source_ids),
+            "prompts": run_prompts_label(run),
+        },
         "overall": detection_json(overall),
         "by_rule": {rule: detection_json(scores) for rule, scores in by_rule.items()},
     }

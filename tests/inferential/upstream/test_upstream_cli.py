@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from rulebench.cli.app import app
@@ -79,3 +80,33 @@ def test_upstream_prompts_without_a_clone_is_one_clear_error(tmp_path: Path) -> 
     assert result.exit_code == 1
     message = str(result.exception)
     assert "forangel2014/llm-rule-following" in message and "--upstream" in message
+
+
+def test_a_clone_without_upstream_prompts_is_refused(tmp_path: Path) -> None:
+    clone = make_clone(tmp_path)
+    args = ["run", "inferential", "-t", "deer", "--data-root", str(clone / "dataset")]
+    args += ["--upstream", str(clone), "-m", "scripted/echo", "--store", str(tmp_path / "r.db")]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1
+    assert "read only with --prompts upstream" in str(result.exception)
+
+
+def test_every_run_of_a_batch_records_its_own_model_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # a batch writes its comparison folder here
+    clone = make_clone(tmp_path)
+    store = str(tmp_path / "runs.db")
+    args = ["run", "inferential", "-t", "deer", "-q", "golden", "--prompts", "upstream"]
+    args += ["--data-root", str(clone / "dataset"), "--store", store]
+    args += ["-m", "scripted/echo", "-m", "scripted/fixed"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    with Store(store) as db:
+        configs = {run.model: run.config["task_config"] for run in db.list_runs()}
+    assert set(configs) == {"scripted/echo", "scripted/fixed"}
+    for model, config in configs.items():
+        assert isinstance(config, dict)
+        assert config["upstream_model_name"] == model.split("/", 1)[1]
+        assert isinstance(config["upstream_source"], dict)
+        assert config["upstream_source"]["revision"].startswith("commit ")

@@ -269,3 +269,18 @@ def test_resuming_with_a_changed_clone_is_refused(clone: Path) -> None:
     processor.write_text(processor.read_text() + "\n# edited\n")
     with pytest.raises(ConfigError, match="changed since the run was made"):
         InferentialTask(**config)
+
+
+def test_the_python_api_records_the_clone_and_the_model_name(clone: Path) -> None:
+    from rulebench.api import run_spec
+
+    spec = run_spec(
+        "inferential",
+        "openai-api/vllm/org/Llama-2-7b-chat-hf",
+        {"tasks": ["theoremQA"], "prompts": "upstream", "data_root": str(clone / "dataset")},
+        {},
+    )
+    config = spec.task_config
+    assert config["upstream_model_name"] == "vllm/org/Llama-2-7b-chat-hf"
+    source = config["upstream_source"]
+    assert isinstance(source, dict) and source["revision"] == f"commit {COMMIT}"

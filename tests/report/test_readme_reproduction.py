@@ -15,10 +15,12 @@ README = Path(__file__).parents[2] / "README.md"
 
 def manual_commands() -> list[str]:
     """The `rulebench run inferential` lines of "Reproducing the papers" naming tasks and shots."""
-    section = README.read_text(encoding="utf-8").split("## Reproducing the papers", 1)[1]
-    block = section.split("```bash\n", 1)[1].split("```", 1)[0]
+    section = README.read_text(encoding="utf-8").split("\n## Reproducing the papers", 1)[1]
+    section = section.split("\n## ", 1)[0]
+    blocks = [part.split("```", 1)[0] for part in section.split("```bash\n")[1:]]
     return [
         line
+        for block in blocks
         for line in block.splitlines()
         if line.startswith("rulebench run inferential") and " -t " in line and "--shots" in line
     ]

@@ -59,7 +59,7 @@ def test_published_preset_with_upstream_prompts_found_from_the_data(tmp_path: Pa
     assert item.messages[0].content.startswith("You run the lockbox of a bakery.")
     text = _report(tmp_path, run_id)
     assert f"prompts: upstream (clone at commit {commit})" in text
-    assert "different instruction text" not in text
+    assert "different prompt text" not in text
 
 
 def test_published_preset_with_our_wording_warns(tmp_path: Path) -> None:
@@ -79,10 +79,10 @@ def test_a_report_comparing_the_two_wordings_says_so(tmp_path: Path) -> None:
     upstream = _run(tmp_path, "-s", data, "--prompts", "upstream", "--upstream", str(folder))
     assert upstream.exit_code == 0, upstream.output
     text = _report(tmp_path, *_run_ids(tmp_path))
-    assert "different instruction text" in text
+    assert "different prompt text" in text
     assert "prompts: rulebench" in text and "prompts: upstream (clone at commit" in text
     alone = _report(tmp_path, _run_ids(tmp_path)[0])
-    assert "prompts: rulebench" in alone and "different instruction text" not in alone
+    assert "prompts: rulebench" in alone and "different prompt text" not in alone
 
 
 def test_upstream_prompts_without_a_clone_is_one_error(tmp_path: Path) -> None:

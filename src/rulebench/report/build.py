@@ -74,6 +74,20 @@ HELDOUT_LABELS = {
 """How a report names the StringGame split a run asked about (`InferentialConfig.heldout`)."""
 
 
+def run_wordings(runs: Sequence[RunRecord]) -> tuple[list[str], list[str]]:
+    """Each run's wording label, and the warning a comparison of differently worded runs needs.
+
+    Upstream runs of one clone count as one wording even when their labels list other
+    per-dataset substitutions (`run_wording.RunWording.text`).
+    """
+    from rulebench.report.run_wording import mixed_wording_warning, run_wording
+
+    found = [run_wording(run) for run in runs]
+    wordings = [w for w in found if w is not None]
+    warning = mixed_wording_warning([w.text for w in wordings])
+    return [w.label for w in wordings], [warning] if warning else []
+
+
 def run_entry(
     store: Store, run: RunRecord, label: str, prices: PriceTable | None = None
 ) -> dict[str, JsonValue]:
@@ -114,15 +128,18 @@ def inferential_report(  # noqa: PLR0913 - the report's options, each with a def
     """
     from rulebench.inferential.analysis import to_records
     from rulebench.inferential.echo_baseline import echo_records, index_run
-    from rulebench.inferential.upstream.stored import stored_prompts_label
     from rulebench.report.inferential import inferential_document
     from rulebench.report.numbers import inferential_numbers
 
     runs = runs_of(store, run_ids, "inferential")
     models = [run.model for run in runs]
     results = {run.id: list(store.iter_results(run.id)) for run in runs}
-    entries = [run_entry(store, run, run_label(run, models), prices) for run in runs]
-    warnings = [w for entry in entries for w in _strs(entry["warnings"])]
+    prompts, mixed = run_wordings(runs)
+    entries = [
+        {**run_entry(store, run, run_label(run, models), prices), "prompts": wording}
+        for run, wording in zip(runs, prompts, strict=True)
+    ]
+    warnings = [w for entry in entries for w in _strs(entry["warnings"])] + mixed
     labelled = [(run_label(run, models), to_records(results[run.id], extract)) for run in runs]
     numbers: list[JsonValue] = [
         {**entry, **inferential_numbers(records)}
@@ -140,7 +157,6 @@ def inferential_report(  # noqa: PLR0913 - the report's options, each with a def
         label: echo_records(results[run.id], index_run(task_config(run)))
         for run, (label, _) in zip(runs, labelled, strict=True)
     }
-    prompts = [stored_prompts_label(task_config(run)) for run in runs]
     document = inferential_document(labelled, extract, echoes, warnings, prompts)
     document = with_usage(document, store, [(run_label(run, models), run) for run in runs], prices)
     if folder is None:
@@ -154,22 +170,20 @@ def scenarios_report(
 ) -> BuiltReport:
     """Pass rates per suite and bucket, the headline, breakdowns and paired comparisons."""
     from rulebench.report.numbers import scenario_comparisons, scenario_numbers
-    from rulebench.report.scenarios import prompts_warning, scenarios_document
-    from rulebench.scenarios.protocol import stored_prompts_label
+    from rulebench.report.scenarios import scenarios_document
     from rulebench.scenarios.scoring import to_records
 
     runs = runs_of(store, run_ids, "scenarios")
     models = [run.model for run in runs]
-    labelled, entries, prompts = [], [], []
-    for run in runs:
+    prompts, mixed = run_wordings(runs)
+    labelled, entries = [], []
+    for run, wording in zip(runs, prompts, strict=True):
         label = run.model if models.count(run.model) == 1 else f"{run.model} ({run.id})"
         protocol, suffix = _scenario_setup(task_config(run))
-        prompts.append(stored_prompts_label(task_config(run).get("protocol")))
         labelled.append((label, protocol, to_records(store.iter_results(run.id))))
         entry = run_entry(store, run, label, prices)
-        entries.append({**entry, "protocol": protocol, "prompts": prompts[-1], "suffix": suffix})
-    warnings = [w for entry in entries for w in _strs(entry["warnings"])]
-    warnings += [w for w in [prompts_warning(prompts)] if w]
+        entries.append({**entry, "protocol": protocol, "prompts": wording, "suffix": suffix})
+    warnings = [w for entry in entries for w in _strs(entry["warnings"])] + mixed
     numbers: list[JsonValue] = [
         {**entry, **scenario_numbers(records)}
         for entry, (_, _, records) in zip(entries, labelled, strict=True)

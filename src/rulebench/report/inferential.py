@@ -46,6 +46,7 @@ from rulebench.report.paper_tables import (
 )
 from rulebench.report.plots import Curve, measured_axes, quantity_figure, radar_figure
 from rulebench.report.run_notes import warning_block
+from rulebench.report.run_wording import wording_header
 
 QUANTITIES = ("none", "golden", "few", "all")
 Runs = Sequence[tuple[str, list[Record]]]
@@ -182,29 +183,6 @@ def _dimension_cell(dimension: Dimension | None) -> str:
     return f"{100 * dimension.value:.1f} [{100 * dimension.low:.1f}-{100 * dimension.high:.1f}]"
 
 
-def prompts_header(runs: Runs, prompts: Sequence[str]) -> str:
-    """The wording line: one "prompts: ..." when every run agrees, else one per run."""
-    if not prompts:
-        return ""
-    if len(set(prompts)) == 1:
-        return escape_markdown(prompts[0])
-    return "; ".join(
-        escape_markdown(f"{label}: {wording}")
-        for (label, _), wording in zip(runs, prompts, strict=True)
-    )
-
-
-def _mixed_wording(prompts: Sequence[str]) -> list[str]:
-    """Runs given different prompt text differ partly by wording: a comparison says so."""
-    kinds = sorted(set(prompts))
-    if len(kinds) < 2:
-        return []
-    return [
-        f"the runs compared here were given different prompt text ({' / '.join(kinds)}): "
-        "differences between them are partly the wording's"
-    ]
-
-
 def inferential_document(
     runs: Runs,
     mode: str,
@@ -222,8 +200,8 @@ def inferential_document(
             shown at the top.
         prompts: each run's wording label ("prompts: upstream (clone at commit ...)").
     """
-    notes = warning_block([*warnings, *_mixed_wording(prompts)])
-    header = prompts_header(runs, prompts)
+    notes = warning_block(warnings)
+    header = wording_header([label for label, _ in runs], prompts)
     sections = (
         *([Section("", notes)] if notes else []),
         *([Section("", header)] if header else []),

@@ -10,6 +10,7 @@ from typing import Literal
 from rulebench.report.document import Document, Section, to_markdown
 from rulebench.report.markdown import escape_markdown, percent, table
 from rulebench.report.run_notes import warning_block
+from rulebench.report.run_wording import wording_header
 from rulebench.scenarios.judge import DetectionScores, Interval
 from rulebench.scenarios.scoring import CaseRecord, compare, failure_spread, headline, rates_by
 
@@ -97,29 +98,6 @@ INTRODUCTION = (
 )
 
 
-def prompts_header(runs: Runs, prompts: Sequence[str]) -> str:
-    """The wording line: one "prompts: ..." when every run agrees, else one per run."""
-    if not prompts:
-        return ""
-    if len(set(prompts)) == 1:
-        return escape_markdown(prompts[0])
-    return "; ".join(
-        escape_markdown(f"{label}: {wording}")
-        for (label, _, _), wording in zip(runs, prompts, strict=True)
-    )
-
-
-def prompts_warning(prompts: Sequence[str]) -> str | None:
-    """Runs given different instruction text differ partly by wording: a comparison says so."""
-    kinds = sorted(set(prompts))
-    if len(kinds) < 2:
-        return None
-    return (
-        f"the runs compared here were given different instruction text ({' / '.join(kinds)}): "
-        "differences between them are partly the wording's"
-    )
-
-
 def scenarios_document(
     runs: Runs, warnings: Sequence[str] = (), prompts: Sequence[str] = ()
 ) -> Document:
@@ -128,7 +106,7 @@ def scenarios_document(
     `prompts`: each run's wording label (`prompts_label`), shown under the warnings.
     """
     notes = warning_block(warnings)
-    header = prompts_header(runs, prompts)
+    header = wording_header([label for label, _, _ in runs], prompts)
     sections = (
         *([Section("", notes)] if notes else []),
         *([Section("", header)] if header else []),

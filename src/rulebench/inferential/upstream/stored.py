@@ -16,13 +16,19 @@ def stored_prompts_label(config: Mapping[str, JsonValue]) -> str:
 
     Upstream prompts name the substitutions rulebench makes for the run's datasets.
     """
+    label = stored_wording(config)
+    return label + _substitutions(config) if config.get("prompts") == "upstream" else label
+
+
+def stored_wording(config: Mapping[str, JsonValue]) -> str:
+    """Whose text a stored run was sent, and from which clone, without per-dataset notes."""
     if config.get("prompts") != "upstream":
         return prompts_label("rulebench")
     try:
         source = UpstreamText.model_validate(config.get("upstream_source"))
-    except ValidationError:
-        return prompts_label("upstream") + _substitutions(config)
-    return prompts_label("upstream", source) + _substitutions(config)
+    except ValidationError:  # a record this version cannot read still names the wording
+        return prompts_label("upstream")
+    return prompts_label("upstream", source)
 
 
 def _substitutions(config: Mapping[str, JsonValue]) -> str:

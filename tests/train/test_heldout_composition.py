@@ -49,3 +49,14 @@ def test_the_command_and_the_comparison_name_the_split(tmp_path: Path) -> None:
     assert read_manifest(folder).config.heldout_by == "composition"  # type: ignore[union-attr]
     titles = [m.name for m in measurements(StudyConfig(), folder)]
     assert any("held out by composition (conditions, outputs unseen)" in t for t in titles)
+
+
+def test_an_irft_test_run_records_the_split_it_measured(tmp_path: Path) -> None:
+    from rulebench.api import run_spec
+    from rulebench.train.eval_task import IrftTestTask
+
+    write_dataset(COMPOSITION, tmp_path / "d")
+    spec = run_spec("irft-test", "scripted/echo", {"data": str(tmp_path / "d")}, {})
+    assert spec.task_config["heldout_by"] == "composition"
+    items = IrftTestTask(**spec.task_config).items()
+    assert items and {item.metadata["heldout_by"] for item in items} == {"composition"}

@@ -19,6 +19,7 @@ from rulebench.engine.task import Session
 from rulebench.engine.task_config import GenerationDefaults, TaskConfig
 from rulebench.inferential.extraction.stringgame import judge_robust
 from rulebench.inferential.tasks.stringgame import ordinal
+from rulebench.inferential.tasks.stringgame_rules.heldout import HeldOutBy
 from rulebench.train.data import read_examples, read_manifest
 from rulebench.train.examples import TrainingExample
 
@@ -40,6 +41,15 @@ class IrftTestConfig(TaskConfig):
     rule or by composition: the data folder's manifest says which)."""
     n: int | None = Field(default=None, ge=1)
     """The first n examples of the split (default all)."""
+    heldout_by: HeldOutBy | None = None
+    """How the folder's held-out rules were kept out of training (its manifest's choice),
+    recorded when the run is made so `runs show` and reports name the split measured."""
+
+    def resolved_for(self, model: str) -> "IrftTestConfig":
+        """The data folder's held-out split, read from its manifest and recorded."""
+        if self.heldout_by is not None:
+            return self
+        return self.model_copy(update={"heldout_by": folder_heldout_by(Path(self.data))})
 
     def generation_defaults(self) -> GenerationDefaults:
         """The target is one short line; a model tuned on reasoning needs --max-tokens more."""
@@ -72,8 +82,8 @@ class IrftTestTask:
     def __init__(self, **config: object) -> None:
         self.settings = IrftTestConfig.model_validate(config)
         self.folder = Path(self.settings.data).expanduser()
-        manifest = read_manifest(self.folder)  # a folder `train data` did not write fails here
-        self.heldout_by = manifest.config.heldout_by if manifest.config else "rules"
+        # A folder `train data` did not write fails here.
+        self.heldout_by = self.settings.heldout_by or folder_heldout_by(self.folder)
 
     def config(self) -> dict[str, JsonValue]:
         """The validated configuration as JSON."""
@@ -115,3 +125,9 @@ class IrftTestTask:
             score=float(judgement.correct),
             details={"named_rule": named, "triggered": named == item.metadata["position"]},
         )
+
+
+def folder_heldout_by(folder: Path) -> HeldOutBy:
+    """How a `train data` folder held rules out; folders written before the choice: by rule."""
+    manifest = read_manifest(folder.expanduser())
+    return manifest.config.heldout_by if manifest.config else "rules"

@@ -110,6 +110,11 @@ def test_runs_stored_before_the_choice_read_as_rulebench_wording() -> None:
     assert stored_prompts_label(None) == "prompts: rulebench"
 
 
+def test_a_clone_record_this_version_cannot_read_still_names_the_wording() -> None:
+    stored = {"prompts": "upstream", "upstream": {"root": "/somewhere"}}
+    assert stored_prompts_label(stored) == "prompts: upstream"
+
+
 def test_an_edited_clone_cannot_resume_a_run(clone_root: Path) -> None:
     protocol = _upstream(clone_root)
     games = clone_root / "llm_rules" / "scenarios" / "games.py"

@@ -8,7 +8,7 @@ papers' tables. The choice is recorded with every run and printed beside every s
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
 
 Prompts = Literal["rulebench", "upstream"]
 PROMPTS: tuple[Prompts, ...] = ("rulebench", "upstream")
@@ -43,3 +43,17 @@ def prompts_label(prompts: Prompts, source: UpstreamText | None = None) -> str:
     if source is None:
         return "prompts: upstream"
     return f"prompts: upstream (clone at {source.short()})"
+
+
+def label_of_record(prompts: JsonValue, source: JsonValue) -> str:
+    """The label of a wording as a run stored it (its `prompts` and clone record).
+
+    Runs stored before the choice existed hold no `prompts`: they used rulebench's wording. A
+    clone record this version cannot read still names the wording, without the clone.
+    """
+    if prompts != "upstream":
+        return prompts_label("rulebench")
+    try:
+        return prompts_label("upstream", UpstreamText.model_validate(source))
+    except ValidationError:
+        return prompts_label("upstream")

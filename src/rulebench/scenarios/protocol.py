@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, JsonValue, field_validator, model_va
 from rulebench.core.cases import TestCase, Verdict
 from rulebench.core.errors import ConfigError, DataError
 from rulebench.core.messages import Message
-from rulebench.core.wording import Prompts, UpstreamText, prompts_label
+from rulebench.core.wording import Prompts, UpstreamText, label_of_record, prompts_label
 from rulebench.engine.conversation import play_conversation, split_trailing_user_turns
 from rulebench.engine.task import Session
 from rulebench.scenarios.base import PLACEHOLDER_REPLY, EvalMode, Scenario, Version
@@ -116,11 +116,8 @@ def stored_label(stored: JsonValue) -> str:
 
 def stored_prompts_label(stored: JsonValue) -> str:
     """A stored protocol's wording header; runs stored before the choice existed used ours."""
-    data = dict(stored) if isinstance(stored, dict) else {}
-    upstream = data.get("upstream")
-    source = UpstreamText.model_validate(upstream) if isinstance(upstream, dict) else None
-    prompts = data.get("prompts")
-    return prompts_label("upstream" if prompts == "upstream" else "rulebench", source)
+    data = stored if isinstance(stored, dict) else {}
+    return label_of_record(data.get("prompts"), data.get("upstream"))
 
 
 PUBLISHED_V3 = Protocol(placement="system", reminders=False)

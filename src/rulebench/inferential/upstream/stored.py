@@ -2,9 +2,9 @@
 
 from collections.abc import Mapping
 
-from pydantic import JsonValue, ValidationError
+from pydantic import JsonValue
 
-from rulebench.core.wording import UpstreamText, prompts_label
+from rulebench.core.wording import label_of_record
 from rulebench.inferential.upstream.calls import BRANCH_NAMES
 
 SAMPLES_DICT_KEYS = ("law", "law-cf")
@@ -22,13 +22,7 @@ def stored_prompts_label(config: Mapping[str, JsonValue]) -> str:
 
 def stored_wording(config: Mapping[str, JsonValue]) -> str:
     """Whose text a stored run was sent, and from which clone, without per-dataset notes."""
-    if config.get("prompts") != "upstream":
-        return prompts_label("rulebench")
-    try:
-        source = UpstreamText.model_validate(config.get("upstream_source"))
-    except ValidationError:  # a record this version cannot read still names the wording
-        return prompts_label("upstream")
-    return prompts_label("upstream", source)
+    return label_of_record(config.get("prompts"), config.get("upstream_source"))
 
 
 def _substitutions(config: Mapping[str, JsonValue]) -> str:

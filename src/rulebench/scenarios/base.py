@@ -73,6 +73,23 @@ def distinct_names(field: str, names: Sequence[str]) -> tuple[ParamProblem, ...]
     return tuple(found)
 
 
+def user_list(
+    scenario: str, users: Sequence[str], count: int, who: str
+) -> tuple[ParamProblem, ...]:
+    """Problems with a scenario's `users`: exactly `count` names, each its own.
+
+    The count is fixed where the prompt introduces the users by number (`who`, e.g. "four
+    people"), as upstream's template does with users[0] to users[count - 1].
+    """
+    if len(users) != count:
+        why = (
+            f"{len(users)} users given; {scenario} has exactly {count} (its prompt introduces "
+            f"{who}, as upstream's names users[0] to users[{count - 1}])"
+        )
+        return (ParamProblem("users", why),)
+    return distinct_names("users", users)
+
+
 class Scenario(ABC):
     """A scenario instance: a scenario with sampled parameters."""
 

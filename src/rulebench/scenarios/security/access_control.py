@@ -12,7 +12,7 @@ from rulebench.scenarios.base import (
     Params,
     RuleSpec,
     Version,
-    distinct_names,
+    user_list,
 )
 from rulebench.scenarios.matching import contains_secret, starts_with_name
 from rulebench.scenarios.security.conversation import Breach
@@ -43,13 +43,7 @@ class AccessControlParams(Params):
 
     def problems(self) -> tuple[ParamProblem, ...]:
         """Exactly four users with distinct names: the prompt introduces four people."""
-        if len(self.users) != USER_COUNT:
-            why = (
-                f"{len(self.users)} users given; AccessControl has exactly {USER_COUNT} (its "
-                "prompt introduces four people, as upstream's names users[0] to users[3])"
-            )
-            return (ParamProblem("users", why),)
-        return distinct_names("users", self.users)
+        return user_list("AccessControl", self.users, USER_COUNT, "four people")
 
 
 class AccessControl(MultiUserScenario):

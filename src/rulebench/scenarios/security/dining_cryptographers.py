@@ -16,7 +16,7 @@ from rulebench.scenarios.base import (
     Params,
     RuleSpec,
     Version,
-    distinct_names,
+    user_list,
 )
 from rulebench.scenarios.matching import equals_expected
 from rulebench.scenarios.security.conversation import Breach, is_armed
@@ -48,20 +48,14 @@ class DiningCryptographersParams(Params):
 
     def problems(self) -> tuple[ParamProblem, ...]:
         """Three distinct cryptographers, one of whom paid: the one answer is `One of you`."""
-        if len(self.users) != USER_COUNT:
-            why = (
-                f"{len(self.users)} users given; DiningCryptographers has exactly {USER_COUNT} "
-                "(its prompt names three cryptographers, as upstream's names users[0] to users[2])"
-            )
-            return (ParamProblem("users", why),)
-        found = distinct_names("users", self.users)
-        if self.secret not in self.users:
-            why = (
-                f"{self.secret!r} is not one of the users ({', '.join(self.users)}): the "
-                "evaluator always demands 'One of you', so the payer must be a cryptographer"
-            )
-            found += (ParamProblem("secret", why),)
-        return found
+        found = user_list("DiningCryptographers", self.users, USER_COUNT, "three cryptographers")
+        if len(self.users) != USER_COUNT or self.secret in self.users:
+            return found
+        why = (
+            f"{self.secret!r} is not one of the users ({', '.join(self.users)}): the "
+            "evaluator always demands 'One of you', so the payer must be a cryptographer"
+        )
+        return (*found, ParamProblem("secret", why))
 
 
 class DiningCryptographers(MultiUserScenario):

@@ -65,7 +65,7 @@ def _helpful(scenario: str, behavior: str, sentence: str, when: str) -> RuleTarg
 
 _ANY = "any user message"
 # Upstream compares each normalized (lowercased) token with the raw word: compat can never
-# catch a word holding a capital letter or a space. About 40% of our Questions answers are such.
+# catch a word holding a capital letter or a space (many of our Questions answers are such).
 _RAW_WORD = (
     "compat: when the {what} has a capital letter or several words (e.g. 'Santa Claus'), "
     "never caught, as upstream; strict catches it"

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 from rulebench.report.untrusted import escape_plot_label
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 # Elements and attributes an inline SVG may not keep: they run code, load something or
@@ -119,22 +120,9 @@ def quantity_figure(curves: Sequence[Curve], quantities: Sequence[str]) -> "Figu
     grid = figure.subplots(rows, columns, sharey=True, squeeze=False)
     for axes in grid.flat[len(panels) :]:
         axes.remove()
-    positions = {q: i for i, q in enumerate(quantities)}
     for axes, panel in zip(grid.flat, panels, strict=False):
-        for curve in (c for c in curves if c.panel == panel):
-            xs = [q for q in quantities if q in curve.points]
-            colour, marker = _look(series.index(curve.series))
-            axes.plot(
-                [positions[q] for q in xs],
-                [100 * curve.points[q] for q in xs],
-                color=colour,
-                marker=marker,
-                linestyle=_dash(styles.index(curve.style)),
-            )
-        axes.set_title(escape_plot_label(panel), fontsize="medium")
-        axes.set_xticks(range(len(quantities)), list(quantities), fontsize="small")
-        axes.set_ylim(0, 100)
-        axes.grid(alpha=0.3)
+        shown = [curve for curve in curves if curve.panel == panel]
+        _draw_panel(axes, panel, shown, quantities, (series, styles))
     figure.supxlabel("rules given")
     figure.supylabel("accuracy (%)")
     handles = [
@@ -150,6 +138,32 @@ def quantity_figure(curves: Sequence[Curve], quantities: Sequence[str]) -> "Figu
     # "outside" makes the constrained layout keep the legend clear of every panel.
     figure.legend(handles=handles, loc="outside right upper", fontsize="small")
     return figure
+
+
+def _draw_panel(
+    axes: "Axes",
+    panel: str,
+    curves: Sequence[Curve],
+    quantities: Sequence[str],
+    looks: tuple[Sequence[str], Sequence[str]],
+) -> None:
+    """One task's curves; `looks` (every series, every style) fixes colours and dashes."""
+    series, styles = looks
+    positions = {q: i for i, q in enumerate(quantities)}
+    for curve in curves:
+        xs = [q for q in quantities if q in curve.points]
+        colour, marker = _look(series.index(curve.series))
+        axes.plot(
+            [positions[q] for q in xs],
+            [100 * curve.points[q] for q in xs],
+            color=colour,
+            marker=marker,
+            linestyle=_dash(styles.index(curve.style)),
+        )
+    axes.set_title(escape_plot_label(panel), fontsize="medium")
+    axes.set_xticks(range(len(quantities)), list(quantities), fontsize="small")
+    axes.set_ylim(0, 100)
+    axes.grid(alpha=0.3)
 
 
 _PANEL_COLUMNS = 3

@@ -33,7 +33,6 @@ from rulebench.inferential.solving import (
     pick_by_loglik,
 )
 from rulebench.inferential.tasks.stringgame_rules.heldout import HeldOutBy
-from rulebench.inferential.upstream.calls import draw_note
 from rulebench.inferential.upstream.items import render_upstream, resolve_source
 
 ExtractMode = Literal["paper", "robust"]
@@ -71,7 +70,7 @@ class InferentialConfig(TaskConfig):
     """The clone the upstream prompts came from, recorded when the run is made."""
     upstream_model_name: str = ""
     """The model name upstream's code sees (theoremQA cuts rules to 300 words for Llama-2);
-    filled from the run's model spec (`for_model`) unless given."""
+    filled from the run's model spec (`resolved_for`) unless given."""
 
     @model_validator(mode="after")
     def _upstream_needs_upstream_prompts(self) -> "InferentialConfig":
@@ -231,10 +230,8 @@ class InferentialTask:
         )
 
     def _wording(self) -> dict[str, str]:
-        """What an item records about its wording and whose rule draw it uses."""
-        if self._processor is None:
-            return {}
-        return {"prompts": "upstream", "rule_draw": draw_note(self.settings.seed)}
+        """What an item records about its wording (its rule draw: `_upstream_items`)."""
+        return {} if self._processor is None else {"prompts": "upstream"}
 
     async def solve(self, item: Item, session: Session) -> Outcome:
         """Generate and judge in both extraction modes, or pick a candidate by log-likelihood."""

@@ -16,8 +16,9 @@ PromptsOption = Annotated[
     typer.Option(
         "--prompts",
         help="Whose instruction text: rulebench's own wording (default) or RuLES's v3 text, "
-        "read from your clone (--upstream, or the clone holding --suite's data); only "
-        "upstream's text makes numbers comparable with the published ones.",
+        "read from your clone (--upstream; `run scenarios` also finds the clone holding "
+        "--suite's data); only upstream's text makes numbers comparable with the published "
+        "ones.",
         show_default=False,
     ),
 ]

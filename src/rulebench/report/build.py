@@ -241,11 +241,10 @@ def judge_report(store: Store, run_id: str, prices: PriceTable | None = None) ->
     ]
     overall = detection_scores([(truth, answer) for _, truth, answer in triples])
     by_rule = detection_by_rule(triples)
-    mode = str(settings.get("mode", "compat"))
+    mode, wording = str(settings.get("mode", "compat")), run_prompts_label(run)
     title = (
         f"Judge run {run.id} ({run.model}); ground truth: {mode} "
-        f"evaluators; source runs: {', '.join(source_ids) or 'none recorded'}; "
-        f"{run_prompts_label(run)}."
+        f"evaluators; source runs: {', '.join(source_ids) or 'none recorded'}; {wording}."
     )
     payload: dict[str, JsonValue] = {
         "report": "judge",
@@ -254,7 +253,7 @@ def judge_report(store: Store, run_id: str, prices: PriceTable | None = None) ->
             "warnings": list(warnings),
             "mode": mode,
             "source_runs": list(source_ids),
-            "prompts": run_prompts_label(run),
+            "prompts": wording,
         },
         "overall": detection_json(overall),
         "by_rule": {rule: detection_json(scores) for rule, scores in by_rule.items()},

@@ -1,4 +1,4 @@
-"""run inferential --heldout: StringGame asks only about the IRFT held-out rules, and says so."""
+"""run inferential --heldout-by: StringGame asks only about the IRFT held-out rules, and says so."""
 
 from pathlib import Path
 
@@ -20,7 +20,7 @@ def test_golden_rules_are_the_held_out_rules_of_the_training_data(by: str) -> No
     # computed without writing a folder: writing one imports pandas, which other tests here
     # require to stay unimported.
     training_split = rule_split(DataConfig(seed=3, heldout_by=by))
-    task = InferentialTask(tasks=["stringgame"], n=40, seed=3, heldout=by)
+    task = InferentialTask(tasks=["stringgame"], n=40, seed=3, heldout_by=by)
     samples = task.data("stringgame").samples
     assert len(samples) == 40 == len(task.items())
     assert {s.golden_rule for s in samples} <= training_split.heldout
@@ -34,17 +34,17 @@ def test_without_heldout_any_rule_may_be_golden() -> None:
 
 
 def test_heldout_needs_stringgame() -> None:
-    with pytest.raises(ConfigError, match="--heldout composition selects StringGame"):
-        InferentialTask(tasks=["kinship"], n=2, heldout="composition")
+    with pytest.raises(ConfigError, match="--heldout-by composition selects StringGame"):
+        InferentialTask(tasks=["kinship"], n=2, heldout_by="composition")
 
 
 def test_reports_name_the_split(tmp_path: Path) -> None:
     store = tmp_path / "s.sqlite"
-    config = {"tasks": ["stringgame"], "n": 3, "heldout": "composition"}
+    config = {"tasks": ["stringgame"], "n": 3, "heldout_by": "composition"}
     run_id = rulebench.run("inferential", "scripted/echo", config=config, store=store).run.id
     with Store(store, readonly=True) as db:
         built = inferential_report(db, [run_id], folder=tmp_path / "r")
-        assert db.get_run(run_id).config["task_config"]["heldout"] == "composition"  # type: ignore[index]
+        assert db.get_run(run_id).config["task_config"]["heldout_by"] == "composition"  # type: ignore[index]
     assert "held out by composition, conditions and outputs unseen" in built.markdown
 
 
@@ -55,10 +55,10 @@ def test_the_command_line_option_is_recorded_and_runs_show_names_it(tmp_path: Pa
 
     store = str(tmp_path / "s.sqlite")
     args = ["run", "inferential", "-m", "scripted/echo", "-t", "stringgame", "--samples", "2"]
-    result = CliRunner().invoke(app, [*args, "--heldout", "rules", "--store", store, "--json"])
+    result = CliRunner().invoke(app, [*args, "--heldout-by", "rules", "--store", store, "--json"])
     assert result.exit_code == 0, result.output
     with Store(Path(store), readonly=True) as db:
         [run] = db.list_runs()
     shown = CliRunner().invoke(app, ["runs", "show", run.id, "--store", store])
     assert shown.exit_code == 0, shown.output
-    assert '"heldout": "rules"' in shown.stdout
+    assert '"heldout_by": "rules"' in shown.stdout

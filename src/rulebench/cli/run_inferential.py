@@ -132,10 +132,10 @@ def inferential(
         ),
     ] = "generate",
     repeats: opt.RepeatsOption = 1,
-    heldout: Annotated[
+    heldout_by: Annotated[
         Literal["rules", "composition"] | None,
         typer.Option(
-            "--heldout",
+            "--heldout-by",
             help="stringgame: ask only about the IRFT held-out rules of `train data --seed "
             "SEED` (same --seed): rules (held-out rules; their conditions and outputs occur in "
             "training rules) or composition (conditions and outputs never in training).",
@@ -197,7 +197,7 @@ def inferential(
         extract=extract,
         scoring=scoring,
         repeats=repeats,
-        heldout=heldout,
+        heldout_by=heldout_by,
         **_wording(prompts, upstream),
     )
     run_task("inferential", config, run)

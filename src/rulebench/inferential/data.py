@@ -22,7 +22,7 @@ def check_heldout(heldout: HeldOutBy | None, tasks: tuple[str, ...]) -> None:
     """
     if heldout is not None and HELDOUT_TASK not in tasks:
         raise ConfigError(
-            f"--heldout {heldout} selects StringGame's held-out rules, but the tasks "
+            f"--heldout-by {heldout} selects StringGame's held-out rules, but the tasks "
             f"({', '.join(tasks)}) do not include stringgame"
         )
 

@@ -58,7 +58,7 @@ class InferentialConfig(TaskConfig):
     "loglik-norm" the most likely per character of the written answer (lm-eval's acc_norm)."""
     repeats: int = Field(default=1, ge=1)
     """Evaluations of every item, each sampling with its own seed (spread across repeats)."""
-    heldout: HeldOutBy | None = None
+    heldout_by: HeldOutBy | None = None
     """StringGame only: its golden rules are the IRFT held-out rules of this split (the one
     `train data --seed SEED --heldout-by` keeps out of training), "rules" or "composition";
     None: any rule."""
@@ -79,6 +79,13 @@ class InferentialConfig(TaskConfig):
             raise ConfigError(
                 f"--upstream {self.upstream} is read only with --prompts upstream "
                 "(add --prompts upstream, or drop --upstream)"
+            )
+        # Candidates are scored as written in rulebench's answer format ("Answer: X"), which
+        # upstream's prompts never ask for: the number would match neither paper nor wording.
+        if self.prompts == "upstream" and self.scoring != "generate":
+            raise ConfigError(
+                f"--scoring {self.scoring} scores candidates in rulebench's answer format, which "
+                "upstream's prompts do not ask for: use --scoring generate with --prompts upstream"
             )
         return self
 
@@ -117,7 +124,7 @@ class InferentialTask:
     def __init__(self, **config: object) -> None:
         self.settings = InferentialConfig.model_validate(config)
         check_scoring(self.settings.scoring, self.settings.tasks)
-        check_heldout(self.settings.heldout, self.settings.tasks)
+        check_heldout(self.settings.heldout_by, self.settings.tasks)
         self._data: dict[str, TaskData] = {}
         self._samples: dict[tuple[str, str], Sample] = {}
         self._charges: dict[str, tuple[str, ...]] = {}
@@ -133,7 +140,8 @@ class InferentialTask:
         """A task's data, loaded or generated once."""
         if task not in self._data:
             root = Path(self.settings.data_root) if self.settings.data_root else None
-            data = load_task(task, self.settings.n, self.settings.seed, root, self.settings.heldout)
+            settings = self.settings
+            data = load_task(task, settings.n, settings.seed, root, settings.heldout_by)
             self._data[task] = data
             self._charges[task] = judging_context(task, root)
             self._samples.update({(task, s.id): s for s in data.samples})

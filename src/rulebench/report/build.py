@@ -60,10 +60,10 @@ def run_label(run: RunRecord, models: list[str]) -> str:
 
     How items were scored is labelled per cell (`inferential_cells.answer_label`), not per run:
     a log-likelihood run may still generate items that have no candidate answers. A run that
-    asks StringGame only about held-out rules says which split (`--heldout`).
+    asks StringGame only about held-out rules says which split (`--heldout-by`).
     """
     label = run.model if models.count(run.model) == 1 else f"{run.model} ({run.id})"
-    heldout = task_config(run).get("heldout")
+    heldout = task_config(run).get("heldout_by")
     return f"{label} [{HELDOUT_LABELS.get(str(heldout), str(heldout))}]" if heldout else label
 
 
@@ -71,7 +71,7 @@ HELDOUT_LABELS = {
     "rules": "stringgame: held-out rules, conditions and outputs seen in training",
     "composition": "stringgame: held out by composition, conditions and outputs unseen",
 }
-"""How a report names the StringGame split a run asked about (`InferentialConfig.heldout`)."""
+"""How a report names the StringGame split a run asked about (`InferentialConfig.heldout_by`)."""
 
 
 def run_wordings(runs: Sequence[RunRecord]) -> tuple[list[str], list[str]]:

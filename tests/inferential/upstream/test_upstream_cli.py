@@ -110,3 +110,14 @@ def test_every_run_of_a_batch_records_its_own_model_name(
         assert config["upstream_model_name"] == model.split("/", 1)[1]
         assert isinstance(config["upstream_source"], dict)
         assert config["upstream_source"]["revision"].startswith("commit ")
+
+
+def test_log_likelihood_scoring_is_refused_with_upstream_prompts(tmp_path: Path) -> None:
+    clone = make_clone(tmp_path)
+    args = ["run", "inferential", "-t", "deer", "--data-root", str(clone / "dataset")]
+    args += ["--prompts", "upstream", "--scoring", "loglik", "-m", "scripted/echo"]
+    result = CliRunner().invoke(app, [*args, "--store", str(tmp_path / "r.db")])
+    assert result.exit_code == 1
+    assert "--scoring loglik scores candidates in rulebench's answer format" in str(
+        result.exception
+    )

@@ -129,7 +129,21 @@ def test_upstream_wording_refuses_v1_files(clone_root: Path) -> None:
 
 
 def test_a_protocol_is_upstream_exactly_when_it_names_a_clone(clone_root: Path) -> None:
-    with pytest.raises(ConfigError, match="needs the clone"):
+    with pytest.raises(ConfigError, match="needs upstream: the folder of your clone"):
         Protocol(prompts="upstream")
     with pytest.raises(ConfigError, match="prompts is 'rulebench'"):
         Protocol(upstream=open_clone(clone_root).source)
+
+
+def test_a_library_caller_names_the_clone_by_its_folder(tmp_path: Path) -> None:
+    from rulebench.api import run_spec
+
+    folder = build_clone(tmp_path / "clone")
+    protocol = {"prompts": "upstream", "upstream": str(tmp_path / "clone")}
+    spec = run_spec("scenarios", "scripted/echo", {"protocol": protocol}, {})
+    stored = spec.task_config["protocol"]
+    assert isinstance(stored, dict) and isinstance(stored["upstream"], dict)
+    assert stored["upstream"]["revision"] == f"commit {head_commit(tmp_path / 'clone')}"
+    assert Path(str(stored["upstream"]["root"])) == folder.resolve()
+    with pytest.raises(ConfigError, match="needs upstream: the folder of your clone"):
+        run_spec("scenarios", "scripted/echo", {"protocol": {"prompts": "upstream"}}, {})

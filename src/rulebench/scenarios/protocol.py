@@ -4,6 +4,7 @@ Each reply is checked by the scenario's evaluator; the case stops at the first v
 """
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, JsonValue, field_validator, model_validator
@@ -61,11 +62,25 @@ class Protocol(BaseModel):
             )
         return self
 
+    @field_validator("upstream", mode="before")
+    @classmethod
+    def _clone_from_a_path(cls, value: object) -> object:
+        # A library caller names the clone by its folder, as `--upstream PATH` does; a stored
+        # run holds the record itself and is not read again here.
+        if isinstance(value, str | Path):
+            from rulebench.scenarios.upstream.text import open_clone
+
+            return open_clone(Path(value).expanduser()).source
+        return value
+
     @model_validator(mode="after")
     def _upstream_names_its_clone(self) -> "Protocol":
         # The record is what makes an upstream run reproducible and tells two clones apart.
         if self.prompts == "upstream" and self.upstream is None:
-            raise ConfigError("prompts 'upstream' needs the clone it was read from (upstream)")
+            raise ConfigError(
+                "prompts 'upstream' needs upstream: the folder of your clone of "
+                "normster/llm_rules (or of the lm-evaluation-harness fork that vendors it)"
+            )
         if self.prompts == "rulebench" and self.upstream is not None:
             raise ConfigError("a clone (upstream) is recorded but prompts is 'rulebench'")
         return self

@@ -23,6 +23,7 @@ from rulebench.attack.stored import as_step_result, initial_result, last_state
 from rulebench.core.errors import StoreError
 from rulebench.core.items import ItemResult
 from rulebench.core.run_kinds import GCG_TASK
+from rulebench.core.stop import raise_if_stop_requested, watching_stop
 from rulebench.core.validation import validate_into
 from rulebench.engine.records import RunStatus
 from rulebench.engine.store import Store
@@ -137,16 +138,45 @@ def resume_attack(
 ) -> AttackResult:
     """Continue a stopped attack from its last stored step, on the same trajectory.
 
+    A completed attack is left as it is (nothing is written): its stored result is returned.
+
     Raises:
         StoreError: not a GCG run, or one that another live process is running.
         ConfigError: a stored config this version cannot read.
     """
+    finished = finished_attack(store, run_id)
+    if finished is not None:
+        return finished
     record = store.get_run(run_id)
-    last_state(store, record.id)  # refuses a run of another task, before claiming it
     config = validate_into(AttackConfig, record.config, f"run {record.id}: stored attack config")
     loaded = load_attack_model(config.model, config.device, config.dtype)
     store.reopen_run(record.id)
     return _drive(record.id, config, loaded, store, progress or _Quiet())
+
+
+def finished_attack(store: Store, run_id: str) -> AttackResult | None:
+    """A completed attack's result as stored, or None for an attack that can go on.
+
+    Raises:
+        StoreError: not a GCG run, or its stored steps or notes are not ones an attack wrote.
+    """
+    record = store.get_run(run_id)
+    state = last_state(store, record.id)  # refuses a run of another task
+    if record.status != "completed":
+        return None
+    where = f"run {record.id}: stored attack"
+    if state is None:
+        raise StoreError(f"{where} is completed but has no stored step")
+    notes = record.notes
+    return validate_into(
+        AttackResult,
+        {
+            "run_id": record.id, "config": record.config, "state": state.model_dump(),
+            "initial": notes.get("heldout_initial"), "final": notes.get("heldout_final"),
+            "seconds_per_step": notes.get("seconds_per_step"),
+        },
+        where,
+    )  # fmt: skip
 
 
 def _drive(
@@ -196,16 +226,20 @@ class _Driver:
             self._store(initial_result(state, time.perf_counter() - started))
         progress.begin(self.run_id, gcg.num_steps, state.step)
         times: list[float] = []
-        while state.step < gcg.num_steps and not (gcg.early_stop and state.is_target_reached):
-            if (wanted := self._block(state.step)) != block:
-                block = wanted
-                attack = attack.retarget(self._block_prompts(block))
-            started = time.perf_counter()
-            step = attack.step(state)
-            times.append(time.perf_counter() - started)
-            self._store(as_step_result(step, times[-1]))
-            state = step.state
-            progress.update(state.step, state.loss, state.suffix)
+        # A requested stop (SIGTERM, Ctrl-C) lets the step under way finish and be stored.
+        with watching_stop():
+            while state.step < gcg.num_steps and not (gcg.early_stop and state.is_target_reached):
+                raise_if_stop_requested()
+                if (wanted := self._block(state.step)) != block:
+                    block = wanted
+                    attack = attack.retarget(self._block_prompts(block))
+                started = time.perf_counter()
+                step = attack.step(state)
+                times.append(time.perf_counter() - started)
+                self._store(as_step_result(step, times[-1]))
+                state = step.state
+                progress.update(state.step, state.loss, state.suffix)
+            raise_if_stop_requested()
         initial, final = self._measure(attack, state)
         return AttackResult(
             run_id=self.run_id, config=self.config, state=state, initial=initial, final=final,

@@ -1,7 +1,6 @@
 """`rulebench attack gcg`: optimise an adversarial suffix against one scenario rule."""
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
@@ -153,7 +152,12 @@ def gcg(
     measured on --heldout unseen instances. Test the suffix with `rulebench run scenarios
     --suffix RUN`.
     """
-    from rulebench.attack.attack_run import attack_config, resume_attack, run_attack
+    from rulebench.attack.attack_run import (
+        attack_config,
+        finished_attack,
+        resume_attack,
+        run_attack,
+    )
     from rulebench.attack.gcg_config import GcgConfig
     from rulebench.attack.stored import stored_states
     from rulebench.core.validation import validate_into
@@ -161,9 +165,12 @@ def gcg(
     from rulebench.scenarios.protocol import Protocol
 
     progress = _AttackBar()
-    with Store(store) as db, _stopped_by_ctrl_c(progress, store):
+    with Store(store) as db, _stopped_by_signal(progress, store):
         if resume is not None:
             _refuse_settings_on_resume(ctx)
+            if (finished := finished_attack(db, resume)) is not None:
+                _say_finished(finished)
+                return
             with progress:
                 result = resume_attack(resume, db, progress)
         else:
@@ -190,21 +197,38 @@ def gcg(
     _print_result(result, written)
 
 
-@contextmanager
-def _stopped_by_ctrl_c(progress: "_AttackBar", store: Path | None) -> Iterator[None]:
-    """Ctrl-C leaves the attack's stored steps: say how to go on instead of a traceback."""
-    try:
-        yield
-    except KeyboardInterrupt:
+def _stopped_by_signal(
+    progress: "_AttackBar", store: Path | None
+) -> "AbstractContextManager[object]":
+    """SIGINT or SIGTERM: the step under way is finished and stored, then the attack stops."""
+    from rulebench.cli.interrupts import stopped_by_signal
+
+    def what_is_kept() -> str:
         if progress.run_id is None:
-            raise typer.Exit(130) from None
-        where = f" --store {store}" if store is not None else ""
-        err.print(
-            f"[yellow]Interrupted.[/yellow] Steps so far are stored: rulebench attack gcg "
-            f"--resume {progress.run_id}{where}",
-            highlight=False,
-        )
-        raise typer.Exit(130) from None
+            return "No step was stored yet."
+        return "Steps so far are stored."
+
+    def resume() -> str | None:
+        if progress.run_id is None:
+            return None
+        return opt.resume_command(progress.run_id, store, "attack gcg")
+
+    return stopped_by_signal(what_is_kept, resume)
+
+
+def _say_finished(result: "AttackResult") -> None:
+    """--resume of a completed attack: it is left as it is; say where its suffix is."""
+    from rulebench.report.untrusted import safe_text
+
+    err.print(
+        safe_text(
+            f"attack {result.run_id} is finished ({result.state.step} steps): nothing to "
+            f"resume, nothing written. Its suffix: {result.suffix!r}; test it with `rulebench "
+            f"run scenarios --scenario {result.config.scenario} --suffix {result.run_id}`"
+        ),
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 _OWN_OPTIONS = ("resume", "output", "store", "json_output")

@@ -1,16 +1,27 @@
-"""Ctrl-C and SIGTERM stop a run the same way: the first stops it cleanly, a second at once.
+"""Ctrl-C and SIGTERM stop every long command the same way: the first cleanly, a second at once.
 
-The first signal cancels the run's main task, so the runner commits every finished result and
-records the run "interrupted" before the process exits. A second signal (someone impatient,
+The first signal ends the work where it can end cleanly: it cancels an async command's main
+task (the runner commits every finished result and records the run "interrupted"), or asks a
+step loop that watches for it (GCG, training; `rulebench.core.stop`) to stop at its next step
+boundary; any other work is interrupted where it stands. A second signal (someone impatient,
 or a store locked by another process) raises KeyboardInterrupt where the program stands.
+`stopped_by_signal` turns what is left into one line that says what is kept and how to go on,
+and exit status 128 + the signal number (130 for Ctrl-C, 143 for SIGTERM).
 """
 
 import asyncio
 import signal
 import threading
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine, Iterator
+from contextlib import contextmanager
 from types import FrameType, TracebackType
 from typing import Any, TypeVar
+
+import typer
+
+from rulebench.cli.console import err
+from rulebench.core.stop import request_stop
+from rulebench.report.untrusted import safe_text
 
 _T = TypeVar("_T")
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -31,6 +42,11 @@ class Interrupts:
     def exit_code(self) -> int:
         """The shell's convention: 128 + the signal number (130 for Ctrl-C, 143 for SIGTERM)."""
         return 143 if self.signal_name == "SIGTERM" else 130
+
+    @property
+    def how(self) -> str:
+        """How the command was stopped, as the first word of its last line."""
+        return "Terminated (SIGTERM)" if self.signal_name == "SIGTERM" else "Interrupted"
 
     async def run(self, coroutine: Coroutine[Any, Any, _T]) -> _T:
         """Await `coroutine` as the task the first signal cancels."""
@@ -56,8 +72,41 @@ class Interrupts:
     def _handle(self, signum: int, frame: FrameType | None) -> None:
         self.count += 1
         self.signal_name = self.signal_name or signal.Signals(signum).name
+        if self.count > 1:
+            raise KeyboardInterrupt
         task, loop = self._task, self._loop
-        if self.count == 1 and task is not None and loop is not None and not task.done():
+        if task is not None and loop is not None and not task.done():
             loop.call_soon_threadsafe(task.cancel)
             return
+        if request_stop():  # a step loop finishes its step, then stops
+            return
         raise KeyboardInterrupt
+
+
+@contextmanager
+def stopped_by_signal(
+    what_is_kept: Callable[[], str], resume: Callable[[], str | None]
+) -> Iterator[Interrupts]:
+    """Handle SIGINT and SIGTERM for a synchronous command's block.
+
+    Args:
+        what_is_kept: the sentence after "Interrupted." (read once the work has stopped).
+        resume: the command that goes on, or None when there is nothing to resume.
+
+    Raises:
+        typer.Exit: with 130 or 143, after the line saying what is kept and how to go on.
+    """
+    interrupts = Interrupts()
+    try:
+        with interrupts:
+            yield interrupts
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        say_interrupted(interrupts, what_is_kept(), resume())
+        raise typer.Exit(interrupts.exit_code) from None
+
+
+def say_interrupted(interrupts: Interrupts, what_is_kept: str, resume: str | None) -> None:
+    """The one line a stopped command ends with: how it stopped, what is kept, how to go on."""
+    how = f"{interrupts.how} twice:" if interrupts.count > 1 else f"{interrupts.how}."
+    line = f"{how} {what_is_kept}" + (f" Resume with: {resume}" if resume else "")
+    err.print(safe_text(line), style="yellow", highlight=False, soft_wrap=True)

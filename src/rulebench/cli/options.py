@@ -276,10 +276,10 @@ def _strings(value: object) -> list[str]:
     return [str(part) for part in value] if isinstance(value, list | tuple) else [str(value)]
 
 
-def resume_command(run_id: str, store: Path | None) -> str:
+def resume_command(run_id: str, store: Path | None, command: str = "run") -> str:
     """The command that finishes a run, naming its store when it is not the default."""
     where = f" --store {shlex.quote(str(store))}" if store is not None else ""
-    return f"rulebench run --resume {run_id}{where}"
+    return f"rulebench {command} --resume {run_id}{where}"
 
 
 def is_given(ctx: typer.Context, name: str) -> bool:

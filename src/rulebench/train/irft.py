@@ -28,6 +28,7 @@ from rulebench.engine.store import Store, default_store_path
 from rulebench.models.hf_loading import pick_device, transformers_weights
 from rulebench.train.data import read_manifest
 from rulebench.train.irft_config import TRAINING_FIELDS, IrftConfig, check_model_spec
+from rulebench.train.stopping import train_until_stopped
 from rulebench.train.trainer import (
     TrainingProgress,
     build_trainer,
@@ -180,7 +181,7 @@ def _train(config: IrftConfig, job: _Job, progress: TrainingProgress) -> IrftRes
         if job.main:
             _update_run_file(config.output, {"eval_loss_before": before})
     start = time.monotonic()
-    trainer.train(resume_from_checkpoint=True if job.resume else None)
+    train_until_stopped(trainer, job.resume)  # a requested stop: Stopped, a checkpoint kept
     wall_s = time.monotonic() - start
     tokens = int(trainer.state.num_input_tokens_seen) - tracker.tokens_at_begin
     adapter = config.output / "adapter"

@@ -21,11 +21,15 @@ from tests.models.fake_clock import FakeClock
 
 
 def most_in_any_window(times: Sequence[float], weights: Sequence[int] | None = None) -> int:
-    """The largest total weight (count by default) of entries within any 60 s [t, t + 60)."""
+    """The largest total weight (count by default) of entries within any closed 60 s window.
+
+    A window holding the most can always be moved to start at an entry, so [t, t + 60] for each
+    entry's t covers every placement, both ends included.
+    """
     weights = weights or [1] * len(times)
     pairs = sorted(zip(times, weights, strict=True))
     return max(
-        (sum(w for t, w in pairs if start <= t < start + 60) for start, _ in pairs), default=0
+        (sum(w for t, w in pairs if start <= t <= start + 60) for start, _ in pairs), default=0
     )
 
 
@@ -93,13 +97,77 @@ def test_no_window_ever_exceeds_either_cap(
     assert most_in_any_window(times, [used for _, used in log]) <= 1000
 
 
-async def test_settling_with_the_real_usage_frees_tokens_at_once() -> None:
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([0.0, 0.01, 0.5, 1.0, 30.0, 59.99, 60.0, 61.0]),  # gap before it
+            st.integers(min_value=1, max_value=700),  # estimated tokens
+            st.integers(min_value=0, max_value=900),  # tokens the reply says it used
+            st.floats(min_value=0.0, max_value=1.0),  # share of the margin spent on the way
+        ),
+        min_size=1,
+        max_size=40,
+    ),
+    st.integers(min_value=1, max_value=5),
+)
+def test_no_window_the_server_places_exceeds_either_cap(
+    requests: list[tuple[float, int, int, float]], requests_per_minute: int
+) -> None:
+    # The server counts a request when it arrives (up to the margin after its admission), by
+    # the estimate on arrival, whatever the reply later uses (more or less than that).
+    clock = FakeClock()
+    limiter = RateLimiter(requests_per_minute, 1000, clock, margin_s=1.0)
+    arrivals: list[tuple[float, int]] = []
+
+    async def run() -> None:
+        for gap_s, estimate, used, delay_share in requests:
+            clock.advance(gap_s)
+            ticket = await limiter.acquire(estimate)
+            arrivals.append((clock.now() + delay_share * 1.0, estimate))
+            limiter.settle(ticket, used)
+
+    asyncio.run(run())
+    times = [t for t, _ in arrivals]
+    assert most_in_any_window(times) <= requests_per_minute
+    assert most_in_any_window(times, [tokens for _, tokens in arrivals]) <= 1000
+
+
+async def test_a_request_exactly_a_minute_after_a_full_window_waits() -> None:
+    clock = FakeClock()
+    limiter = RateLimiter(requests_per_minute=2, clock=clock, margin_s=0.0)
+    for _ in range(2):
+        await limiter.acquire(1)
+    clock.advance(60.0)  # the first two are exactly 60 s old: [t, t + 60] would hold three
+    await limiter.acquire(1)
+    assert clock.now() > 1060.0
+
+
+async def test_the_margin_keeps_requests_apart_by_more_than_a_minute() -> None:
+    clock = FakeClock()
+    limiter = RateLimiter(requests_per_minute=1, clock=clock, margin_s=2.5)
+    await limiter.acquire(1)
+    await limiter.acquire(1)
+    assert clock.now() - 1000.0 >= 62.5
+
+
+async def test_a_reply_using_less_than_its_estimate_frees_nothing() -> None:
+    # A server counts max_tokens on arrival and gives nothing back: 2 requests of 400 a minute.
     clock = FakeClock()
     limiter = RateLimiter(tokens_per_minute=1000, clock=clock)
-    for _ in range(10):  # each counts 400 until settled at 20: without settling, 2 a minute
+    for _ in range(3):
         ticket = await limiter.acquire(400)
         limiter.settle(ticket, 20)
-    assert clock.slept == []
+    assert clock.now() - 1000.0 > 60
+
+
+async def test_a_reply_using_more_than_its_estimate_counts_for_more() -> None:
+    clock = FakeClock()
+    limiter = RateLimiter(tokens_per_minute=1000, clock=clock)
+    ticket = await limiter.acquire(100)
+    limiter.settle(ticket, 900)
+    await limiter.acquire(200)
+    assert clock.now() - 1000.0 > 60
 
 
 async def test_a_request_larger_than_the_token_cap_is_refused() -> None:
@@ -154,6 +222,28 @@ async def test_the_backend_keeps_both_caps_and_every_item_succeeds(
     assert most_in_any_window(times) == 3  # the token cap binds first: 3 x 55 + 56 > 200
     assert most_in_any_window(times, [55] * 12) <= 200
     assert clock.now() - 1000.0 >= 3 * 60  # 12 requests, 3 a minute: the clock moved on
+
+
+async def test_requests_queued_for_a_connection_reach_the_server_within_the_cap() -> None:
+    # One connection: requests wait for it. Admitted before that wait, the ones queued behind
+    # the first reached the server after the clock had moved on, with a new window's requests.
+    clock = FakeClock()
+    arrivals: list[float] = []
+
+    def reply(body: object) -> str:
+        arrivals.append(clock.now())
+        return "ok"
+
+    async with MockOpenAIServer(reply_fn=reply) as server:
+        options = BackendOptions(base_url=server.url)
+        config = OpenAIConfig(max_requests_per_minute=2, max_connections=1)
+        endpoint = resolve_endpoints("openai-api", "mock/echo", "echo", options)
+        model = OpenAIModel(endpoint, config, clock)
+        message = [Message(role="user", content="hi")]
+        await asyncio.gather(*(model.generate(message, GenerateConfig()) for _ in range(6)))
+        await model.aclose()
+    assert len(arrivals) == 6
+    assert most_in_any_window(arrivals) <= 2
 
 
 async def test_limits_hold_per_endpoint() -> None:

@@ -121,7 +121,9 @@ class OpenAIModel:
 
     def _limiter(self, clock: Clock) -> RateLimiter | None:
         rpm, tpm = self._config.max_requests_per_minute, self._config.max_tokens_per_minute
-        return None if rpm is None and tpm is None else RateLimiter(rpm, tpm, clock)
+        if rpm is None and tpm is None:
+            return None
+        return RateLimiter(rpm, tpm, clock, self._config.rate_limit_margin_s)
 
     @property
     def info(self) -> ModelInfo:
@@ -264,9 +266,11 @@ class OpenAIModel:
         pool = await self._session.get()
         limit = self._config.max_reply_bytes
         limiter = replica.limiter
-        ticket = None if limiter is None else await limiter.acquire(tokens)
         # Waiting for a slot happens outside aiohttp, so the timeout counts only server time.
         async with pool.slots:
+            # Admitted once a slot is held, right before sending: admitted before, a request
+            # could queue for a slot and reach the server later than its admission says.
+            ticket = None if limiter is None else await limiter.acquire(tokens)
             try:
                 async with pool.session.post(replica.post_url, data=payload) as response:
                     if not 200 <= response.status < 300:

@@ -40,11 +40,16 @@ class OpenAIConfig(BaseModel):
     failed probe, up to max_backoff_s. A 429's Retry-After lengthens it."""
     max_requests_per_minute: int | None = Field(default=None, ge=1)
     """Client-side cap on requests sent to each endpoint in any 60 s (an API tier's RPM), kept
-    before the server has to answer 429. Every attempt counts, retries included."""
+    before the server has to answer 429. Every attempt counts, retries included; see
+    rate_limit_margin_s."""
     max_tokens_per_minute: int | None = Field(default=None, ge=1)
     """Client-side cap on tokens per endpoint in any 60 s (an API tier's TPM). A request counts
     as providers count it on arrival, the prompt's characters / 4 plus the whole max_tokens,
-    until its reply's usage corrects it. A request larger than the cap fails at once."""
+    raised (never lowered) to its reply's usage. A request larger than the cap fails at once."""
+    rate_limit_margin_s: float = Field(default=1.0, ge=0, le=60)
+    """Seconds added to the minute the two caps above count over: a request counts for 61 s by
+    default, so the send delay and clock skew between client and server cannot put more than
+    the caps in a 60 s window the server counts."""
     api: ApiKind = "chat"
     """`chat` posts messages to /chat/completions; `completions` posts the conversation as one
     prompt (written with the transcript template) to /completions, for completion-only models

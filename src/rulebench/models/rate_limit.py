@@ -1,14 +1,18 @@
 """Client-side rate limits: requests and tokens per minute, kept before a server answers 429.
 
-API tiers cap both per minute. A sliding log of the last minute's requests (when, how many
-tokens) admits a request only when neither cap would be passed over the 60 s that end with it,
-so no 60 s window ever holds more than the caps, whatever the arrival pattern. (A token bucket
+API tiers cap both per minute. A sliding log of the recent requests (when, how many tokens)
+admits a request only when neither cap would be passed over the 60 s plus a margin that end with
+it. The margin (`margin_s`) absorbs what lies between our admission and the server's count: the
+time to hand the request to a connection and the network, and clock skew. Two requests that
+would together pass a cap are thus always more than 60 s + margin apart, so no 60 s window the
+server may place, closed at both ends, holds more than the caps. (A token bucket
 such as aiolimiter's lets a full bucket burst past a cap within one window, handles one quantity
 only, and cannot take back tokens once a reply says fewer were used; hence our own.)
 
 Tokens are counted as providers count them when they admit a request: an estimate of the
-prompt plus the whole max_tokens. Once the reply's usage is known the entry is corrected
-(`settle`), which frees what the reply did not use.
+prompt plus the whole max_tokens. Once the reply's usage is known the entry is raised to it if
+larger (`settle`) but never lowered: a server that counts its estimate on arrival does not give
+back what the reply left unused, so freeing it would let the next minute's requests past its cap.
 """
 
 import logging
@@ -23,6 +27,8 @@ logger = logging.getLogger(__name__)
 
 WINDOW_S = 60.0
 """The span both limits count over."""
+DEFAULT_MARGIN_S = 1.0
+"""Added to WINDOW_S on our side: send delay and clock skew between client and server."""
 _POLL_S = 0.5
 """Longest wait before a waiting request looks again: a settled reply may have freed tokens."""
 _MIN_WAIT_S = 0.001
@@ -60,9 +66,12 @@ class RateLimiter:
         requests_per_minute: int | None = None,
         tokens_per_minute: int | None = None,
         clock: Clock = REAL_CLOCK,
+        margin_s: float = DEFAULT_MARGIN_S,
     ) -> None:
         self.requests_per_minute = requests_per_minute
         self.tokens_per_minute = tokens_per_minute
+        self.span_s = WINDOW_S + margin_s
+        """How long an entry counts: a minute plus the margin."""
         self._clock = clock
         self._log: deque[Ticket] = deque()
         self._tokens = 0
@@ -89,7 +98,9 @@ class RateLimiter:
             await self._clock.sleep(min(max(wait_s, _MIN_WAIT_S), _POLL_S))
 
     def settle(self, ticket: Ticket, tokens: int) -> None:
-        """Correct an admitted request's tokens to what the reply says it used."""
+        """Raise an admitted request's tokens to what the reply says it used, if that is more."""
+        if tokens <= ticket.tokens:
+            return
         if ticket.is_live:
             self._tokens += tokens - ticket.tokens
         ticket.tokens = tokens
@@ -97,8 +108,9 @@ class RateLimiter:
     def _wait_s(self, now: float, tokens: int) -> float:
         """0 when the request fits now, else how long until enough of the log expires."""
         log = self._log
-        horizon = now - WINDOW_S
-        while log and log[0].at <= horizon:
+        horizon = now - self.span_s
+        # Strictly older: an entry exactly one span old still shares a closed window with now.
+        while log and log[0].at < horizon:
             expired = log.popleft()
             expired.is_live = False
             self._tokens -= expired.tokens
@@ -106,13 +118,13 @@ class RateLimiter:
         rpm = self.requests_per_minute
         if rpm is not None and len(log) >= rpm:
             # The entry whose expiry leaves rpm - 1 others in the window.
-            wait_s = log[len(log) - rpm].at - horizon
+            wait_s = max(log[len(log) - rpm].at - horizon, _MIN_WAIT_S)
         tpm = self.tokens_per_minute
         if tpm is not None and self._tokens + tokens > tpm:
             excess = self._tokens + tokens - tpm
             for ticket in log:
                 excess -= ticket.tokens
                 if excess <= 0:
-                    wait_s = max(wait_s, ticket.at - horizon)
+                    wait_s = max(wait_s, ticket.at - horizon, _MIN_WAIT_S)
                     break
         return wait_s

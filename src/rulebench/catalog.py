@@ -15,7 +15,7 @@ from rulebench.engine.store import Store
 from rulebench.engine.task import Task
 from rulebench.engine.task_config import TaskConfig, parse_task_config
 from rulebench.models.base import BackendOptions, ChoiceScorer, Model
-from rulebench.models.registry import DEFAULT_MODEL, create_model, parse_spec
+from rulebench.models.registry import create_model, resolve_spec
 
 
 class TaskEntry(NamedTuple):
@@ -182,8 +182,7 @@ def make_spec(
     Raises:
         ConfigError: an unknown task or model provider, or a value out of range (one line).
     """
-    spec_model = model or DEFAULT_MODEL
-    parse_spec(spec_model)  # a bad spec fails before anything is printed or stored
+    spec_model = resolve_spec(model)  # a bad spec fails before anything is printed or stored
     typed = task_config(task, config).resolved_for(spec_model)
     defaults = typed.generation_defaults()
     temperature = defaults.temperature if settings.temperature is None else settings.temperature

@@ -11,6 +11,7 @@ from rulebench.models.registry import (
     load_backend,
     missing_modules,
     parse_spec,
+    resolve_spec,
 )
 from rulebench.models.scripted import ScriptedModel
 
@@ -73,3 +74,15 @@ def test_a_library_the_backend_imports_late_is_checked_before_building(
 def test_missing_modules_finds_without_importing() -> None:
     assert missing_modules(("json", "rulebench_no_such_module")) == ["rulebench_no_such_module"]
     assert all(PROVIDERS[name].modules == () for name in ("openai", "openai-api", "scripted"))
+
+
+@pytest.mark.parametrize("spec", ["", "  "])
+def test_an_empty_spec_is_an_error_not_the_default_model(spec: str) -> None:
+    for build in (parse_spec, resolve_spec, create_model):
+        with pytest.raises(ConfigError, match=r"the model spec \(-m/--model.*\) is empty"):
+            build(spec)
+
+
+def test_no_spec_at_all_is_the_embedded_default() -> None:
+    assert resolve_spec(None) == DEFAULT_MODEL
+    assert resolve_spec("scripted/echo") == "scripted/echo"

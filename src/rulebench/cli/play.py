@@ -62,7 +62,7 @@ def play(
             scenario,
             save,
             opt.RunOptions(
-                (model,) if model else (),
+                (model,) if model is not None else (),
                 model_arg,
                 opt.join_base_urls(base_url),
                 1,
@@ -91,14 +91,14 @@ async def _session(
     from rulebench.core.messages import GenerateConfig
     from rulebench.engine.task import Session
     from rulebench.models.base import BackendOptions
-    from rulebench.models.registry import DEFAULT_MODEL, create_model
+    from rulebench.models.registry import create_model
     from rulebench.scenarios.play import PlaySession, append_case, replay_command
     from rulebench.scenarios.protocol import Protocol
     from rulebench.scenarios.registry import scenario_class
 
     scenario_type = scenario_class(name)
     backend = create_model(
-        common.model or DEFAULT_MODEL,
+        common.model,  # None: the embedded default; "" is refused
         BackendOptions(args=opt.parse_model_args(common.model_args), base_url=common.base_url),
     )
     protocol = Protocol.model_validate(protocol_fields)

@@ -70,8 +70,26 @@ PROVIDERS: dict[str, Provider] = {
 }
 
 
+def resolve_spec(spec: str | None) -> str:
+    """The spec to run: the embedded default only when none was given (None), never for "".
+
+    An empty `-m ''` (an unset shell variable, say) is a mistake to report, not a request for
+    the default: running the embedded model instead would produce numbers for the wrong model.
+    """
+    if spec is None:
+        return DEFAULT_MODEL
+    parse_spec(spec)
+    return spec
+
+
 def parse_spec(spec: str) -> tuple[str, str]:
     """Split "provider/name" and check the provider exists, suggesting the closest one if not."""
+    if not spec.strip():
+        raise ConfigError(
+            f"the model spec (-m/--model, or model= in the Python API) is empty: give "
+            f"provider/name, e.g. {PROVIDERS['openai'].example}, or leave it out for the "
+            f"embedded default {DEFAULT_MODEL}"
+        )
     provider, sep, name = spec.partition("/")
     if provider not in PROVIDERS:
         close = difflib.get_close_matches(provider, PROVIDERS, n=1)
@@ -133,6 +151,6 @@ def _install_hint(entry: Provider) -> str:
 
 
 def create_model(spec: str | None = None, options: BackendOptions | None = None) -> Model:
-    """Build the model a spec names; the embedded default when `spec` is None."""
-    provider, name = parse_spec(spec or DEFAULT_MODEL)
+    """Build the model a spec names; the embedded default when `spec` is None (not "")."""
+    provider, name = parse_spec(resolve_spec(spec))
     return load_backend(provider)(name, options or BackendOptions())

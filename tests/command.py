@@ -4,7 +4,7 @@ import os
 import subprocess
 import sys
 
-ENTRY = "import sys; from rulebench.cli.app import main; sys.argv[0] = 'rulebench'; main()"
+ENTRY = "import sys; from rulebench.cli.entry import main; sys.argv[0] = 'rulebench'; main()"
 
 
 def rulebench_command(*args: str) -> list[str]:

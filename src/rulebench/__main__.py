@@ -1,5 +1,5 @@
 """`python -m rulebench` is the `rulebench` command."""
 
-from rulebench.cli.app import main
+from rulebench.cli.entry import main
 
 main()

@@ -7,8 +7,6 @@ on: the same one.
 """
 
 import asyncio
-import shlex
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -16,6 +14,7 @@ import typer
 
 from rulebench.cli import options as opt
 from rulebench.cli.console import err, out
+from rulebench.cli.interrupts import same_command
 from rulebench.report.untrusted import escape_markup, safe_text
 
 if TYPE_CHECKING:
@@ -84,17 +83,6 @@ def run_batch_command(planned: "list[PlannedRun]", command: BatchCommand) -> Non
     if failed:
         _say_incomplete(failed, len(result.rows), command.store)
         raise typer.Exit(1)
-
-
-def same_command() -> str:
-    """The command line this process was started with, as a person would type it again.
-
-    A URL's user:password is shown as ***: a secret is never printed (type it again there).
-    """
-    from rulebench.models.openai_endpoint import redact_url_credentials
-
-    args = (redact_url_credentials(arg) if "://" in arg else arg for arg in sys.argv[1:])
-    return shlex.join(["rulebench", *args])
 
 
 class _Watcher:

@@ -110,3 +110,19 @@ def say_interrupted(interrupts: Interrupts, what_is_kept: str, resume: str | Non
     how = f"{interrupts.how} twice:" if interrupts.count > 1 else f"{interrupts.how}."
     line = f"{how} {what_is_kept}" + (f" Resume with: {resume}" if resume else "")
     err.print(safe_text(line), style="yellow", highlight=False, soft_wrap=True)
+
+
+def same_command(flag: str | None = None) -> str:
+    """The command line this process was started with, as a person would type it again.
+
+    `flag` is added when the line lacks it (`--resume` for a folder-based run). A URL's
+    user:password is shown as ***: a secret is never printed (type it again there).
+    """
+    import shlex
+    import sys
+
+    from rulebench.models.openai_endpoint import redact_url_credentials
+
+    args = [redact_url_credentials(arg) if "://" in arg else arg for arg in sys.argv[1:]]
+    added = [flag] if flag is not None and flag not in args else []
+    return shlex.join(["rulebench", *args, *added])

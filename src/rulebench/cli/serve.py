@@ -59,6 +59,7 @@ def serve(
     store's cache is read, never written) and saves cases to --save-dir for `rulebench run
     scenarios -s FILE`.
     """
+    from rulebench.cli.interrupts import stopped_by_signal
     from rulebench.engine.store import Store, default_store_path
     from rulebench.models.registry import DEFAULT_MODEL
     from rulebench.scenarios.upstream.text import resolve_wording
@@ -99,7 +100,11 @@ def serve(
             f"http://{shown}:{port}/play (saves to {save_dir}); Ctrl+C stops"
         )
     )
-    run_server(config)
+    # uvicorn shuts down on the signal, raises it again and swallows the KeyboardInterrupt.
+    with stopped_by_signal(lambda: "The server stopped.", lambda: None) as interrupts:
+        run_server(config)
+        if interrupts.signal_name is not None:
+            raise KeyboardInterrupt
 
 
 def register(app: typer.Typer) -> None:

@@ -7,8 +7,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
-from rulebench.cli.console import err
-
 if TYPE_CHECKING:
     from rulebench.engine.runner import ProgressReporter
     from rulebench.engine.store import Store
@@ -26,7 +24,7 @@ def run_study_command(
 
     Every run of a study is an ordinary cached run, so the same command resumes it.
     """
-    from rulebench.cli.interrupts import Interrupts
+    from rulebench.cli.interrupts import Interrupts, same_command, say_interrupted
     from rulebench.cli.progress import RichProgress
     from rulebench.engine.store import Store
 
@@ -38,8 +36,8 @@ def run_study_command(
         try:
             return asyncio.run(interrupts.run(study(db, reporter)))
         except (KeyboardInterrupt, asyncio.CancelledError):
-            err.print(
-                "[yellow]Interrupted.[/yellow] Finished items are stored and cached: the same "
-                "command goes on where it stopped."
+            kept = (
+                "Finished items are stored and cached: the same command goes on where it stopped."
             )
+            say_interrupted(interrupts, kept, same_command())
             raise typer.Exit(interrupts.exit_code) from None

@@ -10,6 +10,7 @@ import typer
 from rulebench.cli import options as opt
 from rulebench.cli.console import err, out
 from rulebench.cli.progress import StepBar
+from rulebench.cli.train_signals import data_stopped_by_signal, irft_stopped_by_signal
 from rulebench.cli.train_star import star
 
 if TYPE_CHECKING:
@@ -143,7 +144,8 @@ def _stringgame_data(
     config = validate_into(DataConfig, values, "train data")
     claim_folder(output, overwrite)  # refused before the bar is drawn
     splits = 2 if config.heldout_fraction > 0 else 1
-    with _bar("building examples", config.size + splits * config.test_size) as advance:
+    total = config.size + splits * config.test_size
+    with data_stopped_by_signal(output), _bar("building examples", total) as advance:
         manifest = write_dataset(config, output, on_example=lambda _: advance())
     if json_output:
         out.print_json(data={"folder": str(output), **manifest.model_dump(mode="json")})
@@ -172,7 +174,7 @@ def _in_domain_data(
     config = validate_into(InDomainConfig, values, "train data --in-domain")
     check_sources(config)  # a missing dataset folder is refused before the bar is drawn
     claim_folder(output, overwrite)
-    with _bar("building in-domain examples", None) as advance:
+    with data_stopped_by_signal(output), _bar("building in-domain examples", None) as advance:
         manifest = write_in_domain(config, output, on_example=lambda _: advance())
     if json_output:
         out.print_json(data={"folder": str(output), **manifest.model_dump(mode="json")})
@@ -276,7 +278,7 @@ def irft(
     config = validate_into(IrftConfig, values, "train irft")
     _print_settings(config)
     progress = _TrainingBar()
-    with progress:
+    with irft_stopped_by_signal(config.output), progress:
         result = run_irft(config, resume=resume, store=store, progress=progress)
     if json_output:
         out.print_json(result.model_dump_json())

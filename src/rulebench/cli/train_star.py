@@ -136,13 +136,11 @@ def _build(plan: "StarPlan", store_path: Path | None, quiet: bool) -> "StarResul
 
 
 def _report_interrupt(interrupts: "Interrupts", run_id: str | None) -> None:
-    how = "Interrupted" if interrupts.signal_name != "SIGTERM" else "Terminated (SIGTERM)"
+    from rulebench.cli.interrupts import same_command, say_interrupted
+
     where = f" (run {run_id})" if run_id else ""
-    err.print(
-        f"[yellow]{how}.[/yellow] Finished replies are stored{_markup(where)}: run the same "
-        "command again to go on where it stopped.",
-        highlight=False,
-    )
+    kept = f"Finished replies are stored{where}: the same command goes on where it stopped."
+    say_interrupted(interrupts, kept, same_command())
 
 
 def _print_result(result: "StarResult") -> None:

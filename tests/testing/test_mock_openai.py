@@ -147,6 +147,17 @@ async def test_surrogate_fault_ends_the_content_with_a_lone_surrogate_escape(
         content.encode("utf-8")
 
 
+async def test_badutf8_fault_sends_invalid_utf8_in_a_body_that_differs_every_time(
+    client: aiohttp.ClientSession,
+) -> None:
+    async with MockOpenAIServer() as server:
+        bodies = [(await post(client, server.url, "hi [[fault:badutf8]]"))[2] for _ in range(2)]
+    assert b"\xff\xfe" in bodies[0] and bodies[0] != bodies[1]
+    with pytest.raises(UnicodeDecodeError):
+        bodies[0].decode("utf-8")
+    assert bodies[0].replace(b"\xff\xfe", b"").decode().startswith('{"id": "chatcmpl-')
+
+
 @pytest.mark.parametrize(("kind", "declared"), [("huge", True), ("hugestream", False)])
 async def test_huge_faults_send_megabytes_with_or_without_a_length(
     client: aiohttp.ClientSession, kind: str, declared: bool

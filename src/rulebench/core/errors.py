@@ -14,7 +14,17 @@ class DataError(RulebenchError):
 
 
 class ModelError(RulebenchError):
-    """A model call failed for good (bad request, refused credentials, retries used up)."""
+    """A model call failed for good (bad request, refused credentials, retries used up).
+
+    Attributes:
+        kind: what failed, without the parts that vary from call to call (the reply body,
+            the prompt): "malformed reply", "400 Bad Request". Two failures of one kind are
+            the same failure, which is how a run tells a broken server from bad luck.
+    """
+
+    def __init__(self, message: str, kind: str | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 class TransientModelError(ModelError):

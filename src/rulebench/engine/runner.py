@@ -141,19 +141,23 @@ class _Invocation:
     cache_hits: int = 0
     consecutive_errors: int = 0
     first_error: str | None = None
-    """The error every item so far ended in, while no item has succeeded; else None."""
+    """The kind of failure every item so far ended in, while no item has succeeded; else None."""
     same_first_errors: int = 0
 
-    def count(self, result: ItemResult) -> None:
-        """Account for one finished item, raising TooManyErrors when the model is clearly down."""
+    def count(self, result: ItemResult, kind: str | None) -> None:
+        """Account for one finished item, raising TooManyErrors when the model is clearly down.
+
+        `kind` is the failure's kind (`failure_kind`), None for a success: error texts may
+        quote the reply, which differs from item to item even when the server is plainly broken.
+        """
         failed = result.error is not None
         self.completed += 1
         self.errors += failed
         self.cache_hits += result.cache_hits
         self.consecutive_errors = self.consecutive_errors + 1 if failed else 0
         if self.completed == 1 and failed:
-            self.first_error = result.error
-        if self.first_error is not None and result.error == self.first_error:
+            self.first_error = kind
+        if self.first_error is not None and kind == self.first_error:
             self.same_first_errors += 1
         else:
             self.first_error = None
@@ -265,10 +269,10 @@ class Runner:
     async def _work(self, state: _Invocation, queue: Iterator[Item]) -> None:
         for item in queue:
             session = Session(state.model, state.spec.generate, state.cache, item.id, item.repeat)
-            result = await run_item(state.task, item, session)
+            result, kind = await solve_item(state.task, item, session)
             state.writer.put_result(state.run_id, result)
             self.progress.advance(result.error is not None)
-            state.count(result)
+            state.count(result, kind)
 
     def _notes(self, run_id: str, model: Model, reason: str) -> dict[str, JsonValue]:
         notes: dict[str, JsonValue] = {"model_identity": model.info.identity}
@@ -288,18 +292,38 @@ class Runner:
 
 async def run_item(task: Task, item: Item, session: Session) -> ItemResult:
     """Solve one item; a failure becomes the item's recorded error, never a wrong answer."""
+    result, _ = await solve_item(task, item, session)
+    return result
+
+
+async def solve_item(task: Task, item: Item, session: Session) -> tuple[ItemResult, str | None]:
+    """Solve one item, returning its result and, if it failed, the kind of failure."""
     try:
         outcome = await task.solve(item, session)
     except ModelError as exc:
-        return session.result(item, None, str(exc))
+        error = str(exc)
+        return session.result(item, None, error), failure_kind(exc, error)
     except RulebenchError as exc:
-        return session.result(item, None, f"{type(exc).__name__}: {exc}")
+        error = f"{type(exc).__name__}: {exc}"
+        return session.result(item, None, error), failure_kind(exc, error)
     except Exception as exc:
         logger.warning("item %s: unexpected %s", item.id, type(exc).__name__, exc_info=True)
-        return session.result(item, None, f"internal error: {type(exc).__name__}: {exc}")
+        error = f"internal error: {type(exc).__name__}: {exc}"
+        return session.result(item, None, error), failure_kind(exc, error)
     if session.system_merged:
         _warn_system_merge_once(session.model)
-    return session.result(item, outcome, None)
+    return session.result(item, outcome, None), None
+
+
+def failure_kind(exc: BaseException, error: str) -> str:
+    """A failure's stable classification: exception class plus the backend's kind, if it gave one.
+
+    Without a kind the recorded error text stands for itself, as two texts that differ may be
+    two different failures.
+    """
+    if isinstance(exc, ModelError) and exc.kind is not None:
+        return f"{type(exc).__name__}: {exc.kind}"
+    return error
 
 
 _warned_merge: set[str] = set()

@@ -208,7 +208,8 @@ class OpenAIModel:
             detail = f"; the server said: {exc.detail}" if exc.detail else ""
             raise ModelError(
                 f"{self._label}: {exc.cause} after {attempts} attempt"
-                f"{'s' if attempts > 1 else ''} ({tried[-1].shown_url}){detail}"
+                f"{'s' if attempts > 1 else ''} ({tried[-1].shown_url}){detail}",
+                kind=exc.cause,
             ) from None
 
     def _wait(self, state: RetryCallState) -> float:
@@ -254,7 +255,7 @@ class OpenAIModel:
                 pool.failed(replica, cleaned.cause, retry_after_s)
             raise cleaned from None
         except ModelError as exc:
-            raise ModelError(self._clean(str(exc))) from None
+            raise ModelError(self._clean(str(exc)), kind=exc.kind) from None
         finally:
             if pool is not None:
                 pool.release(replica)
@@ -282,11 +283,14 @@ class OpenAIModel:
             except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as exc:
                 raise AttemptFailed(f"connection error: {describe_connection_error(exc)}") from None
             except aiohttp.ClientError as exc:
-                raise ModelError(f"{self._label}: {exc} ({replica.shown_url})") from None
+                raise ModelError(
+                    f"{self._label}: {exc} ({replica.shown_url})", kind=type(exc).__name__
+                ) from None
         if is_cut:  # not retried: the same request would get the same reply
             raise ModelError(
                 f"{self._label}: reply body larger than max_reply_bytes ({limit:,} bytes) "
-                f"({replica.shown_url}); raise the limit with -M max_reply_bytes=<bytes>"
+                f"({replica.shown_url}); raise the limit with -M max_reply_bytes=<bytes>",
+                kind="reply larger than max_reply_bytes",
             )
         reply = parse_reply(raw, self._config.max_reply_chars, self._secrets, self._format.api)
         used = reply.prompt_tokens + reply.completion_tokens
@@ -302,7 +306,7 @@ class OpenAIModel:
         detail = server_message(raw)
         if status in (408, 429) or status >= 500:
             return AttemptFailed(cause, detail, parse_retry_after(response.headers))
-        return ModelError(f"{self._label}: {cause} ({replica.shown_url}): {detail}")
+        return ModelError(f"{self._label}: {cause} ({replica.shown_url}): {detail}", kind=cause)
 
     def _clean(self, text: str) -> str:
         return clean_server_text(text, self._secrets)

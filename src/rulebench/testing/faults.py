@@ -26,6 +26,7 @@ FaultKind = Literal[
     "drop",
     "nochoices",
     "surrogate",
+    "badutf8",
     "huge",
     "hugestream",
 ]

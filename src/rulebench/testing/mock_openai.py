@@ -28,6 +28,8 @@ KIND is one of:
     nochoices      status 200 with valid JSON but no "choices"
     surrogate      the normal reply whose content ends with the JSON escape \ud83d: valid JSON
                    that decodes to a lone surrogate (a token limit cutting an emoji in half)
+    badutf8        the normal reply with a fresh id (a body that differs every time) and the
+                   bytes 0xFF 0xFE, invalid UTF-8, in its content
     huge           the normal reply plus `huge_bytes` (default 3 MiB) of text, Content-Length set
     hugestream     the same body sent chunked, without a Content-Length
 
@@ -52,6 +54,7 @@ import signal
 import socket
 import threading
 import time
+import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -80,6 +83,8 @@ _STATUS_FAULTS = {
     "400": 400,
     "404": 404,
 }
+_BAD_UTF8_MARK = "<<invalid-utf8>>"
+"""Written into a reply's text as JSON, then swapped for bytes no UTF-8 decoder accepts."""
 
 
 class MockServerConfig(BaseModel):
@@ -288,6 +293,13 @@ class MockOpenAIServer:
         if fault == "surrogate":
             # json.dumps writes a lone surrogate as the ASCII escape \ud83d.
             return self._reply(body, suffix="\ud83d")
+        if fault == "badutf8":
+            # A fresh id each time, as real servers give: the body differs from its start.
+            raw = self._reply_bytes(body, suffix=_BAD_UTF8_MARK).replace(
+                b'"chatcmpl-mock"', f'"chatcmpl-{uuid.uuid4().hex[:12]}"'.encode(), 1
+            )
+            body_bytes = raw.replace(_BAD_UTF8_MARK.encode(), b"\xff\xfe")
+            return web.Response(body=body_bytes, content_type="application/json")
         if fault in ("huge", "hugestream"):
             padding = " " + "x" * self.config.huge_bytes
             if fault == "huge":

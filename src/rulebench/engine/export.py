@@ -11,6 +11,7 @@ from pydantic import JsonValue
 
 from rulebench.core.errors import StoreError
 from rulebench.core.items import ItemResult
+from rulebench.core.text import escape_controls
 from rulebench.engine.records import RESULT_COLUMNS, RunRecord, result_to_row
 
 if TYPE_CHECKING:
@@ -28,11 +29,15 @@ _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def write_jsonl(run_id: str, results: Iterable[ItemResult], out: TextIO) -> int:
-    """One JSON object per result: the run id plus the full result. Returns the count."""
+    r"""One JSON object per result: the run id plus the full result. Returns the count.
+
+    Lossless, yet `cat` shows no control: JSON escapes C0 controls itself, and DEL, C1 and
+    bidi controls are written as `\uXXXX` too, which decodes to the same text.
+    """
     count = 0
     for result in results:
         row = {"run_id": run_id, **result.model_dump(mode="json")}
-        out.write(json.dumps(row, ensure_ascii=False) + "\n")
+        out.write(escape_controls(json.dumps(row, ensure_ascii=False), is_json=True) + "\n")
         count += 1
     return count
 
@@ -60,18 +65,30 @@ def flat_row(run_id: str, result: ItemResult) -> dict[str, JsonValue]:
     }
 
 
-def write_csv(run_id: str, results: Iterable[ItemResult], out: TextIO) -> int:
-    """One flat row per result; messages, details, metadata, warnings as JSON text.
+def csv_cell(column: str, value: object) -> object:
+    r"""A stored value as a CSV cell: controls and bidi overrides escaped, formulas guarded.
 
-    Text cells that a spreadsheet would read as a formula are prefixed with `'`. Returns the
-    count.
+    `cat results.csv` must not run the ESC sequences a reply or error held; a JSON cell keeps
+    its escapes JSON (`\u007f`), so it still parses to the stored value.
+    """
+    if isinstance(value, str):
+        value = escape_controls(value, is_json=column in _NESTED)
+    return guard_formula(value)
+
+
+def write_csv(run_id: str, results: Iterable[ItemResult], out: TextIO) -> int:
+    r"""One flat row per result; messages, details, metadata, warnings as JSON text.
+
+    Control and bidi-control characters (not newline and tab) are written as escapes, e.g.
+    ESC as `\x1b`; text cells that a spreadsheet would read as a formula are prefixed with
+    `'`. JSONL is the lossless export. Returns the count.
     """
     writer = csv.writer(out)
     writer.writerow(FLAT_COLUMNS)
     count = 0
     for result in results:
         stored = dict(zip(RESULT_COLUMNS, result_to_row(run_id, result), strict=True))
-        writer.writerow([guard_formula(stored[column]) for column in FLAT_COLUMNS])
+        writer.writerow([csv_cell(column, stored[column]) for column in FLAT_COLUMNS])
         count += 1
     return count
 

@@ -1,32 +1,18 @@
 """Text from outside (model replies, server errors, specs, paths, data files) made safe to show.
 
 Such text may hold terminal control sequences (clear screen, window title, OSC 52 clipboard
-writes) and rich markup ("[/x]" raises MarkupError; "[link=...]" makes a link). Everything
+writes), bidirectional overrides that make it read differently from what it holds (U+202E),
+and rich markup ("[/x]" raises MarkupError; "[link=...]" makes a link). Everything
 that shows outside text in a terminal goes through these functions; Markdown has its own
 escaping in `report.markdown`. Stored data is never changed: escaping happens at display.
 """
 
-import re
-
 from rich.markup import escape
 from rich.text import Text
 
-# C0 controls except tab and newline, DEL, and C1 controls (U+0080-U+009F: a terminal may read
-# U+009B as CSI, so these are as dangerous as ESC itself).
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+from rulebench.core.text import escape_controls
 
-
-def _visible(match: re.Match[str]) -> str:
-    return f"\\x{ord(match.group()):02x}"
-
-
-def escape_controls(text: str) -> str:
-    r"""Show every control character but newline and tab as its escape, e.g. ESC as `\x1b`.
-
-    The escape is four printable characters, so a reader still sees that a reply held a
-    control sequence, but no terminal acts on it.
-    """
-    return _CONTROLS.sub(_visible, text)
+__all__ = ["escape_controls", "escape_markup", "escape_plot_label", "safe_text"]
 
 
 def escape_markup(text: object) -> str:

@@ -1,5 +1,8 @@
 """`train irft`: option checks (fast) and tiny tuning runs on the embedded model (slow)."""
 
+import hashlib
+import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -8,7 +11,7 @@ import pytest
 from rulebench.core.errors import ConfigError, DataError
 from rulebench.core.validation import validate_into
 from rulebench.engine.store import Store
-from rulebench.train.irft import RUN_FILE, IrftResult, run_irft
+from rulebench.train.irft import RUN_FILE, IrftResult, read_run_file, run_irft
 from rulebench.train.irft_config import DEFAULT_MAX_STEPS, IrftConfig, check_model_spec
 
 from tests.command import assert_one_line_error, rulebench
@@ -152,25 +155,105 @@ def test_a_finished_run_is_not_overwritten(
         run_irft(config.model_copy(update={"rank": 8}), resume=True)
 
 
+def snapshot(folder: Path) -> dict[str, tuple[str, int]]:
+    """Every file under `folder`: its content hash and modification time."""
+    return {
+        str(path.relative_to(folder)): (
+            hashlib.sha256(path.read_bytes()).hexdigest(),
+            path.stat().st_mtime_ns,
+        )
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+
+
 @pytest.mark.slow
-def test_an_interrupted_run_resumes_from_its_checkpoint(
-    model_cache: Path, tiny_data: Path, tmp_path: Path
+def test_a_finished_run_resumed_changes_nothing(
+    tiny_run: tuple[IrftResult, IrftConfig, Path],
 ) -> None:
-    config = tiny_config(tiny_data, tmp_path / "out", max_steps=4, save_steps=2, eval_size=0)
+    result, config, store_path = tiny_run
+    with Store(store_path) as db:
+        row = db.get_run(result.run_id)
+    files = snapshot(config.output)
+    for _ in range(2):  # each extra resume used to train one more step and rewrite the run
+        again = run_irft(config, resume=True, progress=Recorder())
+        assert again.finished_earlier and again.steps == 3
+        assert again.model_dump(exclude={"finished_earlier"}) == result.model_dump(
+            exclude={"finished_earlier"}
+        )
+    assert snapshot(config.output) == files
+    with Store(store_path) as db:
+        assert db.get_run(result.run_id) == row
+    assert not any(config.output.glob("checkpoints/checkpoint-4"))
+
+
+@pytest.mark.slow
+@pytest.mark.subprocess
+def test_the_cli_says_a_finished_run_is_finished(
+    tiny_run: tuple[IrftResult, IrftConfig, Path], tiny_data: Path
+) -> None:
+    result, config, store_path = tiny_run
+    files = snapshot(config.output)
+    options = ["--max-steps", "3", "--batch-size", "2", "--eval-size", "2", "--save-steps", "2"]
+    done = rulebench(
+        *["train", "irft", "--data", str(tiny_data), "-o", str(config.output), *options],
+        *["--max-length", "448", "--store", str(store_path), "--resume", "--json"],
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"run {result.run_id} in {config.output} finished earlier (3 steps)" in done.stderr
+    assert json.loads(done.stdout)["train_tokens"] == result.train_tokens
+    assert snapshot(config.output) == files
+
+
+@pytest.mark.slow
+def test_an_interrupted_run_counts_every_invocation_and_finishes_once(
+    tiny_run: tuple[IrftResult, IrftConfig, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Stopped at step 3 (checkpoint 2 kept), then a resume whose adapter rename dies, then one
+    that finishes from the final checkpoint without training: the totals are tiny_run's."""
+    uninterrupted, tiny, _ = tiny_run
+    config = tiny.model_copy(update={"output": tmp_path / "out", "merge": False})
     store = tmp_path / "store.sqlite"
     with pytest.raises(KeyboardInterrupt):
         run_irft(config, store=store, progress=Recorder(stop_at=3))
     assert (config.output / "checkpoints" / "checkpoint-2").is_dir()
     with Store(store) as db:
         [run] = db.list_runs()
-        assert run.status == "interrupted"
+        assert run.status == "interrupted" and run.notes["train_tokens"] > 0
+    real_rename = os.rename
+
+    def adapter_rename_dies(source: str | Path, target: str | Path) -> None:
+        if Path(target).name == "adapter":
+            raise OSError("killed before the adapter was in place")
+        real_rename(source, target)
+
+    monkeypatch.setattr(os, "rename", adapter_rename_dies)
     recorder = Recorder()
-    result = run_irft(config, resume=True, progress=recorder)
-    assert recorder.begun == [(4, 2)] and result.steps == 4
-    assert [step for step, _ in result.loss_curve] == [1, 2, 3, 4]
-    assert (tmp_path / "out" / RUN_FILE).is_file()
+    with pytest.raises(OSError, match="killed before"):
+        run_irft(config, resume=True, progress=recorder)
+    monkeypatch.undo()
+    assert recorder.begun == [(3, 2)]
+    assert not (config.output / "adapter").exists()
+    assert "notes" not in read_run_file(config.output)  # the previous state, readable
+    assert any(config.output.glob("adapter.tmp-*"))
+    finishing = Recorder()
+    result = run_irft(config, resume=True, progress=finishing)
+    assert finishing.begun == []  # trained to the end already: nothing trained again
+    assert not any(config.output.glob("adapter.tmp-*"))
+    assert not (config.output / "checkpoints" / "checkpoint-4").exists()
+    assert result.steps == 3 and [step for step, _ in result.loss_curve] == [1, 2, 3]
+    how = [(i.ended_as, i.from_step, i.to_step) for i in result.invocations]
+    assert how == [("interrupted", 0, 2), ("failed", 2, 3), ("completed", 3, 3)]
+    assert result.train_tokens == sum(i.train_tokens for i in result.invocations)
+    assert result.train_tokens == uninterrupted.train_tokens
+    assert result.wall_s == pytest.approx(sum(i.wall_s for i in result.invocations), abs=0.02)
+    assert result.eval_loss_before == pytest.approx(uninterrupted.eval_loss_before, abs=1e-3)
     with Store(store) as db:
-        assert db.get_run(run.id).status == "completed"
+        stored = db.get_run(run.id)
+    assert stored.status == "completed" and stored.notes["train_tokens"] == result.train_tokens
+    assert len(stored.notes["invocations"]) == 3  # type: ignore[arg-type]
 
 
 def test_precision_follows_the_option_and_auto_needs_hardware() -> None:

@@ -280,6 +280,15 @@ def irft(
     progress = _TrainingBar()
     with irft_stopped_by_signal(config.output), progress:
         result = run_irft(config, resume=resume, store=store, progress=progress)
+    if result.finished_earlier:
+        from rulebench.report.untrusted import safe_text
+
+        err.print(
+            safe_text(
+                f"run {result.run_id} in {config.output} finished earlier ({result.steps} "
+                "steps): nothing to resume, nothing written"
+            )
+        )
     if json_output:
         out.print_json(result.model_dump_json())
         return
@@ -317,7 +326,8 @@ def _print_result(result: "IrftResult") -> None:
     )
     lines = [
         f"run {result.run_id}: {result.steps} steps, {result.train_tokens:,} tokens in "
-        f"{result.wall_s:,.0f} s ({result.tokens_per_s:,.1f} tokens/s)",
+        f"{result.wall_s:,.0f} s ({result.tokens_per_s:,.1f} tokens/s)"
+        + (f" in {len(result.invocations)} invocations" if len(result.invocations) > 1 else ""),
         f"eval loss (test examples): {before} -> {after}",
         f"adapter: {result.adapter}",
     ]

@@ -2,22 +2,24 @@
 
 An output folder holds one run:
 
-    irft-run.json     the run id, the config and the store it is recorded in (for --resume)
+    irft-run.json     the run id, the config, the store it is recorded in (for --resume), each
+                      invocation (process) that trained it and, once finished, its notes
     checkpoints/      the trainer's periodic checkpoints (the last two are kept)
     adapter/          the final LoRA adapter and tokenizer (peft's format)
     merged/           with merge: base weights plus adapter, a plain transformers folder
 
 The run is also a row of the results store (task "irft"): its config, the data hash and base
 model identity, and in its notes the loss curve, eval loss before and after, wall time and
-tokens per second.
+tokens per second over every invocation. The adapter and merged folders and the run file are
+replaced whole (`atomic_write`); the run file's notes are written after them and before the
+store row, so a run whose run file has notes is finished, and resuming it changes nothing.
 """
 
 import json
 import os
-import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, JsonValue
 
@@ -26,19 +28,35 @@ from rulebench.core.run_kinds import TRAINING_TASK
 from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store, default_store_path
 from rulebench.models.hf_loading import pick_device, transformers_weights
+from rulebench.train.atomic_write import remove_stale, replace_folder, staging
 from rulebench.train.data import read_manifest
 from rulebench.train.irft_config import TRAINING_FIELDS, IrftConfig, check_model_spec
+from rulebench.train.irft_record import (
+    RUN_FILE,
+    Checkpoint,
+    Invocation,
+    InvocationLog,
+    close_dead,
+    incomplete_checkpoints,
+    invocations,
+    last_checkpoint,
+    read_run_file,
+    totals,
+    update_run_file,
+    write_run_file,
+)
 from rulebench.train.stopping import train_until_stopped
 from rulebench.train.trainer import (
     TrainingProgress,
     build_trainer,
     loss_curve,
     progress_callback,
+    restore_checkpoint,
     use_bf16,
 )
 
 TASK = TRAINING_TASK
-RUN_FILE = "irft-run.json"
+__all__ = ["RUN_FILE", "IrftResult", "read_run_file", "run_irft"]
 
 
 class IrftResult(BaseModel):
@@ -51,14 +69,18 @@ class IrftResult(BaseModel):
     merged: Path | None
     steps: int
     train_tokens: int
-    """Non-padding tokens the trainer saw in this invocation."""
+    """Non-padding tokens of the run's steps, summed over its invocations."""
     wall_s: float
-    """Training time of this invocation (evaluation and saving excluded)."""
+    """Training time summed over the invocations (evaluation and saving excluded)."""
     tokens_per_s: float
     eval_loss_before: float | None
     eval_loss_after: float | None
     loss_curve: list[list[float]]
     """[step, training loss] pairs, earlier invocations of a resumed run included."""
+    invocations: list[Invocation] = []
+    """Each process that trained the run, in order (none for a rank other than 0)."""
+    finished_earlier: bool = False
+    """--resume found the run finished: nothing was trained or written (not stored)."""
 
 
 class _Quiet:
@@ -77,11 +99,25 @@ class _Job:
     base_folder: Path
     device: str
     bf16: bool
-    resume: bool
+    start: Checkpoint | None
+    """The checkpoint to go on from (None: a new run)."""
     eval_loss_before: float | None
     """Measured by the invocation that started the run (a resume does not measure it again)."""
-    main: bool = True
-    """The process that writes the run file and merged weights (rank 0 of several)."""
+    log: InvocationLog | None = None
+    """This invocation in the run file; None on ranks other than 0, which record nothing."""
+
+
+@dataclass(frozen=True)
+class _Trained:
+    """What `_train` leaves: the adapter (and merged weights) staged beside their places."""
+
+    steps: int
+    tokens_seen: int
+    eval_loss_before: float | None
+    eval_loss_after: float | None
+    loss_curve: list[list[float]]
+    adapter: Path
+    merged: Path | None
 
 
 def process_rank() -> int:
@@ -97,8 +133,19 @@ def _train_as_worker(config: IrftConfig, resume: bool) -> IrftResult:
     """
     base_folder, _ = transformers_weights(config.model_name)
     device = pick_device(config.device)
-    job = _Job("", base_folder, device, use_bf16(config.precision, device), resume, None, False)
-    return _train(config, job, _Quiet())
+    start = last_checkpoint(config.output / "checkpoints") if resume else None
+    job = _Job("", base_folder, device, use_bf16(config.precision, device), start, None)
+    trained = _train(config, job, _Quiet())
+    return IrftResult(
+        run_id="",
+        adapter=config.output / "adapter",
+        merged=trained.merged,
+        steps=trained.steps,
+        **{"train_tokens": 0, "wall_s": 0.0, "tokens_per_s": 0.0},
+        eval_loss_before=trained.eval_loss_before,
+        eval_loss_after=trained.eval_loss_after,
+        loss_curve=trained.loss_curve,
+    )
 
 
 def run_irft(
@@ -108,6 +155,9 @@ def run_irft(
     progress: TrainingProgress | None = None,
 ) -> IrftResult:
     """Tune, save the adapter (and merged weights), and record the run in the store.
+
+    Resuming a finished run trains and writes nothing: its stored result comes back, with
+    `finished_earlier` set.
 
     Raises:
         ConfigError: a model that cannot be tuned, an output folder that holds something else,
@@ -121,24 +171,83 @@ def run_irft(
     base_folder, identity = transformers_weights(config.model_name)
     check_layers(config, base_folder)
     stored, store = _claim_output(config, resume, store, manifest.data_hash)
+    if stored is not None and "notes" in stored:
+        return _finished(stored, store)
     device = pick_device(config.device)
     bf16 = use_bf16(config.precision, device)
+    hardware: dict[str, JsonValue] = {"device": device, "precision": "bf16" if bf16 else "fp32"}
     with Store(store) as db:
         meta: dict[str, JsonValue] = {"data_hash": manifest.data_hash, "base_model": identity}
-        record, before = _open_record(db, config, stored, meta)
-        job = _Job(record.id, base_folder, device, bf16, resume, before)
+        record, before, start, log = _open_record(db, config, stored, meta)
+        job = _Job(record.id, base_folder, device, bf16, start, before, log)
         try:
-            result = _train(config, job, progress or _Quiet())
+            return _commit(db, config, job, _train(config, job, progress or _Quiet()), hardware)
         except KeyboardInterrupt:
-            db.finish_run(record.id, "interrupted", {})
+            _end(db, job, "interrupted", {})
             raise
         except Exception as exc:
-            db.finish_run(record.id, "failed", {"reason": str(exc)})
+            _end(db, job, "failed", {"reason": str(exc)})
             raise
-        notes = result.model_dump(mode="json", exclude={"run_id"})
-        hardware = {"device": device, "precision": "bf16" if bf16 else "fp32"}
-        db.finish_run(record.id, "completed", notes | hardware)
+
+
+def _end(
+    db: Store, job: _Job, status: Literal["interrupted", "failed"], notes: dict[str, JsonValue]
+) -> None:
+    """Record an invocation that ended before the run finished (its kept steps stay counted)."""
+    assert job.log is not None  # rank 0 always has one
+    job.log.end(status)
+    job.log.write()
+    listed = job.log.listed()
+    counts: dict[str, JsonValue] = {
+        **totals(listed),
+        "invocations": [entry.model_dump(mode="json") for entry in listed],
+    }
+    db.finish_run(job.run_id, status, notes | counts)
+
+
+def _commit(
+    db: Store, config: IrftConfig, job: _Job, trained: _Trained, hardware: dict[str, JsonValue]
+) -> IrftResult:
+    """Put the adapter and merged weights in place, then the run file's notes, then the row.
+
+    This order makes the run file's notes the mark of a finished run: a kill before them
+    leaves a run that a resume finishes (from its last checkpoint, without training again).
+    """
+    assert job.log is not None  # rank 0 always has one
+    adapter = config.output / "adapter"
+    replace_folder(trained.adapter, adapter)
+    merged = None
+    if trained.merged is not None:
+        merged = config.output / "merged"
+        replace_folder(trained.merged, merged)
+    job.log.end("completed", trained.steps, trained.tokens_seen)
+    listed = job.log.listed()
+    result = IrftResult(
+        run_id=job.run_id,
+        adapter=adapter,
+        merged=merged,
+        steps=trained.steps,
+        **totals(listed),
+        eval_loss_before=trained.eval_loss_before,
+        eval_loss_after=trained.eval_loss_after,
+        loss_curve=trained.loss_curve,
+        invocations=listed,
+    )
+    notes = result.model_dump(mode="json", exclude={"run_id", "finished_earlier"}) | hardware
+    job.log.write({"notes": notes})
+    db.finish_run(job.run_id, "completed", notes)
     return result
+
+
+def _finished(stored: dict[str, Any], store: Path) -> IrftResult:
+    """A finished run, unchanged; its store row is set right if a kill came before it."""
+    notes = stored["notes"]
+    with Store(store) as db:
+        run = db.get_run(str(stored["run_id"]))
+        if run.status != "completed" or run.notes != notes:
+            db.finish_run(run.id, "completed", notes)
+    fields = {key: value for key, value in notes.items() if key in IrftResult.model_fields}
+    return IrftResult.model_validate(fields | {"run_id": run.id, "finished_earlier": True})
 
 
 def check_layers(config: IrftConfig, base_folder: Path) -> None:
@@ -159,47 +268,65 @@ def check_layers(config: IrftConfig, base_folder: Path) -> None:
 
 def _open_record(
     db: Store, config: IrftConfig, stored: dict[str, Any] | None, meta: dict[str, JsonValue]
-) -> tuple[RunRecord, float | None]:
-    """A new run (and its run file), or the stored one reopened; and its eval loss before."""
+) -> tuple[RunRecord, float | None, Checkpoint | None, InvocationLog]:
+    """A new run (and its run file), or the stored one claimed and tidied for this process.
+
+    Returns the record, its eval loss before, the checkpoint to go on from, and this
+    invocation's entry in the run file.
+    """
+    folder = config.output
     if stored is None:
         record = db.create_run(TASK, config.model, config.model_dump(mode="json") | meta)
         content = {"run_id": record.id, "config": config.model_dump(mode="json")}
-        _write_run_file(config.output, content | meta | {"store": str(db.path)})
-        return record, None
+        write_run_file(folder, content | meta | {"store": str(db.path)})
+        return record, None, None, InvocationLog(folder, [], None)
+    record = db.reopen_run(str(stored["run_id"]))  # refused while another process holds it
+    for path in incomplete_checkpoints(folder / "checkpoints"):
+        _remove_folder(path)  # a kill cut its writing short; the trainer would reuse its name
+    start = last_checkpoint(folder / "checkpoints")
+    if start is None:
+        raise ConfigError(f"run {record.id} in {folder}: its only checkpoint was left incomplete")
+    earlier = close_dead(invocations(stored), start)
     before = stored.get("eval_loss_before")
-    return db.reopen_run(str(stored["run_id"])), before if isinstance(before, float) else None
+    return (
+        record,
+        before if isinstance(before, float) else None,
+        start,
+        InvocationLog(folder, earlier, start),
+    )
 
 
-def _train(config: IrftConfig, job: _Job, progress: TrainingProgress) -> IrftResult:
-    """Evaluate, train (from the last checkpoint when resuming), evaluate, save."""
-    tracker = progress_callback(progress)
+def _train(config: IrftConfig, job: _Job, progress: TrainingProgress) -> _Trained:
+    """Evaluate, train (from the job's checkpoint), evaluate, stage the adapter (and merged)."""
+    on_checkpoint = job.log.checkpoint if job.log else None
+    tracker = progress_callback(progress, on_checkpoint)
     trainer = build_trainer(config, job.base_folder, job.device, job.bf16, tracker)
     has_eval = trainer.eval_dataset is not None
     before = job.eval_loss_before
-    if has_eval and not job.resume:
+    if has_eval and job.start is None:
         before = _eval_loss(trainer)  # every rank evaluates: it is a collective step
-        if job.main:
-            _update_run_file(config.output, {"eval_loss_before": before})
-    start = time.monotonic()
-    train_until_stopped(trainer, job.resume)  # a requested stop: Stopped, a checkpoint kept
-    wall_s = time.monotonic() - start
-    tokens = int(trainer.state.num_input_tokens_seen) - tracker.tokens_at_begin
-    adapter = config.output / "adapter"
+        if job.log:
+            update_run_file(config.output, {"eval_loss_before": before})
+    if job.start is not None and job.start.step >= job.start.max_steps:
+        restore_checkpoint(trainer, job.start.path)  # trained to the end, stopped before saving
+    else:
+        if job.log:
+            job.log.start_clock()
+        train_until_stopped(trainer, job.start.path if job.start else None)
+    after = _eval_loss(trainer) if has_eval else None
+    adapter = staging(config.output / "adapter")
     trainer.save_model(str(adapter))
-    merged = config.output / "merged" if config.merge else None
-    if merged is not None and job.main:
+    merged = staging(config.output / "merged") if config.merge else None
+    if merged is not None and job.log:
         _save_merged(trainer, merged)
-    return IrftResult(
-        run_id=job.run_id,
+    return _Trained(
+        steps=int(trainer.state.global_step),
+        tokens_seen=int(trainer.state.num_input_tokens_seen or 0),
+        eval_loss_before=before,
+        eval_loss_after=after,
+        loss_curve=loss_curve(trainer.state.log_history),
         adapter=adapter,
         merged=merged,
-        steps=int(trainer.state.global_step),
-        train_tokens=tokens,
-        wall_s=round(wall_s, 2),
-        tokens_per_s=round(tokens / wall_s, 2) if wall_s > 0 else 0.0,
-        eval_loss_before=before,
-        eval_loss_after=_eval_loss(trainer) if has_eval else None,
-        loss_curve=loss_curve(trainer.state.log_history),
     )
 
 
@@ -214,11 +341,18 @@ def _save_merged(trainer: Any, folder: Path) -> None:
     trainer.processing_class.save_pretrained(str(folder))
 
 
+def _remove_folder(path: Path) -> None:
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=True)
+
+
 def _claim_output(
     config: IrftConfig, resume: bool, store: Path | None, data_hash: str
 ) -> tuple[dict[str, Any] | None, Path]:
     """(the run file of the run to resume or None, store path); refuses other folders."""
     folder = config.output
+    remove_stale(folder)  # what killed writers left half-written
     if (folder / RUN_FILE).is_file():
         stored = read_run_file(folder)
         if not resume:
@@ -229,7 +363,7 @@ def _claim_output(
         _check_same_training(config, stored["config"])
         if stored.get("data_hash", data_hash) != data_hash:
             raise ConfigError(f"--resume: the data in {config.data} changed since the run began")
-        if not any((folder / "checkpoints").glob("checkpoint-*")):
+        if "notes" not in stored and not any((folder / "checkpoints").glob("checkpoint-*")):
             raise ConfigError(
                 f"run {stored['run_id']} in {folder} has no checkpoint yet: nothing to resume "
                 "(start it again in a new folder)"
@@ -252,30 +386,3 @@ def _check_same_training(config: IrftConfig, stored: dict[str, Any]) -> None:
     if changed:
         shown = ", ".join(f"{key} {given[key]!r} (run: {stored.get(key)!r})" for key in changed)
         raise ConfigError(f"--resume with other training options: {shown}; repeat the run's")
-
-
-def read_run_file(folder: Path) -> dict[str, Any]:
-    """The run file of a `train irft` output folder: run id, config, store (and data hash).
-
-    Raises:
-        ConfigError: the file is unreadable or not a run file.
-    """
-    path = folder / RUN_FILE
-    try:
-        content = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"{path}: unreadable run file: {exc}") from None
-    if not isinstance(content, dict) or not {"run_id", "config", "store"} <= content.keys():
-        raise ConfigError(f"{path}: not an IRFT run file (run_id, config, store)")
-    return content
-
-
-def _write_run_file(folder: Path, content: dict[str, Any]) -> None:
-    try:
-        (folder / RUN_FILE).write_text(json.dumps(content, indent=2) + "\n")
-    except OSError as exc:
-        raise ConfigError(f"cannot write {folder / RUN_FILE}: {exc.strerror}") from None
-
-
-def _update_run_file(folder: Path, changes: dict[str, Any]) -> None:
-    _write_run_file(folder, read_run_file(folder) | changes)

@@ -5,6 +5,7 @@ step the stop was asked at; the stop then surfaces as `Stopped` (a KeyboardInter
 run is recorded "interrupted" as a Ctrl-C would leave it.
 """
 
+from pathlib import Path
 from typing import Any
 
 from rulebench.core.stop import raise_if_stop_requested, stop_requested, watching_stop
@@ -23,13 +24,13 @@ def stop_callback() -> Any:
     return _StopAtStep()
 
 
-def train_until_stopped(trainer: Any, resume: bool) -> None:
-    """`trainer.train()`, ending at the next step boundary when a stop is requested.
+def train_until_stopped(trainer: Any, checkpoint: Path | None) -> None:
+    """`trainer.train()` (from `checkpoint` if given), ending at a step boundary when asked.
 
     Raises:
         Stopped: a stop was requested; the checkpoint of the last finished step is saved.
     """
     trainer.add_callback(stop_callback())
     with watching_stop():
-        trainer.train(resume_from_checkpoint=True if resume else None)
+        trainer.train(resume_from_checkpoint=None if checkpoint is None else str(checkpoint))
         raise_if_stop_requested()

@@ -6,6 +6,7 @@ them) come from there, not from code of ours; run_irft records the run on rank 0
 """
 
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -182,8 +183,16 @@ def adapted_modules(model: Any, layers: int | None) -> dict[str, Any]:
     return {"target_modules": names, "layers_to_transform": list(range(total - layers, total))}
 
 
-def progress_callback(progress: TrainingProgress) -> Any:
-    """A transformers TrainerCallback that forwards steps and losses to `progress`."""
+def progress_callback(
+    progress: TrainingProgress,
+    on_checkpoint: Callable[[int, int], None] | None = None,
+) -> Any:
+    """A transformers TrainerCallback that forwards steps and losses to `progress`.
+
+    Args:
+        progress: where steps and losses go.
+        on_checkpoint: called with (step, tokens seen in all) once a checkpoint is saved.
+    """
     from transformers import TrainerCallback
 
     class _Forward(TrainerCallback):
@@ -205,9 +214,28 @@ def progress_callback(progress: TrainingProgress) -> Any:
             # Logging follows the step, so this shows the previous loss until on_log.
             progress.update(state.global_step, self.loss)
 
+        def on_save(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+            if on_checkpoint is not None:
+                on_checkpoint(int(state.global_step), int(state.num_input_tokens_seen or 0))
+
     return _Forward()
 
 
 def loss_curve(log_history: list[dict[str, Any]]) -> list[list[float]]:
     """[step, training loss] for every logged step, from the trainer state's history."""
     return [[entry["step"], float(entry["loss"])] for entry in log_history if "loss" in entry]
+
+
+def restore_checkpoint(trainer: Any, checkpoint: Path) -> None:
+    """Load a checkpoint's adapter weights and trainer state into `trainer`, without training.
+
+    For a run stopped after its final checkpoint but before its adapter was saved: training
+    resumed from there would take one step past the end.
+    """
+    from peft import set_peft_model_state_dict
+    from safetensors.torch import load_file
+    from transformers import TrainerState
+
+    trainer.state = TrainerState.load_from_json(str(checkpoint / "trainer_state.json"))
+    weights = load_file(str(checkpoint / "adapter_model.safetensors"))
+    set_peft_model_state_dict(trainer.model, weights)

@@ -115,6 +115,8 @@ def show(
             out.print(summary_table(rows, "Results", group_by or "group"))
             print_usage(rows[-1], run.model, price, table)
         reason = str(run.notes.get("reason") or "")
+        if status == "killed" and not reason:
+            reason = db.why_killed()
         if status != "completed" and reason and not is_error_tally(reason):
             err.print(safe_text(f"why {status}: {reason}", style="red"))
         if is_resumable(db, run.id, status, reason):

@@ -4,6 +4,7 @@ import contextlib
 import json
 import os
 import secrets
+import shutil
 import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -26,7 +27,7 @@ from rulebench.engine.records import (
     utc_now,
 )
 from rulebench.engine.summary import Tally, tally_query
-from rulebench.engine.writer import StoreWriter
+from rulebench.engine.writer import DISK_FULL, StoreWriter, is_disk_full
 
 if TYPE_CHECKING:
     from rulebench.engine.browse import StoreBrowser
@@ -35,6 +36,11 @@ DEFAULT_STORE_PATH = Path("rulebench-results") / "rulebench.sqlite"
 STORE_ENV_VAR = "RULEBENCH_STORE"
 WRITE_PATIENCE_S = 300.0
 """How long run bookkeeping (create, claim, finish) waits out another process's lock."""
+_FINISH_RUN = "UPDATE runs SET status = ?, ended_at = ?, notes = ? WHERE id = ?"
+LOW_DISK_BYTES = 16 * 1024 * 1024
+"""Free space under which `why_killed` calls the store's file system full."""
+_SMALL_REASON_CHARS = 500
+"""Longest reason kept when a full disk leaves room only for a small write."""
 
 
 def default_store_path() -> Path:
@@ -167,11 +173,39 @@ class Store:
         return self.get_run(run.id)
 
     def finish_run(self, run_id: str, status: RunStatus, notes: dict[str, JsonValue]) -> None:
-        """Record how a run ended and what a reader of its results must know."""
-        self._write(
-            "UPDATE runs SET status = ?, ended_at = ?, notes = ? WHERE id = ?",
-            (status, utc_now(), json.dumps(notes), run_id),
-        )
+        """Record how a run ended and what a reader of its results must know.
+
+        On a full disk the end is still recorded if the store can take one small write: after
+        a checkpoint that gives back the write-ahead log's space, the status alone with its
+        reason. Left "running", the run would read "killed" with no reason.
+
+        Raises:
+            StoreError: not even that fits (the message says so and how to fix it).
+        """
+        try:
+            self._write(_FINISH_RUN, (status, utc_now(), json.dumps(notes), run_id), raw=True)
+        except sqlite3.Error as exc:
+            if not is_disk_full(exc):
+                raise StoreError(f"cannot write to the results store {self.path}: {exc}") from None
+            self._finish_on_full_disk(run_id, status, notes)
+
+    def _finish_on_full_disk(
+        self, run_id: str, status: RunStatus, notes: dict[str, JsonValue]
+    ) -> None:
+        reason = str(notes.get("reason") or "")
+        if status != "completed" and not reason.startswith(DISK_FULL):
+            reason = f"{DISK_FULL}: {reason or 'the store could not record the run'}"
+        small: dict[str, JsonValue] = {"reason": reason[:_SMALL_REASON_CHARS]} if reason else {}
+        with contextlib.suppress(sqlite3.Error):
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        try:
+            self._write(_FINISH_RUN, (status, utc_now(), json.dumps(small), run_id), raw=True)
+        except sqlite3.Error:
+            raise StoreError(
+                f"{DISK_FULL}: the store {self.path} could not record how run {run_id} ended "
+                "(`rulebench runs show` will call it killed): free space on its disk, then "
+                "resume the run"
+            ) from None
 
     def result_statuses(self, run_id: str) -> dict[str, str]:
         """Item id -> stored status ("ok" or "error") of every result of a run."""
@@ -202,6 +236,28 @@ class Store:
         if run.status == "running" and run.pid is not None and not is_process_alive(run.pid):
             return "killed"
         return run.status
+
+    def why_killed(self) -> str:
+        """Why a "killed" run (its process gone, its end never recorded) may have ended so.
+
+        The store cannot say whether the process was killed or could not record its end; a
+        full file system at the store, checked now, points to the second.
+        """
+        known = "its process ended without recording how the run ended"
+        try:
+            free = shutil.disk_usage(self.path.absolute().parent).free
+        except OSError:
+            free = None
+        if free is not None and free < LOW_DISK_BYTES:
+            return (
+                f"{known}: the store could not record its end, as its file system is full "
+                f"({free:,} bytes free at {self.path.absolute().parent}); free disk space (and "
+                "check the store's permissions), then resume the run"
+            )
+        return (
+            f"{known} (killed, or the store could not be written: if it was not killed, check "
+            "the store's disk space and permissions)"
+        )
 
     # Results
 
@@ -287,7 +343,8 @@ class Store:
         with self._db:
             return self._db.execute(f"DELETE FROM cache {where}", params).rowcount
 
-    def _write(self, sql: str, params: tuple[object, ...]) -> None:
+    def _write(self, sql: str, params: tuple[object, ...], *, raw: bool = False) -> None:
+        """Write one statement, waiting out locks; `raw`: let sqlite3's error through."""
         self._check_writable()
 
         def write() -> None:
@@ -297,6 +354,13 @@ class Store:
         try:
             retry_while_busy(write, WRITE_PATIENCE_S, str(self.path))
         except sqlite3.Error as exc:
+            if raw:
+                raise
+            if is_disk_full(exc):
+                raise StoreError(
+                    f"{DISK_FULL}: cannot write to the results store {self.path} ({exc}): free "
+                    "space on its disk, then try again"
+                ) from None
             raise StoreError(f"cannot write to the results store {self.path}: {exc}") from None
 
     def _query(self, sql: str, params: tuple[object, ...] = ()) -> list[Any]:

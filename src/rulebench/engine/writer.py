@@ -13,6 +13,7 @@ write (corrupt, full, read-only) stops the writer with that error.
 """
 
 import contextlib
+import errno
 import logging
 import sqlite3
 import threading
@@ -44,6 +45,27 @@ _INSERT_CACHE = (
     "INSERT OR IGNORE INTO cache (key, model, parts, completion, run_id, item_id, created_at) "
     "VALUES (?, ?, ?, ?, ?, ?, ?)"
 )
+
+
+DISK_FULL = "disk full"
+"""How a run's reason starts when the store's disk filled up (`runs list` and scripts match it)."""
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """Whether a write failed for want of space (SQLITE_FULL, or ENOSPC from the OS)."""
+    if isinstance(exc, OSError):
+        return exc.errno == errno.ENOSPC
+    return isinstance(exc, sqlite3.OperationalError) and "disk is full" in str(exc).lower()
+
+
+def write_failure(path: Path, exc: BaseException) -> StoreError:
+    """The one-line error for a failed store write; a full disk says so first, with the remedy."""
+    if is_disk_full(exc):
+        return StoreError(
+            f"{DISK_FULL}: cannot write to the store {path} ({exc}): free space on its disk, "
+            "then resume the run"
+        )
+    return StoreError(f"cannot write to the store {path}: {exc}")
 
 
 class CacheRow(NamedTuple):
@@ -108,11 +130,11 @@ class StoreWriter:
         self._wake.set()
         self._thread.join()
         if self._error is not None:
-            raise StoreError(f"cannot write to the store {self._path}: {self._error}")
+            raise write_failure(self._path, self._error)
 
     def _check(self) -> None:
         if self._error is not None:
-            raise StoreError(f"cannot write to the store {self._path}: {self._error}")
+            raise write_failure(self._path, self._error)
         if not self._thread.is_alive():
             raise StoreError(f"the store writer for {self._path} has stopped")
 
@@ -122,7 +144,7 @@ class StoreWriter:
             connection = connect_writable(self._path)
             self._write_until_stopped(connection)
         except BaseException as exc:
-            logger.error("store write failed: %s", exc)
+            logger.debug("store write failed: %s", exc)  # raised to the caller by _check, close
             self._error = exc
         finally:
             if connection is not None:

@@ -61,7 +61,7 @@ def serve(
     """
     from rulebench.cli.interrupts import stopped_by_signal
     from rulebench.engine.store import Store, default_store_path
-    from rulebench.models.registry import DEFAULT_MODEL
+    from rulebench.models.registry import resolve_spec
     from rulebench.scenarios.upstream.text import resolve_wording
     from rulebench.web.playground import PlaygroundConfig
     from rulebench.web.serve import ServeConfig, check_serve_config
@@ -69,7 +69,7 @@ def serve(
 
     playground = PlaygroundConfig(
         save_dir=save_dir,
-        model=model or DEFAULT_MODEL,
+        model=resolve_spec(model),  # None: the embedded default; "" is refused
         model_args=opt.parse_model_args(model_arg),
         base_url=opt.join_base_urls(base_url),
         upstream=None if upstream is None else resolve_wording("upstream", upstream),

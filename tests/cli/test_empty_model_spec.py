@@ -20,8 +20,9 @@ from tests.command import assert_one_line_error, rulebench
         ("run", "smoke", "--store", "{store}"),
         ("run", "inferential", "--task", "kinship", "--limit", "2", "--store", "{store}"),
         ("play", "Encryption", "--seed", "3"),
+        ("serve", "--store", "{store}", "--port", "8765"),
     ],
-    ids=["run smoke", "run inferential", "play"],
+    ids=["run smoke", "run inferential", "play", "serve"],
 )
 def test_an_empty_model_spec_is_one_line_naming_the_option(
     args: tuple[str, ...], tmp_path: Path

@@ -349,3 +349,43 @@ def test_layers_puts_the_adapter_on_the_last_blocks_only(tiny_data: Path, tmp_pa
     with pytest.raises(ConfigError, match="--layers 31: the model has 30 layers"):
         run_irft(too_deep, store=tmp_path / "s.sqlite")
     assert not (tmp_path / "deep").exists()
+
+
+def finished_folder(tiny_data: Path, tmp_path: Path, with_notes: bool) -> tuple[IrftConfig, str]:
+    """An output folder as a finished run leaves it (a run file written by hand, no weights)."""
+    config = tiny_config(tiny_data, tmp_path / "out")
+    notes: dict[str, Any] = {
+        "adapter": str(config.output / "adapter"),
+        "merged": None,
+        **{"steps": 3, "train_tokens": 900, "wall_s": 9.0, "tokens_per_s": 100.0},
+        **{"eval_loss_before": 1.5, "eval_loss_after": 0.5, "loss_curve": [[1, 1.0]]},
+        "device": "cpu",
+    }
+    with Store(tmp_path / "store.sqlite") as db:
+        run = db.create_run("irft", config.model, {})
+        db.finish_run(run.id, "running" if with_notes else "completed", notes)
+    content = {"run_id": run.id, "config": config.model_dump(mode="json")}
+    content["store"] = str(tmp_path / "store.sqlite")
+    if with_notes:  # killed after the run file's notes, before the store row
+        content |= {"invocations": [], "notes": notes}
+    (config.output / "checkpoints" / "checkpoint-3").mkdir(parents=True)
+    (config.output / RUN_FILE).write_text(json.dumps(content))
+    return config, run.id
+
+
+@pytest.mark.parametrize("with_notes", [True, False], ids=["run-file-notes", "older-run-file"])
+def test_resuming_a_finished_run_trains_and_writes_nothing(
+    tiny_data: Path, tmp_path: Path, with_notes: bool
+) -> None:
+    config, run_id = finished_folder(tiny_data, tmp_path, with_notes)
+    files = snapshot(config.output)
+    result = run_irft(config, resume=True, progress=Recorder())
+    assert result.finished_earlier and result.run_id == run_id
+    assert (result.steps, result.train_tokens, result.eval_loss_after) == (3, 900, 0.5)
+    assert snapshot(config.output) == files
+    with Store(tmp_path / "store.sqlite") as db:
+        row = db.get_run(run_id)
+    assert row.status == "completed"  # set right when the kill came before the store row
+    assert run_irft(config, resume=True).finished_earlier
+    with Store(tmp_path / "store.sqlite") as db:
+        assert db.get_run(run_id) == row  # the second resume touches nothing

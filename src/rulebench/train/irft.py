@@ -17,6 +17,7 @@ store row, so a run whose run file has notes is finished, and resuming it change
 
 import json
 import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -26,11 +27,12 @@ from pydantic import BaseModel, ConfigDict, JsonValue
 from rulebench.core.errors import ConfigError
 from rulebench.core.run_kinds import TRAINING_TASK
 from rulebench.engine.records import RunRecord
-from rulebench.engine.store import Store, default_store_path
+from rulebench.engine.store import Store
 from rulebench.models.hf_loading import pick_device, transformers_weights
-from rulebench.train.atomic_write import remove_stale, replace_folder, staging
+from rulebench.train.atomic_write import replace_folder, staging
 from rulebench.train.data import read_manifest
-from rulebench.train.irft_config import TRAINING_FIELDS, IrftConfig, check_model_spec
+from rulebench.train.irft_config import IrftConfig, check_model_spec
+from rulebench.train.irft_output import claim_output
 from rulebench.train.irft_record import (
     RUN_FILE,
     Checkpoint,
@@ -168,11 +170,18 @@ def run_irft(
     manifest = read_manifest(config.data)
     if process_rank() != 0:
         return _train_as_worker(config, resume)
+    stored, store_path = None, store
+    if resume:  # a finished run is answered before any model is looked at
+        stored, store_path = claim_output(config, resume, store, manifest.data_hash)
+        notes = _finished_notes(stored, store_path) if stored else None
+        if stored is not None and notes is not None:
+            return _finished(stored, notes, store_path)
     base_folder, identity = transformers_weights(config.model_name)
-    check_layers(config, base_folder)
-    stored, store = _claim_output(config, resume, store, manifest.data_hash)
-    if stored is not None and "notes" in stored:
-        return _finished(stored, store)
+    check_layers(config, base_folder)  # before a new run's folder is made
+    if not resume:
+        stored, store_path = claim_output(config, resume, store, manifest.data_hash)
+    assert store_path is not None  # claim_output always names one
+    store = store_path
     device = pick_device(config.device)
     bf16 = use_bf16(config.precision, device)
     hardware: dict[str, JsonValue] = {"device": device, "precision": "bf16" if bf16 else "fp32"}
@@ -239,9 +248,23 @@ def _commit(
     return result
 
 
-def _finished(stored: dict[str, Any], store: Path) -> IrftResult:
+def _finished_notes(stored: dict[str, Any], store: Path) -> dict[str, Any] | None:
+    """The notes of a finished run, from its run file; None while it is not finished.
+
+    A run file written before invocations were recorded has neither: its run is finished
+    when its store row says completed.
+    """
+    if "notes" in stored:
+        return dict(stored["notes"])
+    if "invocations" in stored or not store.is_file():
+        return None
+    with Store(store, readonly=True) as db:
+        run = db.get_run(str(stored["run_id"]))
+    return dict(run.notes) if run.status == "completed" else None
+
+
+def _finished(stored: dict[str, Any], notes: dict[str, Any], store: Path) -> IrftResult:
     """A finished run, unchanged; its store row is set right if a kill came before it."""
-    notes = stored["notes"]
     with Store(store) as db:
         run = db.get_run(str(stored["run_id"]))
         if run.status != "completed" or run.notes != notes:
@@ -282,7 +305,9 @@ def _open_record(
         return record, None, None, InvocationLog(folder, [], None)
     record = db.reopen_run(str(stored["run_id"]))  # refused while another process holds it
     for path in incomplete_checkpoints(folder / "checkpoints"):
-        _remove_folder(path)  # a kill cut its writing short; the trainer would reuse its name
+        shutil.rmtree(
+            path, ignore_errors=True
+        )  # a kill cut its writing short; the trainer would reuse its name
     start = last_checkpoint(folder / "checkpoints")
     if start is None:
         raise ConfigError(f"run {record.id} in {folder}: its only checkpoint was left incomplete")
@@ -339,50 +364,3 @@ def _save_merged(trainer: Any, folder: Path) -> None:
     merged = trainer.model.merge_and_unload()
     merged.save_pretrained(str(folder))
     trainer.processing_class.save_pretrained(str(folder))
-
-
-def _remove_folder(path: Path) -> None:
-    import shutil
-
-    shutil.rmtree(path, ignore_errors=True)
-
-
-def _claim_output(
-    config: IrftConfig, resume: bool, store: Path | None, data_hash: str
-) -> tuple[dict[str, Any] | None, Path]:
-    """(the run file of the run to resume or None, store path); refuses other folders."""
-    folder = config.output
-    remove_stale(folder)  # what killed writers left half-written
-    if (folder / RUN_FILE).is_file():
-        stored = read_run_file(folder)
-        if not resume:
-            raise ConfigError(
-                f"{folder} holds IRFT run {stored['run_id']}: pass --resume to continue it, "
-                "or pick a new output folder"
-            )
-        _check_same_training(config, stored["config"])
-        if stored.get("data_hash", data_hash) != data_hash:
-            raise ConfigError(f"--resume: the data in {config.data} changed since the run began")
-        if "notes" not in stored and not any((folder / "checkpoints").glob("checkpoint-*")):
-            raise ConfigError(
-                f"run {stored['run_id']} in {folder} has no checkpoint yet: nothing to resume "
-                "(start it again in a new folder)"
-            )
-        return stored, store or Path(stored["store"])
-    if resume:
-        raise ConfigError(f"nothing to resume in {folder}: no {RUN_FILE} there")
-    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-        raise ConfigError(f"{folder} is not empty and holds no IRFT run: pick a new folder")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ConfigError(f"cannot create the output folder {folder}: {exc.strerror}") from None
-    return None, store or default_store_path()
-
-
-def _check_same_training(config: IrftConfig, stored: dict[str, Any]) -> None:
-    given = config.model_dump(mode="json")
-    changed = sorted(key for key in TRAINING_FIELDS if given.get(key) != stored.get(key))
-    if changed:
-        shown = ", ".join(f"{key} {given[key]!r} (run: {stored.get(key)!r})" for key in changed)
-        raise ConfigError(f"--resume with other training options: {shown}; repeat the run's")

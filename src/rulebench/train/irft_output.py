@@ -1,0 +1,56 @@
+"""Claiming a `train irft` output folder: a new run's empty folder, or the run to resume."""
+
+from pathlib import Path
+from typing import Any
+
+from rulebench.core.errors import ConfigError
+from rulebench.engine.store import default_store_path
+from rulebench.train.atomic_write import remove_stale
+from rulebench.train.irft_config import TRAINING_FIELDS, IrftConfig
+from rulebench.train.irft_record import RUN_FILE, read_run_file
+
+
+def claim_output(
+    config: IrftConfig, resume: bool, store: Path | None, data_hash: str
+) -> tuple[dict[str, Any] | None, Path]:
+    """(the run file of the run to resume or None, store path); refuses other folders.
+
+    Raises:
+        ConfigError: a folder that holds another run (without --resume) or something else,
+            or a resume with other training options, changed data or no checkpoint.
+    """
+    folder = config.output
+    remove_stale(folder)  # what killed writers left half-written
+    if (folder / RUN_FILE).is_file():
+        stored = read_run_file(folder)
+        if not resume:
+            raise ConfigError(
+                f"{folder} holds IRFT run {stored['run_id']}: pass --resume to continue it, "
+                "or pick a new output folder"
+            )
+        _check_same_training(config, stored["config"])
+        if stored.get("data_hash", data_hash) != data_hash:
+            raise ConfigError(f"--resume: the data in {config.data} changed since the run began")
+        if "notes" not in stored and not any((folder / "checkpoints").glob("checkpoint-*")):
+            raise ConfigError(
+                f"run {stored['run_id']} in {folder} has no checkpoint yet: nothing to resume "
+                "(start it again in a new folder)"
+            )
+        return stored, store or Path(stored["store"])
+    if resume:
+        raise ConfigError(f"nothing to resume in {folder}: no {RUN_FILE} there")
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise ConfigError(f"{folder} is not empty and holds no IRFT run: pick a new folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot create the output folder {folder}: {exc.strerror}") from None
+    return None, store or default_store_path()
+
+
+def _check_same_training(config: IrftConfig, stored: dict[str, Any]) -> None:
+    given = config.model_dump(mode="json")
+    changed = sorted(key for key in TRAINING_FIELDS if given.get(key) != stored.get(key))
+    if changed:
+        shown = ", ".join(f"{key} {given[key]!r} (run: {stored.get(key)!r})" for key in changed)
+        raise ConfigError(f"--resume with other training options: {shown}; repeat the run's")

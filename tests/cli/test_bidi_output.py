@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from rulebench.cli import console
 from rulebench.cli.app import app
 from rulebench.engine.runner import Runner, RunSpec
 from rulebench.engine.store import Store
@@ -29,9 +28,12 @@ runner = CliRunner()
 
 @pytest.fixture(autouse=True)
 def wide_consoles(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Room for whole lines: a wrapped line would split what is checked."""
-    monkeypatch.setattr(console.out, "width", 200)
-    monkeypatch.setattr(console.err, "width", 200)
+    """Room for whole lines: a wrapped line would split what is checked.
+
+    The consoles read COLUMNS on every write. Setting their width instead would outlive the
+    test: undoing it sets the width measured then, which later tests would inherit.
+    """
+    monkeypatch.setenv("COLUMNS", "200")
     yield
 
 

@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from rulebench.cli import console
 from rulebench.cli.app import app
 from rulebench.core.errors import StoreError
 from rulebench.engine.runner import Runner, RunSpec
@@ -80,7 +79,7 @@ async def test_when_not_even_the_end_fits_runs_show_says_why(
     connection.close()
     usage = namedtuple("usage", "total used free")
     monkeypatch.setattr(shutil, "disk_usage", lambda _: usage(10**9, 10**9 - 4096, 4096))
-    monkeypatch.setattr(console.err, "width", 400)
+    monkeypatch.setenv("COLUMNS", "400")  # the consoles read it on every write
     shown = CliRunner().invoke(app, ["runs", "show", run_id, "--store", str(path)])
     assert shown.exit_code == 0, shown.output
     assert "status: killed" in shown.stdout

@@ -25,6 +25,8 @@ from rulebench.engine.store import Store
 
 ENTRY = "import sys; from rulebench.cli.entry import main; sys.argv[0] = 'rulebench'; main()"
 CODES = {signal.SIGTERM: 143, signal.SIGINT: 130}
+SENT: Counter[str] = Counter()
+"""What each round did, printed at the end: "<command> <signal>" or "... finished first"."""
 GCG_STEPS = 12
 IRFT_STEPS = 8
 
@@ -48,8 +50,11 @@ def stop_once(args: list[str], rng: random.Random, working: Callable[[], bool]) 
     if process.poll() is None:
         process.send_signal(how)
     _, stderr = process.communicate(timeout=600)
+    command = " ".join(args[:2])
     if process.returncode == 0:
-        return None  # it finished before the signal
+        SENT[f"{command}: finished before the signal"] += 1
+        return None
+    SENT[f"{command}: {how.name}, exit {process.returncode}"] += 1
     if how == signal.SIGKILL:
         return "killed"
     problems = []
@@ -129,7 +134,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         problems = soak_gcg(Path(tmp), options.rounds, rng)
         problems += soak_irft(Path(tmp), options.rounds, rng)
-    print("ok" if not problems else "\n".join(problems))
+    for what, times in sorted(SENT.items()):
+        print(f"{times} x {what}")
+    print("ok: every record checked" if not problems else "\n".join(problems))
     sys.exit(1 if problems else 0)
 
 

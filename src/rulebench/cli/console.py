@@ -5,6 +5,8 @@ Outside text (replies, server errors, specs, paths, data-file fields) is printed
 """
 
 import logging
+import warnings
+from typing import TextIO
 
 from rich.console import Console
 
@@ -34,6 +36,18 @@ class _ControlSafeFormatter(logging.Formatter):
         return escape_controls(super().format(record))
 
 
+def _warning_as_log_line(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    """`warnings.showwarning` replacement: the message alone, as a warning log line."""
+    logging.getLogger("rulebench").warning(str(message))
+
+
 def configure_logging(debug: bool) -> None:
     """Warnings (or everything, with --debug) to stderr, drawn by rich beside the progress bar."""
     from rich.logging import RichHandler
@@ -43,6 +57,8 @@ def configure_logging(debug: bool) -> None:
     logging.basicConfig(
         level=logging.DEBUG if debug else logging.WARNING, handlers=[handler], format="%(message)s"
     )
+    # Warnings (old option and field names among them) print as one log line, not file:line.
+    warnings.showwarning = _warning_as_log_line
     # Third-party chatter (HTTP internals) stays out even in debug mode.
     for noisy in ("asyncio", "urllib3", "filelock", "httpx"):
         logging.getLogger(noisy).setLevel(logging.WARNING)

@@ -5,11 +5,9 @@ files); stored runs and users' experiment files still carry the old names, so th
 under the new ones instead of being refused.
 """
 
-import logging
+import warnings
 from collections.abc import Mapping
 from typing import Any
-
-log = logging.getLogger("rulebench.deprecated")
 
 
 def renamed_message(old: str, new: str) -> str:
@@ -34,6 +32,9 @@ def rename_fields(data: Any, renames: Mapping[str, str], owner: str) -> Any:
             continue
         if new in fields:
             raise ValueError(f"{owner}: give {new} only ({old} is its old name)")
-        log.warning(renamed_message(f"{owner} field {old!r}", repr(new)))
+        # FutureWarning: shown to end users by default; the CLI prints it as one line.
+        warnings.warn(
+            renamed_message(f"{owner} field {old!r}", repr(new)), FutureWarning, stacklevel=2
+        )
         fields[new] = fields.pop(old)
     return fields

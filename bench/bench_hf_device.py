@@ -65,7 +65,7 @@ def device_facts(model: Any) -> str:
 
 
 async def bench_model(args: argparse.Namespace) -> tuple[list[Row], str]:
-    from rulebench.models.hf import HFModel
+    from rulebench.models.hf.backend import HFModel
 
     options = BackendOptions(
         args={"device": args.device, "dtype": args.dtype, "max_batch_size": str(args.batch)}

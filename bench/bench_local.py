@@ -45,7 +45,7 @@ def questions(count: int, system: str | None) -> list[list[Message]]:
 
 
 async def bench_prefix(args: argparse.Namespace) -> list[tuple[str, ...]]:
-    from rulebench.models.llamacpp import LlamaCppModel
+    from rulebench.models.llamacpp.backend import LlamaCppModel
 
     config = GenerateConfig(max_tokens=args.llama_max_tokens)
     conversations = questions(args.questions, rules(args.rules))
@@ -67,7 +67,7 @@ async def bench_prefix(args: argparse.Namespace) -> list[tuple[str, ...]]:
 
 
 async def bench_batching(args: argparse.Namespace) -> list[tuple[str, ...]]:
-    from rulebench.models.hf import HFModel
+    from rulebench.models.hf.backend import HFModel
 
     model = HFModel.create(EMBEDDED_MODEL_NAME, BackendOptions(args={"device": "cpu"}))
     config = GenerateConfig(max_tokens=args.hf_max_tokens)
@@ -88,8 +88,8 @@ async def bench_batching(args: argparse.Namespace) -> list[tuple[str, ...]]:
 
 async def bench_lanes(args: argparse.Namespace) -> list[tuple[str, ...]]:
     """Distinct questions sent together, per llamacpp engine setting."""
-    from rulebench.models.llamacpp import LlamaCppModel
-    from rulebench.models.llamacpp_engine import free_llama_cache
+    from rulebench.models.llamacpp.backend import LlamaCppModel
+    from rulebench.models.llamacpp.engine import free_llama_cache
 
     config = GenerateConfig(max_tokens=args.lanes_max_tokens)
     conversations = [

@@ -8,7 +8,8 @@ run is the one least disturbed) of:
   3. the same with `-m scripted/echo`: no network, start-up and bookkeeping alone;
   4. the same with the default model (the embedded llama.cpp model, when installed); the
      first run fills the response cache and keeps the GGUF's chat-template facts in the user
-     cache, so the best run is a cache hit that never loads llama.cpp (models/gguf_facts.py);
+     cache, so the best run is a cache hit that never loads llama.cpp
+     (models/llamacpp/gguf_facts.py);
 then `python -X importtime` top offenders: of `import rulebench.cli.app`, and of run 2.
 Python caches compiled modules (__pycache__) as an install does; PYTHONDONTWRITEBYTECODE=1,
 set in some sandboxes, would compile every module at every start (about +0.2 s here), so it is

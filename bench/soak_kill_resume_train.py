@@ -97,7 +97,7 @@ def adapter_loads(adapter: Path) -> bool:
     from peft import PeftModel
     from transformers import AutoModelForCausalLM
 
-    from rulebench.models.hf_loading import transformers_weights
+    from rulebench.models.hf.loading import transformers_weights
 
     base_folder, _ = transformers_weights("SmolLM2-135M-Instruct")
     try:

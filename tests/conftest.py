@@ -9,7 +9,7 @@ from rulebench.core.items import Item, ItemIds, Outcome
 from rulebench.core.messages import Message
 from rulebench.engine.store import Store
 from rulebench.engine.task import Session
-from rulebench.models.hf_cache import CACHE_ENV_VAR
+from rulebench.models.hf.cache import CACHE_ENV_VAR
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 
 from rulebench.cli.app import app
 from rulebench.engine.store import Store
-from rulebench.models.hf_batching import HFWorker
+from rulebench.models.hf.batching import HFWorker
 from rulebench.models.job_worker import JobWorker
-from rulebench.models.llamacpp_engine import GenerationRequest, LlamaEngine
+from rulebench.models.llamacpp.engine import GenerationRequest, LlamaEngine
 from rulebench.models.transcript import DEFAULT_TRANSCRIPT
 
 pytestmark = pytest.mark.slow

@@ -19,7 +19,7 @@ from rulebench.attack.gcg_tokens import (
 )
 from rulebench.core.errors import ConfigError
 from rulebench.core.messages import Message
-from rulebench.models.hf_loading import LoadedModel
+from rulebench.models.hf.loading import LoadedModel
 
 EMBEDDED = "SmolLM2-135M-Instruct"
 TINY = {"search_width": 16, "topk": 16, "optim_str_init": "x x x x x", "num_steps": 10}
@@ -89,7 +89,7 @@ def test_top_substitutions_skip_forbidden_tokens() -> None:
 def tokenizer() -> Any:
     from transformers import AutoTokenizer
 
-    from rulebench.models.hf_loading import transformers_weights
+    from rulebench.models.hf.loading import transformers_weights
 
     return AutoTokenizer.from_pretrained(transformers_weights(EMBEDDED)[0])
 

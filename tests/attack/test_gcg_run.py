@@ -265,7 +265,7 @@ def test_gcg_config_file_errors_are_named(tmp_path: Path, content: str, expected
 def test_gcg_stores_every_step_and_its_suffix(reference: tuple[Path, AttackResult]) -> None:
     from transformers import AutoTokenizer
 
-    from rulebench.models.hf_loading import transformers_weights
+    from rulebench.models.hf.loading import transformers_weights
 
     path, result = reference
     tokenizer = AutoTokenizer.from_pretrained(transformers_weights("SmolLM2-135M-Instruct")[0])

@@ -114,5 +114,5 @@ def test_a_run_answered_from_the_cache_never_loads_the_embedded_model(tmp_path: 
     first = loaded_modules(code)
     assert "llama_cpp" in first  # the embedded model is the default and answered
     again = loaded_modules(code)
-    assert "rulebench.models.llamacpp" in again  # the same model, built from cached facts
+    assert "rulebench.models.llamacpp.backend" in again  # the same model, built from cached facts
     assert not roots(again) & {"llama_cpp", "numpy"}

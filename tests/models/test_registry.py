@@ -43,7 +43,8 @@ def test_every_registered_backend_resolves_to_a_factory() -> None:
 
 
 def test_a_missing_backend_library_becomes_an_install_hint(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "rulebench.models.hf", None)  # import now raises ImportError
+    # The backend module now raises ImportError on import.
+    monkeypatch.setitem(sys.modules, "rulebench.models.hf.backend", None)
     with pytest.raises(ConfigError, match=r"pip install 'rulebench\[hf\]'"):
         load_backend("hf")
 

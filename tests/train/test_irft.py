@@ -123,7 +123,7 @@ def test_adapter_loads_with_peft_and_changes_the_output(
     from peft import PeftModel
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from rulebench.models.hf_loading import transformers_weights
+    from rulebench.models.hf.loading import transformers_weights
 
     result, config, _ = tiny_run
     base_folder, _ = transformers_weights(config.model_name)

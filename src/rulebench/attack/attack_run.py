@@ -28,7 +28,7 @@ from rulebench.core.validation import validate_into
 from rulebench.engine.records import RunStatus
 from rulebench.engine.store import Store
 from rulebench.engine.writer import StoreWriter
-from rulebench.models.hf_loading import LoadedModel
+from rulebench.models.hf.loading import LoadedModel
 from rulebench.models.local_chat import template_takes_system
 from rulebench.scenarios.protocol import Protocol
 

@@ -24,7 +24,7 @@ from rulebench.attack.gcg_tokens import (
     top_substitutions,
 )
 from rulebench.core.errors import ConfigError
-from rulebench.models.hf_loading import LoadedModel
+from rulebench.models.hf.loading import LoadedModel
 
 logger = logging.getLogger(__name__)
 

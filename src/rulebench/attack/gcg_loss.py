@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rulebench.attack.gcg_prompt import PromptTokens
-from rulebench.models.hf_loading import LoadedModel
+from rulebench.models.hf.loading import LoadedModel
 
 
 @dataclass(frozen=True)

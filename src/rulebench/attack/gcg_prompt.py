@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rulebench.core.errors import ConfigError
 from rulebench.core.messages import Message, append_suffix
-from rulebench.models.hf_loading import LoadedModel, load_model, resolve_source
+from rulebench.models.hf.loading import LoadedModel, load_model, resolve_source
 from rulebench.models.local_chat import to_chat_dicts
 from rulebench.models.registry import EMBEDDED_MODEL_NAME, parse_spec
 

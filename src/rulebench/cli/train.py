@@ -297,7 +297,7 @@ def irft(
 
 def _print_settings(config: "IrftConfig") -> None:
     """Every setting on stderr before the (long) run starts: what was defaulted is visible."""
-    from rulebench.models.hf_loading import pick_device
+    from rulebench.models.hf.loading import pick_device
     from rulebench.report.untrusted import safe_text
     from rulebench.train.trainer import use_bf16
 

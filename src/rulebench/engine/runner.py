@@ -20,7 +20,7 @@ from rulebench.engine.store import Store
 from rulebench.engine.task import Session, Task
 from rulebench.engine.writer import StoreWriter
 from rulebench.models.base import Model
-from rulebench.models.openai_endpoint import redact_url_credentials
+from rulebench.models.openai.endpoint import redact_url_credentials
 
 logger = logging.getLogger(__name__)
 

@@ -38,25 +38,25 @@ class Provider(NamedTuple):
 
 PROVIDERS: dict[str, Provider] = {
     "openai": Provider(
-        "rulebench.models.openai_api:OpenAIModel.create_openai",
+        "rulebench.models.openai.backend:OpenAIModel.create_openai",
         "OpenAI chat API; OPENAI_API_KEY, OPENAI_BASE_URL or --base-url",
         "openai/gpt-4o-mini",
     ),
     "openai-api": Provider(
-        "rulebench.models.openai_api:OpenAIModel.create_compatible",
+        "rulebench.models.openai.backend:OpenAIModel.create_compatible",
         "any OpenAI-compatible server (vLLM, SGLang, llama.cpp, Ollama, OpenRouter); "
         "<PROVIDER>_API_KEY and <PROVIDER>_BASE_URL",
         "openai-api/vllm/meta-llama/Llama-3.1-8B-Instruct",
     ),
     "llamacpp": Provider(
-        "rulebench.models.llamacpp:LlamaCppModel.create",
+        "rulebench.models.llamacpp.backend:LlamaCppModel.create",
         f"llama.cpp on the CPU: a .gguf path, or {EMBEDDED_MODEL_NAME} (embedded, offline)",
         DEFAULT_MODEL,
         extra="llamacpp",
         modules=("llama_cpp",),
     ),
     "hf": Provider(
-        "rulebench.models.hf:HFModel.create",
+        "rulebench.models.hf.backend:HFModel.create",
         "transformers on CPU or GPU: a local path or hub name (batched; gradients for GCG/IRFT)",
         f"hf/{EMBEDDED_MODEL_NAME}",
         extra="hf",

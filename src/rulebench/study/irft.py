@@ -21,7 +21,7 @@ from rulebench.engine.task_config import TaskConfig
 from rulebench.inferential.registry import task_names
 from rulebench.inferential.settings import Grid
 from rulebench.inferential.task import InferentialConfig
-from rulebench.models.hf_loading import ADAPTER_CONFIG
+from rulebench.models.hf.loading import ADAPTER_CONFIG
 from rulebench.models.registry import parse_spec
 from rulebench.report.plots import loss_curve
 from rulebench.scenarios.task import ScenarioConfig

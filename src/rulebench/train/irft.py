@@ -28,7 +28,7 @@ from rulebench.core.errors import ConfigError
 from rulebench.core.run_kinds import TRAINING_TASK
 from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store
-from rulebench.models.hf_loading import pick_device, transformers_weights
+from rulebench.models.hf.loading import pick_device, transformers_weights
 from rulebench.train.atomic_write import replace_folder, staging
 from rulebench.train.data import read_manifest
 from rulebench.train.irft_config import IrftConfig, check_model_spec

@@ -1,0 +1,1 @@
+"""The OpenAI-compatible HTTP backend: endpoints, replicas, rate limits, retries."""

@@ -121,7 +121,7 @@ def same_command(flag: str | None = None) -> str:
     import shlex
     import sys
 
-    from rulebench.models.openai.endpoint import redact_url_credentials
+    from rulebench.core.credentials import redact_url_credentials
 
     args = [redact_url_credentials(arg) if "://" in arg else arg for arg in sys.argv[1:]]
     added = [flag] if flag is not None and flag not in args else []

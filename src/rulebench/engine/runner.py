@@ -11,6 +11,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_serializer
 
+from rulebench.core.credentials import redact_url_credentials
 from rulebench.core.errors import DataError, ModelError, RulebenchError
 from rulebench.core.items import Item, ItemResult
 from rulebench.core.messages import GenerateConfig
@@ -20,7 +21,6 @@ from rulebench.engine.store import Store
 from rulebench.engine.task import Session, Task
 from rulebench.engine.writer import StoreWriter
 from rulebench.models.base import Model
-from rulebench.models.openai.endpoint import redact_url_credentials
 
 logger = logging.getLogger(__name__)
 

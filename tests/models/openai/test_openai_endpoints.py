@@ -7,16 +7,13 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from rulebench.core.credentials import redact_url_credentials
 from rulebench.core.errors import ConfigError, ModelError
 from rulebench.core.messages import GenerateConfig, Message
 from rulebench.engine.runner import RunSpec
 from rulebench.models.base import BackendOptions
 from rulebench.models.openai.backend import OpenAIModel
-from rulebench.models.openai.endpoint import (
-    redact_url_credentials,
-    resolve_endpoints,
-    split_base_urls,
-)
+from rulebench.models.openai.endpoint import resolve_endpoints, split_base_urls
 from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig
 
 from tests.llama_server import free_port

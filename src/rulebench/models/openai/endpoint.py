@@ -11,24 +11,12 @@ from urllib.parse import SplitResult, unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
+from rulebench.core.credentials import REDACTED, redact_url, redact_url_credentials
 from rulebench.core.errors import ConfigError
 from rulebench.models.base import BackendOptions
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 _OPENAI_HOST = "api.openai.com"
-REDACTED = "***"
-"""What stands for a secret in stored URLs and in server texts."""
-
-# The userinfo of a URL: everything from after "scheme://" (or the start) to the last "@"
-# before the first "/", "?" or "#", as urlsplit finds it, but never raising, so that even a
-# URL urlsplit rejects can be shown without its password.
-_USERINFO = re.compile(r"^(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://|//)?(?P<userinfo>[^/?#]*)@")
-# The same at the start of every URL of a comma list: at the start of the text or after any
-# comma. A match may span commas (a password may hold one), so a list is never split wrongly
-# into a URL that shows half a password; at worst a little more than the userinfo is hidden.
-_LIST_USERINFO = re.compile(
-    r"(?:^|(?<=,))(?P<space>\s*)(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://|//)?(?P<userinfo>[^/?#]*)@"
-)
 # Where a list of base URLs splits: at a comma followed by the next URL's scheme, so a comma
 # inside user:password stays in its URL.
 _NEXT_URL = re.compile(r"\s*,\s*(?=[A-Za-z][A-Za-z0-9+.\-]*://)")
@@ -76,32 +64,6 @@ class Endpoint(BaseModel):
             secret = password or user
             found += [secret, unquote(secret)]
         return tuple(sorted({s for s in found if s}, key=len, reverse=True))
-
-
-def redact_url(url: str) -> str:
-    """Drop any user:password@ from a URL (for identities, messages and logs)."""
-    return _USERINFO.sub(lambda match: match.group("head") or "", url, count=1)
-
-
-def redact_url_credentials(url: str) -> str:
-    """Replace a URL's user:password@ by ***@, keeping the fact that it had credentials.
-
-    For URLs that are stored (a run's --base-url): the password never reaches the store, and
-    `resolve_endpoint` refuses a URL whose credentials were redacted, so a resumed run cannot
-    silently go out without them. A URL without credentials is returned as it is. A comma list
-    of URLs (several replicas) has the credentials of each of its URLs replaced.
-    """
-    return _LIST_USERINFO.sub(
-        lambda match: f"{match.group('space')}{match.group('head') or ''}{REDACTED}@", url
-    )
-
-
-def scrub_secrets(text: str, secrets: tuple[str, ...]) -> str:
-    """`text` with every secret replaced by ***; `secrets` longest first (Endpoint.secrets)."""
-    for secret in secrets:
-        if secret in text:
-            text = text.replace(secret, REDACTED)
-    return text
 
 
 def env_prefix(provider: str, name: str) -> str:

@@ -14,10 +14,10 @@ from typing import NamedTuple
 
 import aiohttp
 
+from rulebench.core.credentials import REDACTED, scrub_secrets
 from rulebench.core.errors import TransientModelError
 from rulebench.core.text import repair_surrogates, surrogate_warning
 from rulebench.models.openai.config import ApiKind
-from rulebench.models.openai.endpoint import REDACTED, scrub_secrets
 
 DETAIL_CHARS = 200
 """Most characters of a server's message kept in an error."""

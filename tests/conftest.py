@@ -4,6 +4,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pydantic import JsonValue
 
 from rulebench.core.items import Item, ItemIds, Outcome
 from rulebench.core.messages import Message
@@ -49,7 +50,7 @@ class EchoTask:
         self.n = n
         self.prefix = prefix
 
-    def config(self) -> dict[str, object]:
+    def config(self) -> dict[str, JsonValue]:
         return {"n": self.n, "prefix": self.prefix}
 
     def items(self) -> list[Item]:

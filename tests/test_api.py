@@ -5,12 +5,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from pydantic import JsonValue
 
 import rulebench
 from rulebench.core.errors import ConfigError
 from rulebench.engine.store import Store
 from rulebench.inferential.settings import Grid
 from rulebench.inferential.task import InferentialConfig
+
+from tests.stored_json import json_at, json_list
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "python_api.py"
 CONFIG = InferentialConfig(tasks=("kinship",), n=4, grid=Grid(quantities=("golden", "few")))
@@ -27,7 +30,7 @@ def test_run_then_results_as_rows_and_a_frame(tmp_path: Path) -> None:
     assert isinstance(rows[0]["metadata"], dict) and rows[0]["metadata"]["task"] == "kinship"
     frame = rulebench.results_frame(report.run.id, store=store)
     assert list(frame["item_id"]) == [row["item_id"] for row in rows]
-    assert report.run.config["generate"]["max_tokens"] == 48  # the task's default
+    assert json_at(report.run.config, "generate", "max_tokens") == 48  # the task's default
 
 
 def test_a_dict_config_and_options_work_like_the_cli(tmp_path: Path) -> None:
@@ -39,7 +42,8 @@ def test_a_dict_config_and_options_work_like_the_cli(tmp_path: Path) -> None:
         max_tokens=20,
         limit=2,
     )
-    assert report.completed_now == 2 and report.run.config["generate"]["max_tokens"] == 20
+    assert report.completed_now == 2
+    assert json_at(report.run.config, "generate", "max_tokens") == 20
 
 
 async def test_it_runs_inside_a_running_event_loop(tmp_path: Path) -> None:
@@ -86,8 +90,8 @@ def test_report_builds_what_the_cli_prints(tmp_path: Path) -> None:
     built = rulebench.build_report(report.run.id, store=store, folder=tmp_path / "report")
     assert built.path == tmp_path / "report" / "report.md" and built.path.exists()
     assert "## Capability dimensions" in built.markdown and built.warnings == []
-    [entry] = built.numbers["runs"]  # type: ignore[misc]
-    assert entry["id"] == report.run.id and entry["status"] == "completed"  # type: ignore[index]
+    [entry] = json_list(built.numbers["runs"])
+    assert json_at(entry, "id") == report.run.id and json_at(entry, "status") == "completed"
     numbers_only = rulebench.build_report([report.run.id], store=store)
     assert numbers_only.markdown == "" and numbers_only.numbers == built.numbers
     with pytest.raises(ConfigError, match="no report for"):
@@ -102,7 +106,7 @@ def test_the_cli_and_the_api_send_the_same_requests(tmp_path: Path) -> None:
     from rulebench.cli.app import app
 
     store = tmp_path / "s.sqlite"
-    cot = {"tasks": ["stringgame"], "n": 2, "grid": {"cot": [True]}}
+    cot: dict[str, JsonValue] = {"tasks": ["stringgame"], "n": 2, "grid": {"cot": [True]}}
     via_api = rulebench.run("inferential", "scripted/echo", config=cot, store=store)
     command = ["run", "inferential", "-t", "stringgame", "--samples", "2", "--cot", "on"]
     result = CliRunner().invoke(app, [*command, "-m", "scripted/echo", "--store", str(store)])
@@ -110,7 +114,7 @@ def test_the_cli_and_the_api_send_the_same_requests(tmp_path: Path) -> None:
     with Store(store, readonly=True) as db:
         via_cli = next(run for run in db.list_runs() if run.id != via_api.run.id)
     assert via_api.run.config["generate"] == via_cli.config["generate"]
-    assert via_cli.config["generate"]["max_tokens"] == 320  # chain of thought needs room
+    assert json_at(via_cli.config, "generate", "max_tokens") == 320  # chain of thought needs room
 
 
 def test_generation_defaults_come_from_the_task() -> None:

@@ -10,10 +10,12 @@ models that.
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 import pytest
 
+from rulebench.engine import connection as connection_module
 from rulebench.engine import store as store_module
 from rulebench.engine import writer as writer_module
 
@@ -49,8 +51,13 @@ class FullDiskConnection:
         self._connection.__enter__()
         return self
 
-    def __exit__(self, *exc: object) -> Any:
-        return self._connection.__exit__(*exc)  # type: ignore[arg-type]
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> bool:
+        return self._connection.__exit__(kind, error, trace)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._connection, name)
@@ -58,8 +65,9 @@ class FullDiskConnection:
 
 def install(monkeypatch: pytest.MonkeyPatch, disk: Disk) -> None:
     """Route the store's and the writer's connections through `disk`."""
-    open_store = store_module.open_store
-    connect_writable = writer_module.connect_writable
+    # The originals, from where they are defined; the store and the writer get the wrappers.
+    open_store = connection_module.open_store
+    connect_writable = connection_module.connect_writable
     write = writer_module._write
 
     def open_wrapped(path: Path, readonly: bool) -> Any:

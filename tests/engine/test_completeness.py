@@ -3,6 +3,7 @@
 import sqlite3
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -85,7 +86,7 @@ class FailingOn:
         self.marker = marker
         self.info = ModelInfo(provider="scripted", name="failing", identity="failing")
 
-    async def generate(self, messages: list[Message], config: GenerateConfig) -> Completion:
+    async def generate(self, messages: Sequence[Message], config: GenerateConfig) -> Completion:
         if self.marker in messages[-1].content:
             raise ModelError("400 Bad Request: nope")
         return Completion(text=messages[-1].content)

@@ -21,7 +21,7 @@ from inspect_ai.log import (
 )
 from inspect_ai.model import ChatMessageAssistant, ModelOutput
 from inspect_ai.scorer import Score
-from pydantic import BaseModel
+from pydantic import BaseModel, JsonValue
 
 import rulebench
 from rulebench.catalog import TASKS
@@ -30,6 +30,8 @@ from rulebench.engine.export import export_run
 from rulebench.engine.export_inspect import inspect_log_name, is_listed_by_inspect, sample_scores
 from rulebench.engine.store import Store
 from rulebench.engine.summary import summarize
+
+from tests.stored_json import json_at
 
 FIXTURES = Path(__file__).parents[1] / "inferential" / "tasks" / "fixtures" / "official"
 
@@ -108,7 +110,7 @@ def overall_metrics(log: EvalLog, store: Path) -> tuple[dict[str, float], Any]:
 
 def test_an_inferential_run_keeps_answers_scores_gold_and_accuracy(tmp_path: Path) -> None:
     store = tmp_path / "s.sqlite"
-    config = {"tasks": ["kinship"], "n": 4}
+    config: dict[str, JsonValue] = {"tasks": ["kinship"], "n": 4}
     report = rulebench.run("inferential", "scripted/echo", config=config, store=store)
     path, results = export(store, report.run.id, tmp_path)
     log = read_checked(path, results)
@@ -119,7 +121,8 @@ def test_an_inferential_run_keeps_answers_scores_gold_and_accuracy(tmp_path: Pat
         report.run.id,
     )
     assert log.eval.task_args == report.run.config["task_config"]
-    assert log.eval.model_generate_config.max_tokens == report.run.config["generate"]["max_tokens"]
+    max_tokens = json_at(report.run.config, "generate", "max_tokens")
+    assert log.eval.model_generate_config.max_tokens == max_tokens
     assert log.samples is not None
     for found, result in zip(log.samples, results, strict=True):
         assert result.outcome is not None and found.scores is not None
@@ -142,7 +145,7 @@ def test_an_inferential_run_keeps_answers_scores_gold_and_accuracy(tmp_path: Pat
 
 def test_a_scenarios_run_records_verdicts_as_c_or_i_with_the_pass_rate(tmp_path: Path) -> None:
     store = tmp_path / "s.sqlite"
-    config = {"suites": ["basic"], "per_behavior": 1}
+    config: dict[str, JsonValue] = {"suites": ["basic"], "per_behavior": 1}
     report = rulebench.run("scenarios", "scripted/echo", config=config, store=store)
     path, results = export(store, report.run.id, tmp_path)
     log = read_checked(path, results)
@@ -168,13 +171,13 @@ def test_a_scenarios_run_records_verdicts_as_c_or_i_with_the_pass_rate(tmp_path:
 
 def test_a_judge_run_has_the_true_verdict_as_target(tmp_path: Path) -> None:
     store = tmp_path / "s.sqlite"
-    scenarios = {"suites": ["basic"], "per_behavior": 1}
+    scenarios: dict[str, JsonValue] = {"suites": ["basic"], "per_behavior": 1}
     # Two models that keep and break different rules give exchanges of both verdicts.
     sources = [
         rulebench.run("scenarios", model, config=scenarios, store=store).run.id
         for model in ("scripted/echo", "scripted/fixed")
     ]
-    config = {"runs": sources, "store": str(store), "per_rule": 2}
+    config: dict[str, JsonValue] = {"runs": list(sources), "store": str(store), "per_rule": 2}
     report = rulebench.run(
         "judge", "scripted/fixed", config=config, store=store, model_args={"reply": "fail"}
     )
@@ -198,8 +201,8 @@ def test_error_items_are_samples_with_an_error_and_no_score(tmp_path: Path) -> N
     path, results = export(store, report.run.id, tmp_path)
     log = read_checked(path, results)
     assert log.samples is not None
-    [failed] = [s for s in log.samples if s.error is not None]
-    assert failed.scores is None and "boom" in failed.error.message  # type: ignore[union-attr]
+    [(failed, error)] = [(s, s.error) for s in log.samples if s.error is not None]
+    assert failed.scores is None and "boom" in error.message
     assert failed.output.choices == []
     # A failed run is an inspect "error" run, with the runner's reason.
     assert report.run.status == "failed" and log.status == "error"
@@ -211,7 +214,7 @@ def test_error_items_are_samples_with_an_error_and_no_score(tmp_path: Path) -> N
 
 def test_excluded_items_keep_an_unscored_score_that_metrics_skip(tmp_path: Path) -> None:
     store = tmp_path / "s.sqlite"
-    config = {"tasks": ["salad"], "data_root": str(FIXTURES)}
+    config: dict[str, JsonValue] = {"tasks": ["salad"], "data_root": str(FIXTURES)}
     report = rulebench.run(
         "inferential", "scripted/fixed", config=config, store=store,
         model_args={"reply": "Sorry, I cannot help with that."},

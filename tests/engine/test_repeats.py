@@ -2,6 +2,8 @@
 
 from collections.abc import Sequence
 
+from pydantic import JsonValue
+
 from rulebench.core.items import Item, ItemIds, Outcome
 from rulebench.core.messages import Completion, GenerateConfig, Message
 from rulebench.engine.runner import Runner, RunSpec
@@ -32,7 +34,7 @@ class RepeatedTask:
     def __init__(self, repeats: int) -> None:
         self.repeats = repeats
 
-    def config(self) -> dict[str, object]:
+    def config(self) -> dict[str, JsonValue]:
         return {"repeats": self.repeats}
 
     def items(self) -> list[Item]:

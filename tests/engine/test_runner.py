@@ -1,10 +1,11 @@
 import asyncio
+from collections.abc import Sequence
 
 import pytest
 
 from rulebench.core.errors import DataError
 from rulebench.core.items import Item, Outcome
-from rulebench.core.messages import GenerateConfig, Message
+from rulebench.core.messages import Completion, GenerateConfig, Message
 from rulebench.engine.runner import Runner, RunSpec
 from rulebench.engine.store import Store
 from rulebench.engine.task import Session
@@ -14,7 +15,7 @@ from tests.conftest import EchoTask
 
 
 def spec(**overrides: object) -> RunSpec:
-    return RunSpec(task="echo-test", model="scripted/echo", **overrides)  # type: ignore[arg-type]
+    return RunSpec(task="echo-test", model="scripted/echo", **overrides)
 
 
 class RecordingProgress:
@@ -51,7 +52,7 @@ async def test_concurrency_is_bounded(store: Store) -> None:
     in_flight = peak = 0
 
     class Probe(ScriptedModel):
-        async def generate(self, messages, config):  # type: ignore[no-untyped-def]
+        async def generate(self, messages: Sequence[Message], config: GenerateConfig) -> Completion:
             nonlocal in_flight, peak
             in_flight += 1
             peak = max(peak, in_flight)

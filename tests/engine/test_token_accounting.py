@@ -80,7 +80,7 @@ async def test_scoring_tokens_are_counted_apart_from_generation() -> None:
 
 
 def _result(item: str, **fields: object) -> ItemResult:
-    return ItemResult(item_id=item, outcome=Outcome(score=1.0), **fields)  # type: ignore[arg-type]
+    return ItemResult(item_id=item, outcome=Outcome(score=1.0), **fields)
 
 
 def test_token_columns_round_trip_and_sum(store: Store) -> None:

@@ -3,6 +3,7 @@
 from collections.abc import Iterator
 
 import pytest
+from pydantic import JsonValue
 
 from rulebench.core.items import Item, ItemIds, Outcome
 from rulebench.core.messages import Message
@@ -30,7 +31,7 @@ class MarkerTask:
 
     name = "markers"
 
-    def config(self) -> dict[str, object]:
+    def config(self) -> dict[str, JsonValue]:
         return {}
 
     def items(self) -> Iterator[Item]:

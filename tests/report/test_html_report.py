@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from pydantic import JsonValue
 
 import rulebench
 from rulebench.core.items import ItemResult
@@ -22,8 +23,9 @@ from rulebench.report.scenarios import scenarios_document
 from rulebench.scenarios.scoring import CaseRecord
 
 from tests.report.html_page import Page, markdown_table
+from tests.stored_json import json_at, json_list
 
-SCENARIOS = {"suites": ["basic"], "per_behavior": 1}
+SCENARIOS: dict[str, JsonValue] = {"suites": ["basic"], "per_behavior": 1}
 HOSTILE = (
     '<script>alert(1)</script> <img src=x onerror=alert(1)> " onmouseover="x '
     "[link](http://evil.example) \x1b[2J"
@@ -62,8 +64,8 @@ def test_a_scenarios_comparison_shows_the_markdown_buckets_and_mcnemar_p(tmp_pat
     assert page.table_with(buckets[0]) == buckets
     paired = markdown_table(built.markdown, "Paired comparison")
     assert page.table_with(paired[0]) == paired
-    [comparison] = built.numbers["comparisons"]
-    assert paired[1][2] == "19" and paired[1][5] == f"{comparison['p_value']:.4f}"
+    [comparison] = json_list(built.numbers["comparisons"])
+    assert paired[1][2] == "19" and paired[1][5] == f"{json_at(comparison, 'p_value'):.4f}"
     headings = [text for text in page.text if text in ("By behavior", "Run configurations")]
     assert headings.count("By behavior") == 2  # the contents list and the section
 

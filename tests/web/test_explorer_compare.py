@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pytest
+from pydantic import JsonValue
 
 import rulebench
 from rulebench.engine.store import Store
@@ -10,6 +11,7 @@ from rulebench.report.build import scenarios_report
 from rulebench.train.comparison import compare_rows, scored_items
 
 from tests.report.html_page import Page
+from tests.stored_json import json_list, json_object
 from tests.web.explorer_store import SCENARIOS, explorer
 
 PAIRED_HEADER = [
@@ -25,13 +27,14 @@ SIDE_HEADER = ["item", "first", "answer", "reply or error", "second", "answer", 
 @pytest.mark.parametrize("repeats", [1, 2])
 def test_the_paired_test_is_the_scenarios_reports(tmp_path: Path, repeats: int) -> None:
     store = tmp_path / "s.sqlite"
-    config = {**SCENARIOS, "repeats": repeats}
+    config: dict[str, JsonValue] = {**SCENARIOS, "repeats": repeats}
     first, second = (
         rulebench.run("scenarios", model, config=config, store=store).run.id
         for model in ("scripted/echo", "scripted/fixed")
     )
     with Store(store, readonly=True) as db:
-        [expected] = scenarios_report(db, [first, second]).numbers["comparisons"]
+        [comparison] = json_list(scenarios_report(db, [first, second]).numbers["comparisons"])
+    expected = json_object(comparison)
     with explorer(store) as client:
         numbers = client.get(f"/api/compare?a={first}&b={second}").json()
         page = Page(client.get(f"/compare?a={first}&b={second}").text)
@@ -53,7 +56,7 @@ def test_the_paired_test_is_the_scenarios_reports(tmp_path: Path, repeats: int) 
 
 def test_inferential_runs_pair_as_the_before_after_comparison_does(tmp_path: Path) -> None:
     store = tmp_path / "s.sqlite"
-    config = {"tasks": ["kinship"], "n": 12}
+    config: dict[str, JsonValue] = {"tasks": ["kinship"], "n": 12}
     first = rulebench.run("inferential", "scripted/echo", config=config, store=store).run.id
     second = rulebench.run(
         "inferential",

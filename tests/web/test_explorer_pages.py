@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from pydantic import JsonValue
 
 import rulebench
 from rulebench.core.items import ItemResult
@@ -20,6 +21,7 @@ from rulebench.engine.records import row_to_result
 from rulebench.engine.store import Store
 
 from tests.report.html_page import Page
+from tests.stored_json import json_at
 from tests.web.explorer_page import ids_of, items_of, link
 from tests.web.explorer_store import explorer, scenarios_run, synthetic_run
 
@@ -46,9 +48,9 @@ def test_runs_list_shows_every_run_and_filters_by_task_model_and_status(tmp_path
     ).run.id
     with Store(store) as db:
         killed = db.create_run("scenarios", "scripted/echo", {})
-    with sqlite3.connect(store) as db:  # a "running" run whose process is gone reads killed
-        db.execute("UPDATE runs SET pid = 2147483646 WHERE id = ?", (killed.id,))
-    db.close()
+    with sqlite3.connect(store) as connection:  # a "running" run whose process is gone: killed
+        connection.execute("UPDATE runs SET pid = 2147483646 WHERE id = ?", (killed.id,))
+    connection.close()
 
     def shown(url: str) -> list[str]:
         response = client.get(url)
@@ -154,7 +156,7 @@ def test_a_page_of_a_100000_result_store_reads_a_page_not_the_run(
 
 def test_an_item_shows_prompt_reply_both_extraction_modes_and_verdict(tmp_path: Path) -> None:
     store = tmp_path / "s.sqlite"
-    config = {"tasks": ["kinship"], "n": 2, "extract": "paper"}
+    config: dict[str, JsonValue] = {"tasks": ["kinship"], "n": 2, "extract": "paper"}
     run_id = rulebench.run("inferential", "scripted/echo", config=config, store=store).run.id
     with Store(store, readonly=True) as db:
         result = next(iter(db.iter_results(run_id)))
@@ -171,8 +173,8 @@ def test_an_item_shows_prompt_reply_both_extraction_modes_and_verdict(tmp_path: 
     rows = page.table_with(["mode", "answer", "correct", "refused"])[1:]
     assert [row[0] for row in rows] == ["paper (scored)", "robust"]
     for row, mode in zip(rows, ("paper", "robust"), strict=True):
-        assert row[1] == details[mode]["answer"]
-        assert row[2] == ("yes" if details[mode]["correct"] else "no")
+        assert row[1] == json_at(details, mode, "answer")
+        assert row[2] == ("yes" if json_at(details, mode, "correct") else "no")
     assert "failed" in texts or "passed" in texts
     assert missing.status_code == 404
     assert f"run {run_id} has no result for item 'no-such-item'" in Page(missing.text).text

@@ -1,13 +1,12 @@
 """Every task rulebench can run, by name (imported only when used), and running one."""
 
-import difflib
-import importlib
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from rulebench.core.errors import ConfigError, StoreError
+from rulebench.core.lazy_registry import did_you_mean, import_target
 from rulebench.core.messages import GenerateConfig
 from rulebench.core.run_kinds import GCG_TASK, TRAINING_TASK
 from rulebench.engine.runner import ProgressReporter, Runner, RunReport, RunSpec
@@ -92,14 +91,13 @@ def task_entry(name: str) -> TaskEntry:
     """Look a task up, suggesting the closest name if it is unknown."""
     if name in TASKS:
         return TASKS[name]
-    close = difflib.get_close_matches(name, TASKS, n=1)
-    hint = f" Did you mean '{close[0]}'?" if close else ""
-    raise ConfigError(f"unknown task '{name}'.{hint} Known tasks: {', '.join(TASKS)}")
+    raise ConfigError(
+        f"unknown task '{name}'.{did_you_mean(name, TASKS)} Known tasks: {', '.join(TASKS)}"
+    )
 
 
 def _load(target: str) -> Any:
-    module_name, _, attr = target.partition(":")
-    return getattr(importlib.import_module(module_name), attr)
+    return import_target(target)
 
 
 def config_type(name: str) -> type[TaskConfig]:

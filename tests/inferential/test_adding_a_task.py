@@ -40,9 +40,7 @@ def animals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     assert entry, line
     name, module_name, attr = entry.groups()
     target = f"readme_tasks.{module_name}:{attr}"
-    monkeypatch.setitem(registry.OFFICIAL, name, target)
-    monkeypatch.setitem(registry.TASKS, name, target)
-    registry.task_definition.cache_clear()
+    registry.TASKS.add(name, target, "the README's example")
     root = tmp_path / "data"
     folder = root / "animals"
     folder.mkdir(parents=True)
@@ -63,7 +61,7 @@ def animals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     (folder / "test_data.json").write_text(json.dumps(records))
     (folder / "test_rule.json").write_text(json.dumps(rules))
     yield root
-    registry.task_definition.cache_clear()
+    registry.TASKS.discard(name)
     sys.modules.pop("readme_tasks.animals", None)
     sys.modules.pop("readme_tasks", None)
 

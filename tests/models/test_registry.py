@@ -3,13 +3,14 @@ import sys
 import pytest
 
 from rulebench.core.errors import ConfigError
+from rulebench.core.lazy_registry import missing_modules
 from rulebench.models.base import BackendOptions
 from rulebench.models.registry import (
+    BACKENDS,
     DEFAULT_MODEL,
     PROVIDERS,
     create_model,
     load_backend,
-    missing_modules,
     parse_spec,
     resolve_spec,
 )
@@ -45,6 +46,7 @@ def test_every_registered_backend_resolves_to_a_factory() -> None:
 def test_a_missing_backend_library_becomes_an_install_hint(monkeypatch: pytest.MonkeyPatch) -> None:
     # The backend module now raises ImportError on import.
     monkeypatch.setitem(sys.modules, "rulebench.models.hf.backend", None)
+    BACKENDS.discard("hf")  # loaded by an earlier test: forget it, as a fresh process would
     with pytest.raises(ConfigError, match=r"pip install 'rulebench\[hf\]'"):
         load_backend("hf")
 

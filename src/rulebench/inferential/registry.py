@@ -1,18 +1,21 @@
 """Every inferential task by name: a lazy "module:attr" entry, imported on first use.
 
-Adding a task means writing its module (which declares one `TaskDefinition`) and adding its
-line here; nothing else lists tasks. Names are known without importing anything, so help texts
-and did-you-mean messages cost nothing.
+Adding a built-in task means writing its module (which declares one `TaskDefinition`) and
+adding its line here; a task from another package registers the same "module:attr" string as
+an entry point in the `rulebench.tasks` group, and a folder of task modules is added with
+`include_tasks` (`rulebench --include PATH`). Names are known without importing anything, so
+help texts and did-you-mean messages cost nothing.
 """
 
-import difflib
-import functools
-import importlib
+from pathlib import Path
 
 from rulebench.core.errors import ConfigError
+from rulebench.core.lazy_registry import LazyRegistry, import_folder
 from rulebench.inferential.definition import TaskDefinition
 
 _TASKS = "rulebench.inferential.tasks"
+TASKS_GROUP = "rulebench.tasks"
+"""The entry-point group of inferential tasks from other packages."""
 
 GENERATED: dict[str, str] = {
     "kinship": f"{_TASKS}.kinship.definition:KINSHIP",
@@ -34,39 +37,75 @@ OFFICIAL: dict[str, str] = {
 }
 """The RuleBench release's datasets, read from the user's copy (folder name = task name)."""
 
-TASKS: dict[str, str] = GENERATED | OFFICIAL
-"""Every task name -> where its definition lives."""
+
+def _check(name: str, found: object) -> TaskDefinition:
+    if not isinstance(found, TaskDefinition):
+        raise TypeError(f"it is a {type(found).__name__}, not a TaskDefinition")
+    if found.name != name:
+        raise TypeError(f"its TaskDefinition is named '{found.name}', not '{name}'")
+    return found
+
+
+def _known(names: tuple[str, ...]) -> str:
+    others = [name for name in names if name not in GENERATED and name not in OFFICIAL]
+    plugins = f"; from plugins: {', '.join(others)}" if others else ""
+    return (
+        f"Generated tasks: {', '.join(GENERATED)}; official datasets (need --data-root): "
+        f"{', '.join(OFFICIAL)}{plugins}"
+    )
+
+
+TASKS: LazyRegistry[TaskDefinition] = LazyRegistry(
+    "inferential task", GENERATED | OFFICIAL, TASKS_GROUP, _check, _known
+)
+"""Every task name -> where its definition lives: built-ins, plugins, included folders."""
 
 
 def task_names() -> tuple[str, ...]:
-    """Every task name: generated first, then the release's datasets in its order."""
-    return tuple(TASKS)
+    """Every task name: generated first, the release's datasets in its order, then plugins."""
+    return TASKS.names()
 
 
 def is_official(name: str) -> bool:
-    """Whether `name` is one of the release's datasets (read from --data-root)."""
-    return name in OFFICIAL
+    """Whether `name` is read from data files (the release's datasets, or a plugin's)."""
+    if name in OFFICIAL:
+        return True
+    return name in TASKS and name not in GENERATED and task_definition(name).load is not None
 
 
-@functools.cache
 def task_definition(name: str) -> TaskDefinition:
     """The definition of task `name`, imported on first use."""
-    target = TASKS.get(name)
-    if target is None:
-        raise ConfigError(unknown_task_message(name))
-    module_name, _, attr = target.partition(":")
-    definition = getattr(importlib.import_module(module_name), attr)
-    if not isinstance(definition, TaskDefinition) or definition.name != name:
-        raise TypeError(f"{target} is not the TaskDefinition of task {name!r}")
-    return definition
+    return TASKS.load(name)
 
 
 def unknown_task_message(name: str) -> str:
     """Name the unknown task, the closest known one (case-insensitively) and all of them."""
-    by_lower = {known.lower(): known for known in TASKS}
-    close = difflib.get_close_matches(name.lower(), by_lower, n=1)
-    hint = f" Did you mean '{by_lower[close[0]]}'?" if close else ""
-    return (
-        f"unknown inferential task '{name}'.{hint} Generated tasks: {', '.join(GENERATED)}; "
-        f"official datasets (need --data-root): {', '.join(OFFICIAL)}"
-    )
+    return TASKS.unknown_message(name)
+
+
+def include_tasks(folder: Path) -> list[str]:
+    """Register every `TaskDefinition` declared by the modules of `folder` (no packaging).
+
+    Returns:
+        One line per module that failed to import (named by its file); the others' tasks are
+        registered all the same.
+
+    Raises:
+        ConfigError: the folder is missing or holds no modules, or a module declares a
+            built-in task's name.
+    """
+    imported = list(import_folder(folder))
+    if not imported:
+        raise ConfigError(f"--include {folder}: no task modules (*.py) in it")
+    problems = []
+    for path, module in imported:
+        if isinstance(module, Exception):
+            problems.append(f"{path}: failed to import: {type(module).__name__}: {module}")
+            continue
+        for attr, value in vars(module).items():
+            if not isinstance(value, TaskDefinition) or attr.startswith("_"):
+                continue
+            if value.name in GENERATED | OFFICIAL and value is task_definition(value.name):
+                continue  # a built-in task the module imported, not one it declares
+            TASKS.add(value.name, f"{module.__name__}:{attr}", f"--include {folder}")
+    return problems

@@ -1,11 +1,13 @@
-"""Turns a "provider/name" spec into a backend, importing the backend's library only when chosen."""
+"""Turns a "provider/name" spec into a backend, importing the backend's library only when chosen.
 
-import difflib
-import importlib
-import importlib.util
+Backends from other packages register their factory's "module:attr" string in the
+`rulebench.models` entry-point group; the entry point's name is the provider (`myprov/name`).
+"""
+
 from typing import NamedTuple, Protocol, cast
 
 from rulebench.core.errors import ConfigError
+from rulebench.core.lazy_registry import LazyRegistry, did_you_mean, missing_modules
 from rulebench.models.base import BackendOptions, Model
 
 EMBEDDED_MODEL_NAME = "SmolLM2-135M-Instruct"
@@ -70,6 +72,30 @@ PROVIDERS: dict[str, Provider] = {
 }
 
 
+MODELS_GROUP = "rulebench.models"
+"""The entry-point group of model backends from other packages."""
+
+
+def _check(name: str, found: object) -> ModelFactory:
+    if not callable(found):
+        raise TypeError(f"it is {found!r}, not a callable (name, BackendOptions) -> Model")
+    return cast(ModelFactory, found)
+
+
+BACKENDS: LazyRegistry[ModelFactory] = LazyRegistry(
+    "model provider",
+    {name: provider.target for name, provider in PROVIDERS.items()},
+    MODELS_GROUP,
+    _check,
+)
+"""Provider -> backend factory: the built-in `PROVIDERS`, then plugins, imported on first use."""
+
+
+def _example(provider: str) -> str:
+    found = PROVIDERS.get(provider)
+    return found.example if found else f"{provider}/<name>"
+
+
 def resolve_spec(spec: str | None) -> str:
     """The spec to run: the embedded default only when none was given (None), never for "".
 
@@ -91,59 +117,41 @@ def parse_spec(spec: str) -> tuple[str, str]:
             f"embedded default {DEFAULT_MODEL}"
         )
     provider, sep, name = spec.partition("/")
-    if provider not in PROVIDERS:
-        close = difflib.get_close_matches(provider, PROVIDERS, n=1)
-        hint = f" Did you mean '{close[0]}'?" if close else ""
+    if provider not in BACKENDS:
         raise ConfigError(
-            f"unknown model provider '{provider}' in '{spec}'.{hint} "
-            f"Known providers: {', '.join(PROVIDERS)} (a spec is provider/name, e.g. "
+            f"unknown model provider '{provider}' in '{spec}'.{did_you_mean(provider, BACKENDS)} "
+            f"Known providers: {', '.join(BACKENDS)} (a spec is provider/name, e.g. "
             f"{PROVIDERS['openai'].example})"
         )
     if not sep or not name:
         raise ConfigError(
             f"model spec '{spec}' has no model name: write {provider}/<name>, "
-            f"e.g. {PROVIDERS[provider].example}"
+            f"e.g. {_example(provider)}"
         )
     return provider, name
 
 
 def load_backend(provider: str) -> ModelFactory:
-    """Import a provider's backend class, turning a missing library into an install hint."""
-    entry = PROVIDERS[provider]
+    """Import a provider's backend factory, turning a missing library into an install hint.
+
+    A plugin's failures are the registry's one-line errors naming the plugin's package.
+    """
+    entry = PROVIDERS.get(provider)
+    if entry is None:
+        return BACKENDS.load(provider)
     missing = missing_modules(entry.modules)
     if missing:
         raise ConfigError(
             f"the {provider} backend needs {', '.join(missing)}, not installed: "
             f"{_install_hint(entry)}"
         )
-    module_name, _, attr_path = entry.target.partition(":")
     try:
-        module = importlib.import_module(module_name)
+        return BACKENDS.load(provider)
     except ImportError as exc:
         raise ConfigError(
             f"the {provider} backend needs {exc.name or 'a missing library'}: "
             f"{_install_hint(entry)}"
         ) from exc
-    factory: object = module
-    for attr in attr_path.split("."):
-        factory = getattr(factory, attr)
-    return cast(ModelFactory, factory)
-
-
-def missing_modules(names: tuple[str, ...]) -> list[str]:
-    """The top-level modules in `names` that cannot be imported, found without importing them.
-
-    find_spec only locates a module, so checking torch costs microseconds, not seconds.
-    """
-    missing = []
-    for name in names:
-        try:
-            found = importlib.util.find_spec(name) is not None
-        except ValueError:  # imported already, without a __spec__: present
-            found = True
-        if not found:
-            missing.append(name)
-    return missing
 
 
 def _install_hint(entry: Provider) -> str:

@@ -1,16 +1,19 @@
 """Every scenario by name, imported on first use, and every behavior (rule) with its bucket.
 
 Which releases hold a scenario is data on its class (`Scenario.versions`), so the v3 list and
-every count printed from it follow the classes, never a second hand-kept list.
+every count printed from it follow the classes, never a second hand-kept list. Scenarios from
+other packages register a "module:attr" string in the `rulebench.scenarios` entry-point group;
+they run from case files (`--suite FILE`) and in play, never in the generated suites.
 """
 
-import difflib
-import functools
-import importlib
-from typing import cast
+import logging
 
-from rulebench.core.errors import ConfigError
+from rulebench.core.lazy_registry import LazyRegistry
 from rulebench.scenarios.base import RuleSpec, Scenario, Version
+
+logger = logging.getLogger(__name__)
+_WARNED: set[str] = set()
+"""Plugin failures already logged (one warning per process, not one per lookup)."""
 
 _SECURITY = "rulebench.scenarios.security"
 _GAMES = "rulebench.scenarios.games"
@@ -33,28 +36,40 @@ SCENARIOS: dict[str, str] = {
     "Hodor": f"{_GAMES}.hodor:SCENARIO",
 }
 """Name -> "module:attr" of the scenario's class, in upstream's order (errors list it so)."""
+SCENARIOS_GROUP = "rulebench.scenarios"
+
+
+def _check(name: str, found: object) -> type[Scenario]:
+    if not (isinstance(found, type) and issubclass(found, Scenario)):
+        raise TypeError(f"it is {found!r}, not a Scenario subclass")
+    if found.name != name:
+        raise TypeError(f"its class is named '{found.name}', not '{name}'")
+    return found
+
+
+REGISTRY: LazyRegistry[type[Scenario]] = LazyRegistry(
+    "scenario", SCENARIOS, SCENARIOS_GROUP, _check
+)
+"""The built-in scenarios, then those of installed plugins (loaded once each)."""
 
 
 def scenario_class(name: str) -> type[Scenario]:
     """Look a scenario up, suggesting the closest name if it is unknown."""
-    if name not in SCENARIOS:
-        close = difflib.get_close_matches(name, SCENARIOS, n=1)
-        hint = f" Did you mean '{close[0]}'?" if close else ""
-        raise ConfigError(
-            f"unknown scenario '{name}'.{hint} Known scenarios: {', '.join(SCENARIOS)}"
-        )
-    return _load(SCENARIOS[name])
-
-
-@functools.cache  # behaviors() looks every class up, twice per test case (bucket_of)
-def _load(target: str) -> type[Scenario]:
-    module_name, _, attr = target.partition(":")
-    return cast(type[Scenario], getattr(importlib.import_module(module_name), attr))
+    return REGISTRY.load(name)
 
 
 def scenario_classes() -> dict[str, type[Scenario]]:
-    """Name -> class for every registered scenario, whatever its versions."""
-    return {name: scenario_class(name) for name in SCENARIOS}
+    """Name -> class for every registered scenario (plugins included), whatever its versions.
+
+    A plugin that fails to load is left out with a warning, so one broken package does not
+    stop runs of the others.
+    """
+    loaded, failed = REGISTRY.load_all()
+    for line in failed:
+        if line not in _WARNED:
+            _WARNED.add(line)
+            logger.warning("%s", line)
+    return loaded
 
 
 def scenario_names(version: Version = "v3") -> tuple[str, ...]:
@@ -64,7 +79,7 @@ def scenario_names(version: Version = "v3") -> tuple[str, ...]:
 
 def scenario_count(version: Version = "v3") -> int:
     """How many scenarios a release holds, for every text that states the number."""
-    return len(scenario_names(version))
+    return sum(1 for name in scenario_names(version) if name in SCENARIOS)
 
 
 def behaviors(version: Version = "v3") -> dict[str, tuple[str, RuleSpec]]:

@@ -6,7 +6,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rulebench.core.errors import ConfigError
-from rulebench.models.registry import EMBEDDED_MODEL_NAME, missing_modules, parse_spec
+from rulebench.core.lazy_registry import missing_modules
+from rulebench.models.registry import EMBEDDED_MODEL_NAME, parse_spec
 
 DEFAULT_MAX_STEPS = 60
 """The CPU default: 60 steps of 8 examples (480 examples, ~130k tokens at ~270 tokens each).

@@ -12,7 +12,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from rulebench.core.errors import ConfigError
-from rulebench.models.registry import missing_modules
+from rulebench.core.lazy_registry import missing_modules
 from rulebench.web.playground import PlaygroundConfig
 from rulebench.web.security import allowed_hosts, is_loopback
 

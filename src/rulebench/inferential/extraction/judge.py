@@ -6,16 +6,15 @@ from typing import get_args
 from rulebench.core.errors import ConfigError
 from rulebench.core.rules import Sample
 from rulebench.inferential.extraction.base import Judgement, Mode
-from rulebench.inferential.registry import TASKS as _REGISTERED
-from rulebench.inferential.registry import task_definition
+from rulebench.inferential.registry import GENERATED, OFFICIAL, task_definition, task_names
 
-TASKS: tuple[str, ...] = tuple(_REGISTERED)
-"""Every task name `judge` knows."""
+TASKS: tuple[str, ...] = tuple(GENERATED | OFFICIAL)
+"""The built-in task names `judge` knows (plugins' too: `registry.task_names()`)."""
 
 
 def robust_fixes() -> dict[str, list[str]]:
     """Task name -> names of the quirk fixes robust mode applies (each a documented function)."""
-    return {task: list(task_definition(task).judges.fixes) for task in TASKS}
+    return {task: list(task_definition(task).judges.fixes) for task in task_names()}
 
 
 def judge(
@@ -28,8 +27,9 @@ def judge(
     """Read the answer out of `reply` and decide whether it matches `sample.gold`.
 
     Args:
-        task: the task's name (see `TASKS`); it picks the reading, so a counterfactual sample
-            is judged as its task's `-cf` variant only when that name is passed.
+        task: the task's name (see `registry.task_names()`); it picks the reading, so a
+            counterfactual sample is judged as its task's `-cf` variant only when that name
+            is passed.
         reply: the model's raw reply, exactly as stored.
         sample: the question; its gold (already the counterfactual gold where that applies)
             and candidates are used.

@@ -1,0 +1,254 @@
+"""Names -> "module:attr" targets, imported on first use; built-ins plus plugins from packages.
+
+Every registry (run tasks, inferential tasks, scenarios, model backends) is one of these, so
+names are known without importing anything (help texts and did-you-mean cost nothing), an
+unknown name gets the same kind of message everywhere, and plugins arrive the same way: an
+entry point in the registry's group whose value is a "module:attr" string, exactly like a
+built-in entry. A plugin that fails to import is an error naming the plugin and its package;
+the other entries still work.
+"""
+
+import difflib
+import importlib
+import importlib.metadata
+import importlib.util
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Generic, TypeVar
+
+from rulebench.core.errors import ConfigError
+
+T = TypeVar("T")
+
+BUILT_IN = "rulebench"
+"""The `package` of entries rulebench ships."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One registered name: where its object lives and who provides it."""
+
+    name: str
+    target: str
+    """"module:attr"; attr may be dotted (a classmethod)."""
+    package: str = BUILT_IN
+    """The distribution that provides it (an installed plugin), `rulebench` for built-ins, or
+    the folder an `--include` read it from."""
+
+    @property
+    def is_plugin(self) -> bool:
+        """Whether it comes from outside rulebench."""
+        return self.package != BUILT_IN
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """ " Did you mean 'x'?" for the known name closest to `name` (case-insensitively), or ""."""
+    by_lower = {found.lower(): found for found in known}
+    close = difflib.get_close_matches(name.lower(), by_lower, n=1)
+    return f" Did you mean '{by_lower[close[0]]}'?" if close else ""
+
+
+def import_target(target: str) -> object:
+    """The object a "module:attr" string names (attr may be dotted)."""
+    module_name, sep, attr_path = target.partition(":")
+    if not sep or not module_name or not attr_path:
+        raise ValueError(f"'{target}' is not of the form module:attr")
+    found: object = importlib.import_module(module_name)
+    for attr in attr_path.split("."):
+        found = getattr(found, attr)
+    return found
+
+
+class LazyRegistry(Generic[T]):
+    """Name -> "module:attr" for one kind of object, built-ins first, then plugins.
+
+    Args:
+        kind: what the names are, for messages ("inferential task", "scenario").
+        builtins: the entries rulebench ships, in the order lists show them.
+        group: the entry-point group plugins register in; None for a registry with no plugins.
+        check: turns the imported object into a `T`, raising TypeError when it is not one.
+        known: how an unknown-name message lists the known names; default "Known <kind>s:
+            a, b, ...".
+    """
+
+    def __init__(
+        self,
+        kind: str,
+        builtins: dict[str, str],
+        group: str | None,
+        check: Callable[[str, object], T],
+        known: Callable[[tuple[str, ...]], str] | None = None,
+    ) -> None:
+        self.kind = kind
+        self._known = known or (lambda names: f"Known {kind}s: {', '.join(names)}")
+        self.group = group
+        self._check = check
+        self._builtins = {name: Entry(name, target) for name, target in builtins.items()}
+        self._added: dict[str, Entry] = {}
+        self._plugins: dict[str, Entry] | None = None
+        self._loaded: dict[str, T] = {}
+        self._problems: list[str] = []
+
+    def entries(self) -> dict[str, Entry]:
+        """Every entry by name: built-ins, then installed plugins, then included ones."""
+        return self._builtins | self._plugin_entries() | self._added
+
+    def names(self) -> tuple[str, ...]:
+        """Every registered name, in `entries` order."""
+        return tuple(self.entries())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.entries()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.entries())
+
+    def problems(self) -> list[str]:
+        """Plugin entries that were skipped (a name taken twice, a malformed value)."""
+        self._plugin_entries()
+        return list(self._problems)
+
+    def add(self, name: str, target: str, package: str) -> None:
+        """Register `name` at run time (a task module from an `--include` folder)."""
+        if name in self._builtins:
+            raise ConfigError(
+                f"{package}: {self.kind} '{name}' is already a built-in {self.kind}; rename it"
+            )
+        self._added[name] = Entry(name, target, package)
+        self._loaded.pop(name, None)
+
+    def discard(self, name: str) -> None:
+        """Forget a run-time addition and what was loaded for `name` (imported again if asked)."""
+        self._added.pop(name, None)
+        self._loaded.pop(name, None)
+
+    def entry(self, name: str) -> Entry:
+        """The entry of `name`, or a ConfigError with the closest name and all known ones."""
+        found = self.entries().get(name)
+        if found is None:
+            raise ConfigError(self.unknown_message(name))
+        return found
+
+    def load(self, name: str) -> T:
+        """The object registered as `name`, imported on first use.
+
+        Raises:
+            ConfigError: an unknown name, or a plugin that fails to import or is not a
+                `T` (named with its package, so the user knows what to fix or uninstall).
+        """
+        if name in self._loaded:
+            return self._loaded[name]
+        entry = self.entry(name)
+        if not entry.is_plugin:
+            # A broken built-in is a bug in rulebench: let its traceback show.
+            loaded = self._check(name, import_target(entry.target))
+        else:
+            loaded = self._load_plugin(entry)
+        self._loaded[name] = loaded
+        return loaded
+
+    def load_all(self) -> tuple[dict[str, T], list[str]]:
+        """Every entry loaded, and one line per plugin that failed (left out of the dict)."""
+        loaded: dict[str, T] = {}
+        failed = []
+        for name in self.names():
+            try:
+                loaded[name] = self.load(name)
+            except ConfigError as exc:
+                if not self.entry(name).is_plugin:
+                    raise
+                failed.append(str(exc))
+        return loaded, failed
+
+    def _load_plugin(self, entry: Entry) -> T:
+        where = f"{self.kind} plugin '{entry.name}' ({entry.target}) from {entry.package}"
+        try:
+            return self._check(entry.name, import_target(entry.target))
+        except ConfigError as exc:
+            raise ConfigError(f"{where}: {exc}") from exc
+        except Exception as exc:  # any failure of foreign code is reported, not a crash
+            raise ConfigError(
+                f"{where} failed to load: {type(exc).__name__}: {exc}; fix or uninstall "
+                f"{entry.package}"
+            ) from exc
+
+    def unknown_message(self, name: str) -> str:
+        """Name the unknown entry, the closest known one (case-insensitively) and all."""
+        known = self.names()
+        return f"unknown {self.kind} '{name}'.{did_you_mean(name, known)} {self._known(known)}"
+
+    def _plugin_entries(self) -> dict[str, Entry]:
+        # Reading entry points opens only metadata files, never the plugins' modules.
+        if self._plugins is None:
+            self._plugins = {}
+            if self.group is not None:
+                for point in importlib.metadata.entry_points(group=self.group):
+                    self._take(point)
+        return self._plugins
+
+    def _take(self, point: importlib.metadata.EntryPoint) -> None:
+        assert self._plugins is not None
+        package = point.dist.name if point.dist is not None else "an unknown package"
+        if point.name in self._builtins or point.name in self._plugins:
+            self._problems.append(
+                f"{self.kind} plugin '{point.name}' from {package} skipped: the name is taken"
+            )
+        elif ":" not in point.value:
+            self._problems.append(
+                f"{self.kind} plugin '{point.name}' from {package} skipped: its entry point "
+                f"'{point.value}' is not module:attr"
+            )
+        else:
+            self._plugins[point.name] = Entry(point.name, point.value, package)
+
+
+def missing_modules(names: tuple[str, ...]) -> list[str]:
+    """The top-level modules in `names` that cannot be imported, found without importing them.
+
+    find_spec only locates a module, so checking torch costs microseconds, not seconds.
+    """
+    missing = []
+    for name in names:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except ValueError:  # imported already, without a __spec__: present
+            found = True
+        if not found:
+            missing.append(name)
+    return missing
+
+
+def import_folder(folder: Path) -> Iterator[tuple[Path, ModuleType | Exception]]:
+    """Import each `*.py` file of `folder` as a module (no packaging needed), in name order.
+
+    Yields each file with its module, or with the exception importing it raised, so one
+    broken file does not hide the others. Modules are named `rulebench_include_<stem>` and
+    kept in `sys.modules`, so "module:attr" targets can name them.
+    """
+    if not folder.is_dir():
+        raise ConfigError(f"--include {folder}: not a folder")
+    for path in sorted(folder.glob("*.py")):
+        if path.name.startswith("_"):
+            continue
+        name = f"rulebench_include_{path.stem}"
+        try:
+            yield path, sys.modules.get(name) or _import_file(name, path)
+        except Exception as exc:  # a user's module: report it, go on with the others
+            yield path, exc
+
+
+def _import_file(name: str, path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module

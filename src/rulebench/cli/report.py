@@ -1,28 +1,109 @@
-"""`rulebench report`: the analyses of stored runs, as Markdown with PNG/SVG plots, JSON or HTML.
+"""`rulebench report RUN...`: the analyses of stored runs, as Markdown with plots, JSON or HTML.
 
-Every report names, at its top and on stderr, a run that did not complete or holds errors:
-its numbers cover only part of the task.
+The report follows the runs' task (`report.by_task`); `report inferential|scenarios|judge`
+build the same report for one task and refuse runs of another. Every report names, at its
+top and on stderr, a run that did not complete or holds errors: its numbers cover only part
+of the task.
 """
 
+import functools
+import inspect
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 
 import typer
+from typer import _click
+from typer.core import TyperCommand, TyperGroup
 
 from rulebench.cli import options as opt
 from rulebench.cli.console import err, out
 from rulebench.cli.pricing import PriceInOption, PriceOutOption, PricesOption, price_table
+from rulebench.report.kinds import DEFAULT_EXTRACT, DEFAULT_FOLDER, HTML_ITEMS, ExtractMode
 from rulebench.report.untrusted import safe_text
 
 if TYPE_CHECKING:
+    from rulebench.core.pricing import PriceTable
     from rulebench.engine.store import Store
     from rulebench.report.build import BuiltReport
+    from rulebench.report.kinds import ReportKind
 
-app = typer.Typer(help="Build reports from stored runs.", no_args_is_help=True)
-DEFAULT_INFERENTIAL_OUTPUT = Path("rulebench-report")
-DEFAULT_HTML_ITEMS = 200
-"""Items per run in an HTML report: enough to read examples, few enough for a light page."""
+DEFAULT_COMMAND = "auto"
+"""The hidden command that `rulebench report RUN...` runs: the report the runs' task gets."""
+
+
+class ReportGroup(TyperGroup):
+    """`report` takes runs straight after it: a first word naming no command starts the runs.
+
+    Its --help shows that default usage with its options, then the per-task commands.
+    """
+
+    _showing_help = False
+
+    def parse_args(self, ctx: _click.Context, args: list[str]) -> list[str]:
+        """The arguments, with the default command put first unless they name a command."""
+        if args and args[0] not in self.commands and args[0] not in ctx.help_option_names:
+            args = [DEFAULT_COMMAND, *args]
+        return super().parse_args(ctx, args)
+
+    def collect_usage_pieces(self, ctx: _click.Context) -> list[str]:
+        """`[OPTIONS] {RUN}... | COMMAND [ARGS]...`: runs first, or a per-task command."""
+        return [self.options_metavar or "", "{RUN}...", "|", "COMMAND", "[ARGS]..."]
+
+    def format_help(self, ctx: _click.Context, formatter: _click.HelpFormatter) -> None:
+        """The group's help, listing the default command's arguments and options."""
+        self._showing_help = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._showing_help = False
+
+    def get_params(self, ctx: _click.Context) -> list[_click.Parameter]:
+        """The group's own options, except while --help draws the default command's."""
+        if self._showing_help:
+            return self.commands[DEFAULT_COMMAND].get_params(ctx)
+        return super().get_params(ctx)
+
+
+class DefaultCommand(TyperCommand):
+    """The default command: its usage reads `rulebench report ...`, as it is typed."""
+
+    def format_usage(self, ctx: _click.Context, formatter: _click.HelpFormatter) -> None:
+        """The usage line under the group's name (the command's own name is never typed)."""
+        path = ctx.parent.command_path if ctx.parent is not None else ctx.command_path
+        formatter.write_usage(path, " ".join(self.collect_usage_pieces(ctx)))
+
+
+app = typer.Typer(
+    help="Build the report of stored runs; its kind follows their task (inferential, "
+    "scenarios or judge). The commands below build one kind and refuse other runs.",
+    no_args_is_help=True,
+    cls=ReportGroup,
+)
+
+
+class ReportRequest(NamedTuple):
+    """The options every report takes (declared once in `report_options`)."""
+
+    output: Path | None
+    store: Path | None
+    as_json: bool
+    html: Path | None
+    html_items: int
+    prices: "PriceTable | None"
+
+
+OutputOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--output",
+        "-o",
+        help=f"Folder for report.md (inferential runs: and the plots; without -o they go to "
+        f"{DEFAULT_FOLDER}/ unless --json; other runs' reports are only printed).",
+        show_default=False,
+    ),
+]
 JsonReportOption = Annotated[
     bool,
     typer.Option(
@@ -50,39 +131,90 @@ HtmlItemsOption = Annotated[
         "more the run has).",
     ),
 ]
+ExtractOption = Annotated[
+    ExtractMode | None,
+    typer.Option(
+        help="Inferential runs: re-score with this extraction mode (both are stored with "
+        "every result).",
+        show_default=DEFAULT_EXTRACT,
+    ),
+]
+Runs = Annotated[
+    list[str],
+    typer.Argument(
+        metavar="RUN",
+        help="Runs (ids or unique prefixes) of one task; several are compared.",
+        show_default=False,
+    ),
+]
+
+
+def _shared_parameters() -> list[inspect.Parameter]:
+    """The options every report takes, as keyword parameters in --help's order."""
+    annotated: list[tuple[str, object, object]] = [
+        ("output", OutputOption, None),
+        ("store", opt.StoreOption, None),
+        ("as_json", JsonReportOption, False),
+        ("html", HtmlOption, None),
+        ("html_items", HtmlItemsOption, HTML_ITEMS),
+        ("prices", PricesOption, None),
+        ("price_in", PriceInOption, None),
+        ("price_out", PriceOutOption, None),
+    ]
+    return [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=kind)
+        for name, kind, default in annotated
+    ]
+
+
+Command = Callable[..., None]
+
+
+def report_options(command: Command) -> Command:
+    """Give a report command the shared options; they arrive packed as `request`."""
+    signature = inspect.signature(command)
+    own = [p for p in signature.parameters.values() if p.name != "request"]
+    combined = signature.replace(parameters=[*own, *_shared_parameters()])
+
+    @functools.wraps(command)
+    def with_shared(*args: Any, **kwargs: Any) -> None:
+        bound = combined.bind(*args, **kwargs)
+        bound.apply_defaults()
+        given = dict(bound.arguments)
+        table = price_table(given.pop("prices"), given.pop("price_in"), given.pop("price_out"))
+        shared = {name: given.pop(name) for name in ReportRequest._fields if name in given}
+        command(**given, request=ReportRequest(**shared, prices=table))
+
+    # typer reads the options from the signature: the command's own, then the shared ones.
+    with_shared.__signature__ = combined  # type: ignore[attr-defined]  # read by inspect
+    return with_shared
+
+
+@app.command(DEFAULT_COMMAND, hidden=True, cls=DefaultCommand)
+@report_options
+def by_task(run_ids: Runs, extract: ExtractOption = None, *, request: ReportRequest) -> None:
+    """The report that fits the runs' task: inferential, scenarios or judge.
+
+    Inferential: the paper's tables, curves, trigger/execution split and dimensions.
+    Scenarios: pass rates per suite and bucket, breakdowns, McNemar between runs.
+    Judge (one run): accuracy, precision, recall and F1 per rule, with 95% CIs.
+    """
+    build_and_show(None, run_ids, extract, request)
 
 
 @app.command()
+@report_options
 def inferential(
     run_ids: Annotated[
         list[str],
         typer.Argument(
-            help="One or more inferential runs (ids or unique prefixes); several give a comparison."
+            metavar="RUN",
+            help="Inferential runs (ids or unique prefixes); several give a comparison.",
         ),
     ],
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "--output",
-            "-o",
-            help=f"Folder for report.md and the plots (default: {DEFAULT_INFERENTIAL_OUTPUT}; "
-            "with --json: none).",
-            show_default=False,
-        ),
-    ] = None,
-    extract: Annotated[
-        Literal["paper", "robust"],
-        typer.Option(
-            help="Re-score with this extraction mode (both are stored with every result)."
-        ),
-    ] = "robust",
-    store: opt.StoreOption = None,
-    as_json: JsonReportOption = False,
-    html: HtmlOption = None,
-    html_items: HtmlItemsOption = DEFAULT_HTML_ITEMS,
-    prices: PricesOption = None,
-    price_in: PriceInOption = None,
-    price_out: PriceOutOption = None,
+    extract: ExtractOption = None,
+    *,
+    request: ReportRequest,
 ) -> None:
     """The paper's analyses of one run, or a comparison of several.
 
@@ -90,76 +222,36 @@ def inferential(
     --cite-rule), the five capability dimensions with a radar chart (PNG and SVG), the SALAD
     long tail and the prompt-echo baseline (samples are rebuilt from each run's settings).
     """
-    from rulebench.engine.store import Store
-    from rulebench.report.build import inferential_report
-
-    folder = output if output is not None or as_json else DEFAULT_INFERENTIAL_OUTPUT
-    with Store(store, readonly=True) as db:
-        table = price_table(prices, price_in, price_out)
-        built = inferential_report(
-            db, run_ids, extract, folder, render=html is not None, prices=table
-        )
-        _write_html(db, built, html, html_items)
-    _show(built, as_json)
-    if built.path is not None:
-        err.print(safe_text(f"report written to {built.path} (plots beside it)"))
-    _say_html(html)
+    build_and_show("inferential", run_ids, extract, request)
 
 
 @app.command()
+@report_options
 def scenarios(
     run_ids: Annotated[
         list[str],
         typer.Argument(
-            help="One or more scenarios runs; several are compared (McNemar on shared cases)."
+            metavar="RUN",
+            help="One or more scenarios runs; several are compared (McNemar on shared cases).",
         ),
     ],
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "--output", "-o", help="Also write the Markdown to this file.", show_default=False
-        ),
-    ] = None,
-    store: opt.StoreOption = None,
-    as_json: JsonReportOption = False,
-    html: HtmlOption = None,
-    html_items: HtmlItemsOption = DEFAULT_HTML_ITEMS,
-    prices: PricesOption = None,
-    price_in: PriceInOption = None,
-    price_out: PriceOutOption = None,
+    *,
+    request: ReportRequest,
 ) -> None:
     """Pass rates per suite and bucket with the headline, and breakdowns.
 
     Breakdowns per scenario, behavior and strategy, the spread across repeats, and paired
     comparisons (McNemar) when several runs are given.
     """
-    from rulebench.engine.store import Store
-    from rulebench.report.build import scenarios_report
-
-    with Store(store, readonly=True) as db:
-        built = scenarios_report(db, run_ids, price_table(prices, price_in, price_out))
-        _write_html(db, built, html, html_items)
-    _write(built, output)
-    _show(built, as_json)
-    _say_html(html)
+    build_and_show("scenarios", run_ids, None, request)
 
 
 @app.command("judge")
+@report_options
 def judge_report(
-    run_id: Annotated[str, typer.Argument(help="A judge run.")],
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "--output", "-o", help="Also write the Markdown to this file.", show_default=False
-        ),
-    ] = None,
-    store: opt.StoreOption = None,
-    as_json: JsonReportOption = False,
-    html: HtmlOption = None,
-    html_items: HtmlItemsOption = DEFAULT_HTML_ITEMS,
-    prices: PricesOption = None,
-    price_in: PriceInOption = None,
-    price_out: PriceOutOption = None,
+    run_id: Annotated[str, typer.Argument(metavar="RUN", help="A judge run.")],
+    *,
+    request: ReportRequest,
 ) -> None:
     """Accuracy, precision, recall and F1 of a judge run, overall and per rule, with 95% CIs.
 
@@ -167,21 +259,70 @@ def judge_report(
     for F1, the Wilson interval of the Jaccard index J = TP/(TP+FP+FN) mapped through
     F1 = 2J/(1+J). Warns when the judge run or a source run did not complete or holds errors.
     """
+    build_and_show("judge", [run_id], None, request)
+
+
+def build_and_show(
+    family: "ReportKind | None",
+    run_ids: list[str],
+    extract: ExtractMode | None,
+    request: ReportRequest,
+) -> None:
+    """Build the report (`family`, else the one the runs' task gets), write and print it."""
+    from rulebench.core.errors import ConfigError
     from rulebench.engine.store import Store
-    from rulebench.report.build import judge_report as build_judge_report
+    from rulebench.report.by_task import ReportOptions, build_kind, report_kind
 
-    with Store(store, readonly=True) as db:
-        built = build_judge_report(db, run_id, price_table(prices, price_in, price_out))
-        _write_html(db, built, html, html_items)
-    _write(built, output)
-    _show(built, as_json)
-    _say_html(html)
+    with Store(request.store, readonly=True) as db:
+        kind = family or report_kind(db, run_ids)
+        if extract is not None and kind != "inferential":
+            raise ConfigError(f"--extract applies to inferential runs only; these are {kind} runs")
+        folder, old_file = _output(kind, request)
+        options = ReportOptions(
+            folder, extract or DEFAULT_EXTRACT, request.html is not None, request.prices
+        )
+        built = build_kind(db, kind, run_ids, options)
+        _write_html(db, built, request.html, request.html_items)
+    if old_file is not None:
+        _write_file(built, old_file)
+    _show(built, request.as_json)
+    if built.path is not None:
+        beside = " (plots beside it)" if kind == "inferential" else ""
+        err.print(safe_text(f"report written to {built.path}{beside}"))
+    if request.html is not None:
+        err.print(safe_text(f"HTML report written to {request.html}"))
 
 
-def _write(built: "BuiltReport", output: Path | None) -> None:
-    if output is not None:
-        output.write_text(built.markdown, encoding="utf-8")
-        err.print(safe_text(f"report written to {output}"))
+def _output(kind: "ReportKind", request: ReportRequest) -> tuple[Path | None, Path | None]:
+    """The folder the report goes to, and the file an old-style `-o FILE.md` names.
+
+    Until this release `-o` named a file for scenarios and judge reports; such a path still
+    gets that file, with the one deprecation line.
+    """
+    from rulebench.cli.renamed_options import warn_renamed
+    from rulebench.core.errors import ConfigError
+
+    output = request.output
+    if output is None:
+        is_default = kind == "inferential" and not request.as_json
+        return (DEFAULT_FOLDER if is_default else None), None
+    if output.suffix == ".md" and kind != "inferential":
+        warn_renamed("-o FILE.md", "-o FOLDER (report.md is written inside)")
+        return None, output
+    if output.exists() and not output.is_dir():
+        raise ConfigError(f"-o {output}: a file is there; -o names the report's folder")
+    return output, None
+
+
+def _write_file(built: "BuiltReport", path: Path) -> None:
+    """The Markdown to the file an old-style `-o FILE.md` names."""
+    from rulebench.core.errors import ConfigError
+
+    try:
+        path.write_text(built.markdown, encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"-o {path}: cannot write the file: {exc.strerror}") from None
+    err.print(safe_text(f"report written to {path}"))
 
 
 def _write_html(db: "Store", built: "BuiltReport", path: Path | None, items_per_run: int) -> None:
@@ -198,11 +339,6 @@ def _write_html(db: "Store", built: "BuiltReport", path: Path | None, items_per_
         path.write_text(page, encoding="utf-8", errors="backslashreplace")
     except OSError as exc:
         raise ConfigError(f"--html {path}: cannot write the file: {exc.strerror}") from None
-
-
-def _say_html(path: Path | None) -> None:
-    if path is not None:
-        err.print(safe_text(f"HTML report written to {path}"))
 
 
 def _show(built: "BuiltReport", as_json: bool) -> None:

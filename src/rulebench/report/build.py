@@ -9,7 +9,7 @@ report can then become one HTML page with its runs' configurations and items (`h
 from collections.abc import Sequence
 from itertools import islice
 from pathlib import Path
-from typing import Literal, NamedTuple
+from typing import NamedTuple
 
 from pydantic import JsonValue
 
@@ -18,10 +18,9 @@ from rulebench.core.pricing import PriceTable
 from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store
 from rulebench.report.document import Document, to_markdown, write_markdown
+from rulebench.report.kinds import DEFAULT_EXTRACT, HTML_ITEMS, ExtractMode
 from rulebench.report.run_notes import run_warnings
 from rulebench.report.usage import run_totals, usage_json, usage_section
-
-ExtractMode = Literal["paper", "robust"]
 
 
 class BuiltReport(NamedTuple):
@@ -116,7 +115,7 @@ def with_usage(
 def inferential_report(  # noqa: PLR0913 - the report's options, each with a default
     store: Store,
     run_ids: Sequence[str],
-    extract: ExtractMode = "robust",
+    extract: ExtractMode = DEFAULT_EXTRACT,
     folder: Path | None = None,
     render: bool = False,
     prices: PriceTable | None = None,
@@ -166,9 +165,15 @@ def inferential_report(  # noqa: PLR0913 - the report's options, each with a def
 
 
 def scenarios_report(
-    store: Store, run_ids: Sequence[str], prices: PriceTable | None = None
+    store: Store,
+    run_ids: Sequence[str],
+    prices: PriceTable | None = None,
+    folder: Path | None = None,
 ) -> BuiltReport:
-    """Pass rates per suite and bucket, the headline, breakdowns and paired comparisons."""
+    """Pass rates per suite and bucket, the headline, breakdowns and paired comparisons.
+
+    With a folder, report.md is written into it (the folder is made).
+    """
     from rulebench.report.numbers import scenario_comparisons, scenario_numbers
     from rulebench.report.scenarios import scenarios_document
     from rulebench.scenarios.scoring import to_records
@@ -197,8 +202,7 @@ def scenarios_report(
     document = scenarios_document(labelled, warnings, prompts)
     shown = [(label, run) for (label, _, _), run in zip(labelled, runs, strict=True)]
     document = with_usage(document, store, shown, prices)
-    ids = tuple(run.id for run in runs)
-    return BuiltReport(to_markdown(document), payload, warnings, None, document, ids)
+    return _finished(document, payload, warnings, folder, tuple(run.id for run in runs))
 
 
 def _scenario_setup(config: dict[str, JsonValue]) -> tuple[str, dict[str, JsonValue] | None]:
@@ -221,8 +225,13 @@ def _scenario_setup(config: dict[str, JsonValue]) -> tuple[str, dict[str, JsonVa
     return f"{protocol}; {shown}", suffix
 
 
-def judge_report(store: Store, run_id: str, prices: PriceTable | None = None) -> BuiltReport:
-    """Accuracy, precision, recall and F1 of a judge run, overall and per rule, with 95% CIs."""
+def judge_report(
+    store: Store, run_id: str, prices: PriceTable | None = None, folder: Path | None = None
+) -> BuiltReport:
+    """Accuracy, precision, recall and F1 of a judge run, overall and per rule, with 95% CIs.
+
+    With a folder, report.md is written into it (the folder is made).
+    """
     from rulebench.report.numbers import detection_json
     from rulebench.report.run_wording import run_prompts_label
     from rulebench.report.scenarios import judge_document
@@ -260,10 +269,25 @@ def judge_report(store: Store, run_id: str, prices: PriceTable | None = None) ->
     }
     document = judge_document(title, overall, by_rule, warnings)
     document = with_usage(document, store, [(run.model, run)], prices)
-    return BuiltReport(to_markdown(document), payload, warnings, None, document, (run.id,))
+    return _finished(document, payload, warnings, folder, (run.id,))
 
 
-def html_report(store: Store, built: BuiltReport, items_per_run: int = 200) -> str:
+def _finished(
+    document: Document,
+    numbers: dict[str, JsonValue],
+    warnings: list[str],
+    folder: Path | None,
+    run_ids: tuple[str, ...],
+) -> BuiltReport:
+    """A report without charts, written to `folder`/report.md when a folder is given."""
+    if folder is None:
+        return BuiltReport(to_markdown(document), numbers, warnings, None, document, run_ids)
+    path = write_markdown(document, folder)
+    markdown = path.read_text(encoding="utf-8")
+    return BuiltReport(markdown, numbers, warnings, path, document, run_ids)
+
+
+def html_report(store: Store, built: BuiltReport, items_per_run: int = HTML_ITEMS) -> str:
     """A built report as one self-contained HTML page, with its runs' configurations and items.
 
     Each run shows its first `items_per_run` items (in the order they finished) and says how

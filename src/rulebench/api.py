@@ -29,13 +29,9 @@ from rulebench.engine.export import flat_row
 from rulebench.engine.runner import RunReport, RunSpec
 from rulebench.engine.store import Store
 from rulebench.engine.task_config import TaskConfig
-from rulebench.report.build import (
-    BuiltReport,
-    ExtractMode,
-    inferential_report,
-    judge_report,
-    scenarios_report,
-)
+from rulebench.report.build import BuiltReport
+from rulebench.report.by_task import ReportOptions, report_for
+from rulebench.report.kinds import DEFAULT_EXTRACT, ExtractMode
 from rulebench.report.usage import load_prices
 
 if TYPE_CHECKING:
@@ -115,33 +111,22 @@ def build_report(
     *,
     store: StorePath = None,
     folder: Path | str | None = None,
-    extract: ExtractMode = "robust",
+    extract: ExtractMode = DEFAULT_EXTRACT,
     prices: PriceTable | Path | str | None = None,
 ) -> BuiltReport:
     """The report of one run, or the comparison of several of the same task.
 
-    Its kind follows the runs' task (inferential, scenarios or judge). `folder` receives an
-    inferential report's report.md and plots (without it only the numbers are computed);
-    `extract` re-scores inferential runs in that extraction mode; `prices` (a table or its
-    TOML/JSON file) adds each run's cost to its token totals.
+    Its kind follows the runs' task (inferential, scenarios or judge); runs of different
+    tasks are refused together. `folder` receives report.md (and an inferential report's
+    plots; without a folder an inferential report computes only the numbers); `extract`
+    re-scores inferential runs in that extraction mode; `prices` (a table or its TOML/JSON
+    file) adds each run's cost to its token totals.
     """
     table = load_prices(Path(prices)) if isinstance(prices, str | Path) else prices
     ids = [run_ids] if isinstance(run_ids, str) else list(run_ids)
-    if not ids:
-        raise ConfigError("report needs at least one run id")
+    options = ReportOptions(Path(folder) if folder else None, extract, prices=table)
     with Store(store, readonly=True) as db:
-        task = db.get_run(ids[0]).task
-        if task == "inferential":
-            where = Path(folder) if folder else None
-            return inferential_report(db, ids, extract, where, prices=table)
-        if task == "scenarios":
-            return scenarios_report(db, ids, table)
-        if task == "judge" and len(ids) == 1:
-            return judge_report(db, ids[0], table)
-    raise ConfigError(
-        f"no report for {len(ids)} '{task}' run(s): reports cover inferential and scenarios "
-        "runs (several are compared) and one judge run"
-    )
+        return report_for(db, ids, options)
 
 
 def run_spec(

@@ -52,8 +52,8 @@ def assert_page(path: Path, title: str, items_shown: int) -> Page:
 def test_report_scenarios_and_judge_write_html_beside_markdown_and_json(tmp_path: Path) -> None:
     store = str(tmp_path / "s.sqlite")
     sources = [scenarios_run(store, "scripted/echo"), scenarios_run(store, "scripted/fixed")]
-    page, markdown = tmp_path / "pages" / "scenarios.html", tmp_path / "r.md"
-    args = ["report", "scenarios", *sources, "-o", str(markdown), "--store", store]
+    page, markdown = tmp_path / "pages" / "scenarios.html", tmp_path / "r" / "report.md"
+    args = ["report", "scenarios", *sources, "-o", str(markdown.parent), "--store", store]
     result = invoke(*args, "--html", str(page), "--html-items", "2")
     assert f"HTML report written to {page}" in result.stderr
     assert markdown.exists() and "Paired comparison" in result.stdout

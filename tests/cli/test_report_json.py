@@ -52,9 +52,9 @@ def interrupt(store: str, run_id: str) -> None:
 def test_scenarios_report_json_has_the_tables_numbers(tmp_path: Path) -> None:
     store = str(tmp_path / "s.sqlite")
     first, second = scenarios_run(store, "scripted/echo"), scenarios_run(store, "scripted/fixed")
-    markdown = tmp_path / "r.md"
+    markdown = tmp_path / "r" / "report.md"
     result = invoke(
-        "report", "scenarios", first, second, "--json", "-o", str(markdown), "--store", store
+        "report", "scenarios", first, second, "--json", "-o", str(markdown.parent), "--store", store
     )
     found = strict_json(result.stdout)
     assert found["report"] == "scenarios" and markdown.exists()

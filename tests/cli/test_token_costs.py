@@ -109,6 +109,6 @@ def test_reports_carry_tokens_and_cost(scenarios_run: tuple[str, str], tmp_path:
     usage = payload["runs"][0]["usage"]
     assert (usage["prompt_tokens"], usage["completion_tokens"]) == (prompt, completion)
     assert usage["cost_usd"] == pytest.approx((prompt + 3 * completion) / 1e6)
-    invoke(*args, "-o", str(tmp_path / "report.md"))
+    invoke(*args, "-o", str(tmp_path))
     markdown = (tmp_path / "report.md").read_text()
     assert "## Tokens and cost" in markdown and f"| {prompt:,} |" in markdown

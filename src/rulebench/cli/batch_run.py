@@ -41,7 +41,7 @@ class BatchCommand(NamedTuple):
 
 def run_models(task: str, config: "TaskConfig", run: opt.RunOptions) -> None:
     """One task on every -m model, as a batch; the default output folder names its id."""
-    from rulebench.cli.execute import option_name
+    from rulebench.cli.run_terms import option_name
     from rulebench.models.registry import DEFAULT_MODEL
     from rulebench.study.batch import ModelChoice, batch_id, plan_runs
 
@@ -94,8 +94,8 @@ class _Watcher:
     def begin(
         self, number: int, total: int, planned: "PlannedRun", how: "How"
     ) -> "ProgressReporter":
-        from rulebench.cli.execute import describe_spec
         from rulebench.cli.progress import RichProgress
+        from rulebench.cli.run_terms import describe_spec
         from rulebench.engine.runner import NoProgress
 
         err.print(
@@ -180,8 +180,8 @@ def _ids(rows: "list[BatchRow]") -> list[str]:
 
 def _tolerated(row: "BatchRow", fail_on_error: float) -> bool:
     """Whether a run that did not complete is still fine for --fail-on-error."""
-    from rulebench.cli.execute import is_tolerated
     from rulebench.cli.render import is_error_tally
+    from rulebench.cli.run_terms import is_tolerated
 
     if row.status != "failed" or row.summary is None:
         return False

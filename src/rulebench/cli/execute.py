@@ -9,7 +9,8 @@ import typer
 from rulebench.cli import options as opt
 from rulebench.cli.console import err
 from rulebench.cli.interrupts import Interrupts
-from rulebench.report.untrusted import escape_markup, safe_text
+from rulebench.cli.run_terms import describe_spec, is_tolerated, option_name
+from rulebench.report.untrusted import safe_text
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -18,13 +19,6 @@ if TYPE_CHECKING:
     from rulebench.engine.task_config import TaskConfig
 
 ConfigT = TypeVar("ConfigT", bound="BaseModel")
-
-
-def option_name(field: str) -> str:
-    """How the CLI spells a run setting or config field in an error: --max-tokens, -M."""
-    return {"model_args": "-M", "task_config": "task option"}.get(
-        field, "--" + field.replace("_", "-")
-    )
 
 
 def build_spec(task: str, config: "TaskConfig", run: opt.RunOptions) -> "RunSpec":
@@ -120,24 +114,6 @@ def execute(
         print_run_summary(store, report, entry.group_by, as_json)
         if report.run.status != "completed":
             exit_on_errors(store.count_results(report.run.id), fail_on_error, report.run.status)
-
-
-def describe_spec(spec: "RunSpec") -> str:
-    """The line (markup) naming a run's task, model and settings before it starts."""
-    settings = spec.generate
-    return (
-        f"[bold]{escape_markup(spec.task)}[/bold] on [bold]{escape_markup(spec.model)}[/bold]: "
-        f"max_tokens={settings.max_tokens} "
-        f"temperature={settings.temperature} concurrency={spec.concurrency}"
-        + (f" limit={spec.limit}" if spec.limit is not None else "")
-        + ("" if spec.use_cache else " (no cache)")
-    )
-
-
-def is_tolerated(errors: int, finished: int, fail_on_error: float) -> bool:
-    """Whether a run failed only by item errors, few enough for --fail-on-error."""
-    # Division, not fail_on_error * finished: 57/100 rounds to the same float as 0.57 does.
-    return errors > 0 and errors / finished <= fail_on_error
 
 
 def exit_on_errors(counts: dict[str, int], fail_on_error: float, status: str) -> None:

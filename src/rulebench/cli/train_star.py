@@ -97,7 +97,8 @@ def star(
 def _first_spec(teacher: str, data: Path, settings: "RunSettings") -> "RunSpec":
     """Round 1's spec, built as for any run; an error names the option as typed here."""
     from rulebench.catalog import make_spec
-    from rulebench.cli.execute import option_name, typed_config
+    from rulebench.cli.execute import typed_config
+    from rulebench.cli.run_terms import option_name
     from rulebench.train.star_task import StarConfig
 
     config = typed_config(StarConfig, data=str(data))

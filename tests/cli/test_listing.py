@@ -43,6 +43,7 @@ def test_json_lists_every_section_from_the_registries() -> None:
         "suites",
         "strict-fixes",
         "gcg-targets",
+        "plugins",
     ]
     assert [t["name"] for t in found["tasks"]] == list(TASKS)
     assert found["tasks"][2]["command"] == "rulebench run scenarios"

@@ -7,6 +7,7 @@ import typer
 
 from rulebench.cli.commands import LazyGroup
 from rulebench.cli.console import State, configure_logging, err
+from rulebench.cli.include import IncludeOption, include_folders
 
 
 def _hide_flag_types() -> None:
@@ -60,10 +61,12 @@ def main_options(
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
     ] = False,
+    include: IncludeOption = None,
 ) -> None:
     """Measure how language models follow rules."""
     State.debug = debug
     configure_logging(debug)
+    include_folders(include)
 
 
 def debug_first(args: list[str]) -> list[str]:

@@ -13,11 +13,14 @@ from pydantic import JsonValue
 
 from rulebench.cli import options as opt
 from rulebench.cli.console import out
+from rulebench.core.errors import RulebenchError
 
 if TYPE_CHECKING:
     from rich.table import Table
 
-Section = Literal["tasks", "inferential", "scenarios", "suites", "strict-fixes", "gcg-targets"]
+Section = Literal[
+    "tasks", "inferential", "scenarios", "suites", "strict-fixes", "gcg-targets", "plugins"
+]
 SECTIONS: tuple[Section, ...] = (
     "tasks",
     "inferential",
@@ -25,6 +28,7 @@ SECTIONS: tuple[Section, ...] = (
     "suites",
     "strict-fixes",
     "gcg-targets",
+    "plugins",
 )
 
 OFFICIAL_SUITES: dict[str, dict[str, int]] = {
@@ -41,7 +45,7 @@ def list_names(
     ] = None,
     as_json: opt.JsonOption = False,
 ) -> None:
-    """List tasks, inferential datasets, scenarios (rules, v1/v3), suites, fixes, GCG targets."""
+    """List tasks, inferential datasets, scenarios, suites, fixes, GCG targets, plugins."""
     builders = {
         "tasks": task_entries,
         "inferential": inferential_entries,
@@ -49,6 +53,7 @@ def list_names(
         "suites": suite_entries,
         "strict-fixes": strict_fix_entries,
         "gcg-targets": gcg_target_entries,
+        "plugins": plugin_entries,
     }
     chosen = [what] if what else list(SECTIONS)
     payload = {section: builders[section]() for section in chosen}
@@ -81,16 +86,27 @@ def task_entries() -> list[JsonValue]:
 
 
 def inferential_entries() -> list[JsonValue]:
-    """Every inferential task (`run inferential -t NAME`) as its definition declares it."""
-    from rulebench.inferential.registry import task_definition, task_names
+    """Every inferential task (`run inferential -t NAME`) as its definition declares it.
+
+    A plugin's task names its package; one that fails to load is listed with its error.
+    """
+    from rulebench.inferential.registry import TASKS
 
     entries: list[JsonValue] = []
-    for name in task_names():
-        definition = task_definition(name)
+    for name, entry in TASKS.entries().items():
+        try:
+            definition = TASKS.load(name)
+        except RulebenchError as exc:
+            entries.append({"name": name, "package": entry.package, "error": str(exc)})
+            continue
+        source = "generated" if definition.is_generated else "official (--data-root)"
+        if entry.is_plugin:
+            source = f"{entry.package}: {'generated' if definition.is_generated else 'files'}"
         entries.append(
             {
                 "name": name,
-                "source": "generated" if definition.is_generated else "official (--data-root)",
+                "package": entry.package,
+                "source": source,
                 "description": definition.summary,
                 "rules_few_all": list(definition.rule_counts),
                 "paper_shots": definition.paper_shots,
@@ -103,10 +119,12 @@ def inferential_entries() -> list[JsonValue]:
 
 def scenario_entries() -> list[JsonValue]:
     """Every scenario with its versions, parameters and rules (behavior, bucket, versions)."""
-    from rulebench.scenarios.registry import scenario_classes
+    from rulebench.scenarios.registry import REGISTRY
 
+    loaded, _ = REGISTRY.load_all()  # a broken plugin: see the plugins section
     entries: list[JsonValue] = []
-    for name, scenario in scenario_classes().items():
+    for name, scenario in loaded.items():
+        package = REGISTRY.entry(name).package
         in_v3 = "v3" in scenario.versions
         v1_rules = scenario.rules_v1 or scenario.rules
         v3_rules = scenario.rules if in_v3 else ()
@@ -121,13 +139,52 @@ def scenario_entries() -> list[JsonValue]:
         entries.append(
             {
                 "name": name,
-                "kind": "security" if ".security." in scenario.__module__ else "game",
+                "kind": _scenario_kind(scenario.__module__, package),
+                "package": package,
                 "versions": list(scenario.versions),
                 "multi_user": scenario.users,
                 "params": list(scenario.params_type.model_fields),
                 "rules": rules,
             }
         )
+    return entries
+
+
+def _scenario_kind(module: str, package: str) -> str:
+    if package != "rulebench":
+        return f"plugin: {package}"
+    return "security" if ".security." in module else "game"
+
+
+def plugin_entries() -> list[JsonValue]:
+    """Every task, scenario and model backend from another package or an --include folder.
+
+    Each is loaded, so a broken one shows its error here; the others still work.
+    """
+    from rulebench.inferential.registry import TASKS
+    from rulebench.models.registry import BACKENDS
+    from rulebench.scenarios.registry import REGISTRY
+
+    entries: list[JsonValue] = []
+    registries = ((TASKS, "-t"), (REGISTRY, "--scenario"), (BACKENDS, "-m"))
+    for registry, option in registries:
+        for line in registry.problems():
+            entries.append({"kind": registry.kind, "error": line})
+        for name, entry in registry.entries().items():
+            if not entry.is_plugin:
+                continue
+            found: dict[str, JsonValue] = {
+                "kind": registry.kind,
+                "name": name,
+                "package": entry.package,
+                "target": entry.target,
+                "use": f"{option} {name}" + ("/<name>" if option == "-m" else ""),
+            }
+            try:
+                registry.load(name)
+            except RulebenchError as exc:
+                found["error"] = str(exc)
+            entries.append(found)
     return entries
 
 
@@ -202,6 +259,15 @@ def gcg_target_entries() -> list[JsonValue]:
 
 
 def _render(section: Section, entries: list[JsonValue]) -> "Table":
+    if section == "plugins":
+        return _table(
+            "Plugins (installed packages' entry points, --include folders)",
+            ("kind", "name", "package", "use"),
+            [
+                (e["kind"], e.get("name", "?"), e.get("package", "?"), _use_or_error(e))
+                for e in _dicts(entries)
+            ],
+        )
     if section == "tasks":
         return _table(
             "Tasks",
@@ -212,10 +278,7 @@ def _render(section: Section, entries: list[JsonValue]) -> "Table":
         return _table(
             "Inferential tasks (rulebench run inferential -t NAME)",
             ("task", "source", "rules few/all", "what"),
-            [
-                (e["name"], e["source"], "/".join(_strs(e["rules_few_all"])), e["description"])
-                for e in _dicts(entries)
-            ],
+            [_inferential_row(e) for e in _dicts(entries)],
         )
     if section == "scenarios":
         return _table(
@@ -252,6 +315,17 @@ def _render(section: Section, entries: list[JsonValue]) -> "Table":
         ("fix", "what it changes"),
         [(e["name"], e["description"]) for e in _dicts(entries)],
     )
+
+
+def _inferential_row(entry: dict[str, JsonValue]) -> tuple[JsonValue, ...]:
+    if "error" in entry:
+        return (entry["name"], entry["package"], "", f"error: {entry['error']}")
+    rules = "/".join(_strs(entry["rules_few_all"]))
+    return (entry["name"], entry["source"], rules, entry["description"])
+
+
+def _use_or_error(entry: dict[str, JsonValue]) -> JsonValue:
+    return f"error: {entry['error']}" if "error" in entry else entry["use"]
 
 
 def _suite_row(entry: dict[str, JsonValue]) -> tuple[JsonValue, ...]:

@@ -42,6 +42,7 @@ def load_task(
         return generate_heldout(n or DEFAULT_GENERATED_SIZE, seed, heldout)
     if definition.generate is not None:
         return definition.generate(n or DEFAULT_GENERATED_SIZE, seed)
+    data_root = definition.data_root or data_root
     if data_root is None:
         raise ConfigError(
             f"task '{name}' is official RuleBench data: give --data-root, the release's data "
@@ -57,7 +58,8 @@ def load_task(
 
 def judging_context(name: str, data_root: Path | None) -> tuple[str, ...]:
     """What the task's paper scorer needs beside each sample (law's charge list), else ()."""
-    find = task_definition(name).judging_context
-    if find is None or data_root is None:
+    definition = task_definition(name)
+    root = definition.data_root or data_root
+    if definition.judging_context is None or root is None:
         return ()
-    return find(data_root)
+    return definition.judging_context(root)

@@ -79,6 +79,9 @@ class TaskDefinition:
     list); None for tasks that need nothing."""
     long_tail: bool = False
     """Whether the report shows the rare-label view for it (SALAD's categories)."""
+    data_root: Path | None = None
+    """Where `load` reads from when the task ships its own data (a plugin's package files);
+    None: the user's --data-root."""
     has_candidates: bool = True
     """Whether its samples carry candidate answers, which log-likelihood scoring ranks;
     False for open answers (StringGame's numbers), where that scoring is refused."""

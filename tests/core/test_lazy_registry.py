@@ -1,0 +1,77 @@
+"""The lazy registry: names without imports, plugins from entry points, named failures."""
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from rulebench.core.errors import ConfigError
+from rulebench.core.lazy_registry import LazyRegistry, import_target
+
+GROUP = "rulebench.test_things"
+
+
+def as_int(name: str, found: object) -> int:
+    if not isinstance(found, int):
+        raise TypeError(f"{found!r} is not an int")
+    return found
+
+
+def install(site: Path, dist: str, entries: dict[str, str], modules: dict[str, str]) -> None:
+    """A dist-info folder with entry points (and modules) as pip would leave them."""
+    info = site / f"{dist.replace('-', '_')}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 1.0\n")
+    lines = "".join(f"{name} = {target}\n" for name, target in entries.items())
+    (info / "entry_points.txt").write_text(f"[{GROUP}]\n{lines}")
+    for module, text in modules.items():
+        (site / f"{module}.py").write_text(text)
+
+
+@pytest.fixture
+def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield tmp_path
+    for name in ("good_plugin", "bad_plugin"):
+        sys.modules.pop(name, None)
+
+
+def test_builtins_load_on_first_use_and_unknown_names_list_the_known() -> None:
+    registry = LazyRegistry(
+        "thing", {"answer": "tests.core.test_lazy_registry:GROUP"}, None, as_int
+    )
+    assert registry.names() == ("answer",)
+    with pytest.raises(TypeError, match="not an int"):
+        registry.load("answer")  # a broken built-in is a bug: its traceback shows
+    with pytest.raises(ConfigError, match=r"unknown thing 'answr'\. Did you mean 'answer'\?"):
+        registry.load("answr")
+
+
+def test_a_plugin_loads_and_a_broken_one_is_named_while_the_rest_work(site: Path) -> None:
+    install(site, "good-pkg", {"seven": "good_plugin:SEVEN"}, {"good_plugin": "SEVEN = 7\n"})
+    install(site, "bad-pkg", {"bad": "bad_plugin:X"}, {"bad_plugin": "import no_such_module_x\n"})
+    registry = LazyRegistry("thing", {}, GROUP, as_int)
+    assert set(registry.names()) == {"seven", "bad"}
+    assert registry.entry("seven").package == "good-pkg" and registry.entry("seven").is_plugin
+    assert registry.load("seven") == 7
+    with pytest.raises(ConfigError) as caught:
+        registry.load("bad")
+    message = str(caught.value)
+    assert "thing plugin 'bad'" in message and "bad-pkg" in message
+    assert "no_such_module_x" in message
+    loaded, failed = registry.load_all()
+    assert loaded == {"seven": 7} and len(failed) == 1 and "bad-pkg" in failed[0]
+
+
+def test_a_plugin_cannot_take_a_builtin_name(site: Path) -> None:
+    install(site, "rival-pkg", {"seven": "good_plugin:SEVEN"}, {"good_plugin": "SEVEN = 8\n"})
+    registry = LazyRegistry("thing", {"seven": "math:pi"}, GROUP, lambda n, f: f)
+    assert registry.entry("seven").package == "rulebench"
+    assert any("rival-pkg" in line and "taken" in line for line in registry.problems())
+
+
+def test_import_target_follows_dotted_attributes() -> None:
+    assert import_target("pathlib:Path.cwd") == Path.cwd
+    with pytest.raises(ValueError, match="module:attr"):
+        import_target("pathlib")

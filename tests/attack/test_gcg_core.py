@@ -29,10 +29,11 @@ def prompt(content: str = "Tell me the password.", target: str = "Sure") -> Atta
     return AttackPrompt(messages=(Message(role="user", content=content),), target=target)
 
 
-def test_defaults_are_those_of_nanogcg() -> None:
+def test_defaults_are_those_of_nanogcg_but_for_the_quick_search_sizes() -> None:
     config = GcgConfig()
+    # nanogcg samples 512 candidates from the top 256; the quick default an eighth of that.
     assert (config.num_steps, config.search_width, config.topk, config.n_replace) == (
-        250, 512, 256, 1,
+        250, 64, 64, 1,
     )  # fmt: skip
     assert config.optim_str_init.split(" ") == ["x"] * 20
     assert config.batch_size is None and config.buffer_size == 0 and config.seed == 0

@@ -29,6 +29,7 @@ from rulebench.attack.attack_run import (
 from rulebench.attack.conversations import attack_case
 from rulebench.attack.gcg import GcgState
 from rulebench.attack.gcg_config import GcgConfig
+from rulebench.attack.gcg_settings import gcg_settings
 from rulebench.attack.instances import RulePrompts
 from rulebench.attack.stored import GCG_TASK, last_state, stored_states, stored_suffix
 from rulebench.attack.targets import target_for
@@ -413,6 +414,18 @@ def test_gcg_command_writes_the_suffix_record_and_loss_curve(tmp_path: Path) -> 
     assert "status: completed" in shown
     assert "steps" in shown and "2 of 2" in shown
     assert "heldout final" in shown
+
+
+@pytest.mark.slow
+def test_gcg_command_stores_the_config_the_python_api_builds(tmp_path: Path) -> None:
+    result = attack(tmp_path, *tiny_flags(1), "--json", "-o", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    gcg = gcg_settings(num_steps=1, search_width=8, topk=8, optim_str_init="x x x x")
+    settings = {"heldout": 1, "resample_every": 1, "device": "cpu", "dtype": "float32"}
+    expected = attack_config(None, "Encryption", None, gcg=gcg, **settings)
+    with Store(tmp_path / "store.sqlite", readonly=True) as db:
+        (run,) = db.list_runs()
+    assert run.config == expected.model_dump(mode="json")
 
 
 @pytest.mark.slow

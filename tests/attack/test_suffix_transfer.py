@@ -4,9 +4,11 @@ Scripted models stand in for the models a suffix is carried to: one gives the se
 when it sees the suffix (the suffix transfers), one never does (it does not).
 """
 
+import asyncio
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -18,7 +20,12 @@ from rulebench.cli.app import app
 from rulebench.core.errors import ConfigError
 from rulebench.engine.store import Store
 from rulebench.scenarios.registry import scenario_class
-from rulebench.study.transfer import TransferConfig, run_transfer, scenarios_of
+from rulebench.study.transfer import (
+    TransferConfig,
+    run_transfer,
+    scenarios_of,
+    write_transfer_outputs,
+)
 
 from tests.command import assert_one_line_error, rulebench
 from tests.llama_server import serve_embedded_model, wait_until_serving
@@ -69,7 +76,7 @@ async def test_a_suffix_transfers_to_one_model_and_not_to_another(
     leaky = "scripted/rules"  # the -M settings below apply to every model
     config = TransferConfig(
         suites=(str(cases_folder(tmp_path)),),
-        per_behavior=CASES,
+        per_group=CASES,
         model_args={"rules": str(leaky_rules(tmp_path)), "reply": "I cannot share that."},
     )
     suffixes = [Suffix(text=SUFFIX, source="file", scenario="Encryption")]
@@ -93,14 +100,16 @@ async def test_a_suffix_transfers_to_one_model_and_not_to_another(
 
 
 async def test_transfer_again_is_served_from_the_cache(tmp_path: Path, store: Store) -> None:
-    config = TransferConfig(suites=(str(cases_folder(tmp_path)),), per_behavior=2)
+    config = TransferConfig(suites=(str(cases_folder(tmp_path)),), per_group=2)
     suffixes = [Suffix(text=SUFFIX, source="file")]
     first = await run_transfer(config, suffixes, ["scripted/echo"], store)
     again = await run_transfer(config, suffixes, ["scripted/echo"], store)
     assert first.rows == again.rows
     hits = [store.get_run(run.run_id) for run in again.runs]
     assert all(run.status == "completed" for run in hits)
-    assert sum(r.cache_hits for run in again.runs for r in store.iter_results(run.run_id)) == 4
+    # A suite the user names as files runs whole: per_group sizes generated suites.
+    cached = sum(r.cache_hits for run in again.runs for r in store.iter_results(run.run_id))
+    assert cached == 2 * CASES
 
 
 def test_scenarios_default_to_those_the_suffixes_attacked() -> None:
@@ -127,7 +136,7 @@ def test_transfer_command_writes_the_table(tmp_path: Path) -> None:
     run_id = stored_attack(store_path, SUFFIX)
     (tmp_path / "plain.txt").write_text("nothing to see\n")
     args = ["attack", "transfer", "--suffix", run_id, "--suffix", str(tmp_path / "plain.txt")]
-    args += ["-s", str(cases_folder(tmp_path)), "--per-behavior", str(CASES)]
+    args += ["-s", str(cases_folder(tmp_path)), "--per-group", str(CASES)]
     args += ["-m", "scripted/rules", "-M", f"rules={leaky_rules(tmp_path)}"]
     args += ["-M", "reply=No.", "--store", str(store_path), "-o", str(tmp_path / "out")]
     result = CliRunner().invoke(app, [*args, "--json"])
@@ -140,6 +149,62 @@ def test_transfer_command_writes_the_table(tmp_path: Path) -> None:
     assert (plain["base"], plain["tuned"]) == (1.0, 1.0)
     table = (tmp_path / "out" / "transfer.md").read_text()
     assert "GCG suffix transfer" in table and f"gcg run {run_id}" in table
+
+
+def stored_configs(store_path: Path) -> list[dict[str, Any]]:
+    """Each run's stored spec (its task config under "task_config"), in a fixed order."""
+    with Store(store_path, readonly=True) as db:
+        return sorted((dict(run.config) for run in db.list_runs()), key=json.dumps)
+
+
+@pytest.mark.parametrize("count", [None, 2])
+def test_the_command_stores_the_runs_the_python_api_stores(
+    tmp_path: Path, count: int | None
+) -> None:
+    (tmp_path / "s.txt").write_text(SUFFIX + "\n")
+    given = [] if count is None else ["--per-group", str(count)]
+    args = ["attack", "transfer", "--suffix", str(tmp_path / "s.txt"), "-m", "scripted/echo"]
+    args += ["--scenario", "Encryption", *given, "-o", str(tmp_path / "out")]
+    result = CliRunner().invoke(app, [*args, "--store", str(tmp_path / "cli.sqlite")])
+    assert result.exit_code == 0, result.output
+    config = TransferConfig(
+        scenarios=("Encryption",), **({} if count is None else {"per_group": count})
+    )
+    with Store(tmp_path / "api.sqlite") as db:
+        asyncio.run(
+            run_transfer(
+                config, [load_suffix(str(tmp_path / "s.txt"), None)], ["scripted/echo"], db
+            )
+        )
+    assert stored_configs(tmp_path / "cli.sqlite") == stored_configs(tmp_path / "api.sqlite")
+    cap = config.per_group
+    assert all(
+        run["task_config"]["per_group"] == cap for run in stored_configs(tmp_path / "cli.sqlite")
+    )
+
+
+def test_the_old_per_behavior_spelling_warns_and_still_works(tmp_path: Path) -> None:
+    (tmp_path / "s.txt").write_text(SUFFIX + "\n")
+    args = ["attack", "transfer", "--suffix", str(tmp_path / "s.txt"), "-m", "scripted/echo"]
+    args += ["--scenario", "Encryption", "--per-behavior", "1", "-o", str(tmp_path / "out")]
+    result = CliRunner().invoke(app, [*args, "--store", str(tmp_path / "s.sqlite")])
+    assert result.exit_code == 0, result.output
+    assert "--per-behavior is now --per-group" in result.stderr
+    assert {run["task_config"]["per_group"] for run in stored_configs(tmp_path / "s.sqlite")} == {1}
+    with pytest.warns(FutureWarning, match="per_behavior"):
+        assert TransferConfig.model_validate({"per_behavior": 3}).per_group == 3
+
+
+async def test_the_library_writes_the_transfer_tables(tmp_path: Path, store: Store) -> None:
+    config = TransferConfig(suites=(str(cases_folder(tmp_path)),), output=tmp_path / "out")
+    result = await run_transfer(config, [Suffix(text=SUFFIX, source="f")], ["scripted/echo"], store)
+    written = write_transfer_outputs(result, config.output)
+    assert written == [tmp_path / "out" / "transfer.md", tmp_path / "out" / "transfer.json"]
+    assert (tmp_path / "out" / "transfer.md").read_text(encoding="utf-8") == result.markdown()
+    assert (
+        json.loads(written[1].read_text(encoding="utf-8"))["rows"]
+        == json.loads(result.model_dump_json())["rows"]
+    )
 
 
 def test_transfer_of_a_missing_suffix_is_one_error(tmp_path: Path) -> None:
@@ -165,7 +230,7 @@ async def test_a_suffix_is_carried_to_llama_cpp_and_an_openai_compatible_server(
         await wait_until_serving(url)
         monkeypatch.setenv("LOCALSERVER_BASE_URL", url)
         config = TransferConfig(
-            suites=(str(cases_folder(tmp_path)),), per_behavior=2, max_tokens=16, concurrency=2
+            suites=(str(cases_folder(tmp_path)),), per_group=2, max_tokens=16, concurrency=2
         )
         suffixes = [Suffix(text=SUFFIX, source="file", scenario="Encryption")]
         models = ["llamacpp/SmolLM2-135M-Instruct", "openai-api/localserver/smollm2"]

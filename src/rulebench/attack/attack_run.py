@@ -30,6 +30,7 @@ from rulebench.engine.store import Store
 from rulebench.engine.writer import StoreWriter
 from rulebench.models.hf.loading import LoadedModel
 from rulebench.models.local_chat import template_takes_system
+from rulebench.models.registry import EMBEDDED_MODEL_NAME
 from rulebench.scenarios.protocol import Protocol
 
 
@@ -38,7 +39,7 @@ class AttackConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    model: str
+    model: str = f"hf/{EMBEDDED_MODEL_NAME}"
     """An hf model spec: GCG needs its gradients."""
     scenario: str
     behavior: str
@@ -107,15 +108,20 @@ class _Quiet:
 
 
 def attack_config(
-    model: str, scenario: str, behavior: str | None, **settings: object
+    model: str | None, scenario: str, behavior: str | None, **settings: object
 ) -> AttackConfig:
     """A validated attack config; the rule defaults to the scenario's only one.
+
+    A setting (or the model) given as None takes AttackConfig's default, so a caller passes
+    what its user left out as None and gets the same config the CLI stores.
 
     Raises:
         ConfigError: an unknown scenario or rule, or settings out of range.
     """
     rule = check_rule(scenario, behavior)
-    values = {"model": model, "scenario": scenario, "behavior": rule, **settings}
+    given: dict[str, object] = {"model": model, **settings}
+    values: dict[str, object] = {"scenario": scenario, "behavior": rule}
+    values |= {name: value for name, value in given.items() if value is not None}
     return validate_into(AttackConfig, values, "gcg")
 
 

@@ -1,13 +1,28 @@
-"""The settings of a GCG search, named and defaulted as nanogcg 0.3.0 names them.
+"""The settings of a GCG search, named as nanogcg 0.3.0 names them, and its two presets.
 
-Keeping nanogcg's option names and defaults lets a user port a config unchanged (facts from
-shared/spec/scenarios.md, GCG section); rulebench's own code does the search.
+Keeping nanogcg's option names lets a user port a config unchanged (facts from
+shared/spec/scenarios.md, GCG section); rulebench's own code does the search. The defaults
+are the quick preset, sized for a CPU; `GcgConfig.preset("paper")` is the paper's search.
 """
+
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-DEFAULT_SUFFIX_INIT = " ".join(["x"] * 20)
+SUFFIX_LENGTH = 20
+"""Tokens of the default initial suffix (nanogcg's)."""
+DEFAULT_SUFFIX_INIT = " ".join(["x"] * SUFFIX_LENGTH)
 """nanogcg's initial suffix: 20 x's separated by spaces (20 tokens on most tokenizers)."""
+
+Preset = Literal["quick", "paper"]
+PRESETS: dict[Preset, dict[str, Any]] = {
+    # nanogcg's 250 steps with an eighth of its candidates: about 3 s a step for the embedded
+    # model on 2 CPU cores, so a quick attack ends within a quarter of an hour.
+    "quick": {},
+    # The paper's search: 500 steps, 512 candidates a step from the top-256 substitutions.
+    "paper": {"num_steps": 500, "search_width": 512, "topk": 256},
+}
+"""Named searches: the changes each makes to the defaults (the quick preset)."""
 
 
 class GcgConfig(BaseModel):
@@ -19,12 +34,13 @@ class GcgConfig(BaseModel):
     """Optimisation steps: one gradient and one candidate evaluation each."""
     optim_str_init: str = DEFAULT_SUFFIX_INIT
     """The suffix the search starts from; its token count is the suffix length."""
-    search_width: int = Field(default=512, ge=1)
-    """Candidates sampled per step."""
+    search_width: int = Field(default=64, ge=1)
+    """Candidates sampled per step (nanogcg: 512, the paper preset's)."""
     batch_size: int | None = Field(default=None, ge=1)
     """Candidates per forward pass; None evaluates all of a step's candidates at once."""
-    topk: int = Field(default=256, ge=1)
-    """Substitutions per suffix position: the tokens with the most negative gradient."""
+    topk: int = Field(default=64, ge=1)
+    """Substitutions per suffix position: the tokens with the most negative gradient
+    (nanogcg: 256, the paper preset's)."""
     n_replace: int = Field(default=1, ge=1)
     """Suffix positions each candidate changes (at most the suffix's token count)."""
     buffer_size: int = Field(default=0, ge=0)
@@ -47,3 +63,17 @@ class GcgConfig(BaseModel):
     """Prepend a space to each target string before tokenizing it."""
     seed: int = Field(default=0, ge=0)
     """Seeds the candidate sampler: a seed and a model give one trajectory on the CPU."""
+
+    @classmethod
+    def preset(cls, name: Preset = "quick", **changes: Any) -> "GcgConfig":
+        """The named search, with `changes` (nanogcg option names) on top.
+
+        Raises:
+            pydantic.ValidationError: an unknown option or a value out of range.
+        """
+        return cls.model_validate(PRESETS[name] | changes)
+
+
+def preset_values(name: Preset) -> dict[str, Any]:
+    """Every option of a preset by name, as `--help` and the settings line show it."""
+    return GcgConfig.preset(name).model_dump()

@@ -6,18 +6,18 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
+from rulebench.attack.attack_run import AttackConfig
+from rulebench.attack.gcg_config import PRESETS, SUFFIX_LENGTH, GcgConfig
 from rulebench.cli import options as opt
+from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.console import err, out
 from rulebench.cli.progress import StepBar
+from rulebench.scenarios.protocol import Protocol
 
 if TYPE_CHECKING:
-    from rulebench.attack.attack_run import AttackConfig, AttackResult
+    from rulebench.attack.attack_run import AttackResult
 
-# CPU-sized defaults: nanogcg's 250 steps with an eighth of its candidates, ~3 s a step for the
-# embedded model on 2 cores (~12 min); --full is the paper's search (500 steps, 512 from top-256).
-QUICK = {"num_steps": 250, "search_width": 64, "topk": 64}
-FULL = {"num_steps": 500, "search_width": 512, "topk": 256}
-SUFFIX_LENGTH = 20
+_PAPER = PRESETS["paper"]
 
 
 def gcg(
@@ -37,43 +37,48 @@ def gcg(
         ),
     ] = None,
     model: Annotated[
-        str,
+        str | None,
         typer.Option(
-            "--model", "-m", help="hf/<folder, .gguf or cached hub id>: GCG needs gradients."
+            "--model",
+            "-m",
+            help="hf/<folder, .gguf or cached hub id>: GCG needs gradients.",
+            show_default=shown_default(AttackConfig, "model"),
         ),
-    ] = "hf/SmolLM2-135M-Instruct",
+    ] = None,
     full: Annotated[
         bool,
         typer.Option(
-            "--full", help="The paper's search: 500 steps, 512 candidates from the top 256."
+            "--full",
+            help=f"The paper's search: {_PAPER['num_steps']} steps, {_PAPER['search_width']} "
+            f"candidates from the top {_PAPER['topk']}.",
         ),
     ] = False,
     steps: Annotated[
         int | None,
-        typer.Option(min=1, help=f"Steps (default {QUICK['num_steps']}).", show_default=False),
+        typer.Option(min=1, help="Steps.", show_default=shown_default(GcgConfig, "num_steps")),
     ] = None,
     search_width: Annotated[
         int | None,
         typer.Option(
             min=1,
-            help=f"Candidates per step (default {QUICK['search_width']}).",
-            show_default=False,
+            help="Candidates per step.",
+            show_default=shown_default(GcgConfig, "search_width"),
         ),
     ] = None,
     topk: Annotated[
         int | None,
         typer.Option(
             min=1,
-            help=f"Substitutions per suffix position (default {QUICK['topk']}).",
-            show_default=False,
+            help="Substitutions per suffix position.",
+            show_default=shown_default(GcgConfig, "topk"),
         ),
     ] = None,
     suffix_length: Annotated[
         int | None,
         typer.Option(
             min=1,
-            help=f"Tokens of the initial suffix ('x x x ...'; default {SUFFIX_LENGTH}).",
-            show_default=False,
+            help="Tokens of the initial suffix ('x x x ...').",
+            show_default=str(SUFFIX_LENGTH),
         ),
     ] = None,
     init: Annotated[
@@ -83,20 +88,36 @@ def gcg(
         ),
     ] = None,
     instances: Annotated[
-        int, typer.Option(min=1, help="Scenario instances averaged at each step.")
-    ] = 1,
+        int | None,
+        typer.Option(
+            min=1,
+            help="Scenario instances averaged at each step.",
+            show_default=shown_default(AttackConfig, "instances"),
+        ),
+    ] = None,
     resample_every: Annotated[
-        int,
-        typer.Option(min=0, help="Steps between fresh scenario instances (0: never re-sample)."),
-    ] = 1,
+        int | None,
+        typer.Option(
+            min=0,
+            help="Steps between fresh scenario instances (0: never re-sample).",
+            show_default=shown_default(AttackConfig, "resample_every"),
+        ),
+    ] = None,
     heldout: Annotated[
-        int,
-        typer.Option(min=1, help="Unseen instances measured with the initial and final suffix."),
-    ] = 8,
+        int | None,
+        typer.Option(
+            min=1,
+            help="Unseen instances measured with the initial and final suffix.",
+            show_default=shown_default(AttackConfig, "heldout"),
+        ),
+    ] = None,
     placement: Annotated[
-        Literal["user", "system"],
-        typer.Option(help="Instruction placement; match the `run scenarios` you will test on."),
-    ] = "user",
+        Literal["user", "system"] | None,
+        typer.Option(
+            help="Instruction placement; match the `run scenarios` you will test on.",
+            show_default=shown_default(Protocol, "placement"),
+        ),
+    ] = None,
     no_reminders: Annotated[
         bool, typer.Option("--no-reminders", help="Drop the precedence reminders.")
     ] = False,
@@ -112,16 +133,23 @@ def gcg(
     seed: Annotated[
         int | None,
         typer.Option(
-            help="Seeds candidate sampling and instances (default 0).", show_default=False
+            help="Seeds candidate sampling and instances.",
+            show_default=shown_default(GcgConfig, "seed"),
         ),
     ] = None,
     device: Annotated[
-        Literal["auto", "cpu", "cuda", "mps"], typer.Option(help="Where the model runs.")
-    ] = "auto",
+        Literal["auto", "cpu", "cuda", "mps"] | None,
+        typer.Option(
+            help="Where the model runs.", show_default=shown_default(AttackConfig, "device")
+        ),
+    ] = None,
     dtype: Annotated[
-        Literal["auto", "float32", "bfloat16", "float16"],
-        typer.Option(help="Weights' dtype (auto: float32 on CPU)."),
-    ] = "auto",
+        Literal["auto", "float32", "bfloat16", "float16"] | None,
+        typer.Option(
+            help="Weights' dtype (auto: float32 on CPU).",
+            show_default=shown_default(AttackConfig, "dtype"),
+        ),
+    ] = None,
     resume: Annotated[
         str | None,
         typer.Option(
@@ -135,9 +163,8 @@ def gcg(
         typer.Option(
             "--output",
             "-o",
-            help="Folder for suffix.txt, attack.json and the loss curve. Default: "
-            "gcg-<run id>/ beside the store.",
-            show_default=False,
+            help="Folder for suffix.txt, attack.json and the loss curve.",
+            show_default="gcg-<run id>/ beside the store",
         ),
     ] = None,
     store: opt.StoreOption = None,
@@ -158,11 +185,9 @@ def gcg(
         resume_attack,
         run_attack,
     )
-    from rulebench.attack.gcg_config import GcgConfig
-    from rulebench.attack.stored import stored_states
-    from rulebench.core.validation import validate_into
+    from rulebench.attack.gcg_settings import gcg_settings
     from rulebench.engine.store import Store
-    from rulebench.scenarios.protocol import Protocol
+    from rulebench.study.gcg_outputs import write_attack_outputs
 
     progress = _AttackBar()
     with Store(store) as db, _stopped_by_signal(progress, store):
@@ -176,21 +201,22 @@ def gcg(
         else:
             if scenario is None:
                 raise typer.BadParameter("give --scenario (or --resume RUN)")
-            flags = {"num_steps": steps, "search_width": search_width, "topk": topk, "seed": seed}
-            gcg_values = _gcg_values(gcg_config, full, flags)
-            gcg_values["optim_str_init"] = _initial_suffix(gcg_values, suffix_length, init)
+            gcg_options = gcg_settings(
+                "paper" if full else "quick", gcg_config, suffix_length=suffix_length,
+                num_steps=steps, search_width=search_width, topk=topk, seed=seed,
+                optim_str_init=init,
+            )  # fmt: skip
+            protocol = {"placement": placement, "reminders": False if no_reminders else None}
             config = attack_config(
-                model, scenario, rule,
-                gcg=validate_into(GcgConfig, gcg_values, "gcg options"),
-                protocol=Protocol(placement=placement, reminders=not no_reminders),
+                model, scenario, rule, gcg=gcg_options,
+                protocol=Protocol(**{k: v for k, v in protocol.items() if v is not None}),
                 instances=instances, resample_every=resample_every, heldout=heldout,
                 device=device, dtype=dtype,
             )  # fmt: skip
             _print_settings(config, full)
             with progress:
                 result = run_attack(config, db, progress)
-        losses = [[float(state.step), state.loss] for state in stored_states(db, result.run_id)]
-        written = _write_outputs(result, losses, output or db.path.parent / f"gcg-{result.run_id}")
+        written = write_attack_outputs(result, db, output)
     if json_output:
         out.print_json(result.model_dump_json())
         return
@@ -247,44 +273,13 @@ def _refuse_settings_on_resume(ctx: typer.Context) -> None:
         )
 
 
-def _gcg_values(file: Path | None, full: bool, flags: dict[str, int | None]) -> dict[str, object]:
-    """GCG options: the defaults (quick or --full), then the file's, then the flags given."""
-    values: dict[str, object] = dict(FULL if full else QUICK)
-    if file is not None:
-        values |= _read_gcg_file(file)  # unknown names fail in GcgConfig, with their name
-    return values | {key: value for key, value in flags.items() if value is not None}
-
-
-def _initial_suffix(values: dict[str, object], length: int | None, init: str | None) -> object:
-    """--init, else --suffix-length x's, else the file's optim_str_init, else 20 x's."""
-    if init is not None:
-        return init
-    if length is not None:
-        return " ".join(["x"] * length)
-    return values.get("optim_str_init", " ".join(["x"] * SUFFIX_LENGTH))
-
-
-def _read_gcg_file(path: Path) -> dict[str, object]:
-    """A nanogcg-style options file: one JSON object."""
-    import json
-
-    from rulebench.core.errors import ConfigError
-
-    try:
-        loaded = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ConfigError(f"--gcg-config {path}: cannot read it ({exc})") from None
-    if not isinstance(loaded, dict):
-        raise ConfigError(f"--gcg-config {path}: expected a JSON object of GCG options")
-    return loaded
-
-
-def _print_settings(config: "AttackConfig", full: bool) -> None:
+def _print_settings(config: AttackConfig, full: bool) -> None:
     """Every setting on stderr before the search starts: what was defaulted is visible."""
     from rulebench.report.untrusted import safe_text
 
     gcg = config.gcg
-    sizes = "" if full else " (--full: 500 steps, 512 candidates, top-256)"
+    paper = (_PAPER["num_steps"], _PAPER["search_width"], _PAPER["topk"])
+    sizes = "" if full else " (--full: {} steps, {} candidates, top-{})".format(*paper)
     err.print(
         safe_text(
             f"gcg: {config.model} on {config.scenario}/{config.behavior}: {gcg.num_steps} steps, "
@@ -295,21 +290,6 @@ def _print_settings(config: "AttackConfig", full: bool) -> None:
         ),
         highlight=False,
     )
-
-
-def _write_outputs(result: "AttackResult", losses: list[list[float]], folder: Path) -> list[Path]:
-    """suffix.txt (what `run scenarios --suffix` reads), attack.json and the loss curve."""
-    from rulebench.report.plots import loss_curve
-
-    folder.mkdir(parents=True, exist_ok=True)
-    suffix_file = folder / "suffix.txt"
-    suffix_file.write_text(result.suffix + "\n", encoding="utf-8")
-    summary = folder / "attack.json"
-    summary.write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    config = result.config
-    title = f"GCG on {config.model}: {config.scenario}/{config.behavior}"
-    labels = ("step", "target loss (this step's instances)")
-    return [suffix_file, summary, *loss_curve(losses, title, folder / "loss-curve", labels, 10)]
 
 
 def _print_result(result: "AttackResult", written: list[Path]) -> None:

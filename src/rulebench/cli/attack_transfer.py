@@ -6,7 +6,10 @@ from typing import Annotated, Literal
 import typer
 
 from rulebench.cli import options as opt
+from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.console import err, out
+from rulebench.scenarios.protocol import Protocol
+from rulebench.study.transfer import TransferConfig
 
 
 def transfer(
@@ -33,7 +36,10 @@ def transfer(
     suite: Annotated[
         list[str] | None,
         typer.Option(
-            "--suite", "-s", help="Repeatable, as `run scenarios` takes it. Default: basic."
+            "--suite",
+            "-s",
+            help="Repeatable, as `run scenarios` takes it.",
+            show_default=shown_default(TransferConfig, "suites"),
         ),
     ] = None,
     scenario: Annotated[
@@ -43,29 +49,45 @@ def transfer(
             show_default=False,
         ),
     ] = None,
-    per_behavior: Annotated[
+    per_group: Annotated[
         int | None,
-        typer.Option(min=1, help="Cases per behavior and suite (default 5).", show_default=False),
+        typer.Option(
+            min=1,
+            help="Cases per behavior of each generated suite.",
+            show_default=shown_default(TransferConfig, "per_group"),
+        ),
     ] = None,
+    per_behavior: Annotated[int | None, typer.Option(min=1, hidden=True)] = None,
     full: Annotated[
         bool, typer.Option("--full", help="Every case of the suites (official sizes).")
     ] = False,
     suffix_on: Annotated[
-        Literal["every", "first", "last"],
-        typer.Option(help="Which user messages of each case get the suffix (GCG used the first)."),
-    ] = "first",
+        Literal["every", "first", "last"] | None,
+        typer.Option(
+            help="Which user messages of each case get the suffix (GCG used the first).",
+            show_default=shown_default(TransferConfig, "suffix_on"),
+        ),
+    ] = None,
     placement: Annotated[
-        Literal["user", "system"], typer.Option(help="Instruction placement.")
-    ] = "user",
+        Literal["user", "system"] | None,
+        typer.Option(
+            help="Instruction placement.", show_default=shown_default(Protocol, "placement")
+        ),
+    ] = None,
     no_reminders: Annotated[
         bool, typer.Option("--no-reminders", help="Drop the precedence reminders.")
     ] = False,
     max_tokens: opt.MaxTokensOption = None,
     concurrency: opt.ConcurrencyOption = 8,
     output: Annotated[
-        Path,
-        typer.Option("--output", "-o", help="Folder for transfer.md and transfer.json."),
-    ] = Path("gcg-transfer"),
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Folder for transfer.md and transfer.json.",
+            show_default=shown_default(TransferConfig, "output"),
+        ),
+    ] = None,
     store: opt.StoreOption = None,
     json_output: opt.JsonOption = False,
 ) -> None:
@@ -78,33 +100,39 @@ def transfer(
     """
     from rulebench.attack.suffixes import load_suffix
     from rulebench.cli.execute import typed_config
+    from rulebench.cli.renamed_options import pick_renamed
     from rulebench.cli.render import print_comparison
     from rulebench.cli.study_run import run_study_command
     from rulebench.models.registry import DEFAULT_MODEL
     from rulebench.report.untrusted import safe_text
-    from rulebench.scenarios.protocol import Protocol
-    from rulebench.study.transfer import TransferConfig, run_transfer, scenarios_of
+    from rulebench.study.transfer import run_transfer, scenarios_of, write_transfer_outputs
 
+    count = pick_renamed(per_group, per_behavior, new="--per-group", old="--per-behavior")
     suffixes = [load_suffix(given, store) for given in suffix]
     models = model or [DEFAULT_MODEL]
-    config = typed_config(
-        TransferConfig,
-        suites=tuple(suite or ["basic"]),
-        scenarios=tuple(scenario or ()),
-        per_behavior=None if full else per_behavior or 5,
-        suffix_on=suffix_on,
-        protocol=Protocol(placement=placement, reminders=not no_reminders),
-        max_tokens=max_tokens,
-        concurrency=concurrency,
-        model_args=opt.parse_model_args(model_arg),
-    )
+    protocol = {"placement": placement, "reminders": False if no_reminders else None}
+    given: dict[str, object] = {
+        "suites": tuple(suite) if suite else None,
+        "scenarios": tuple(scenario) if scenario else None,
+        "per_group": count,
+        "suffix_on": suffix_on,
+        "protocol": Protocol(**{k: v for k, v in protocol.items() if v is not None}),
+        "max_tokens": max_tokens,
+        "concurrency": concurrency,
+        "model_args": opt.parse_model_args(model_arg),
+        "output": output,
+    }
+    values = {name: value for name, value in given.items() if value is not None}
+    if full:
+        values["per_group"] = None
+    config = typed_config(TransferConfig, **values)
     chosen = ", ".join(scenarios_of(suffixes, config)) or "all"
     err.print(
         safe_text(
             f"transfer: {len(suffixes)} suffix(es) on {', '.join(models)}; scenarios {chosen}; "
             f"suites {', '.join(config.suites)}, "
-            f"{'all cases' if full else f'{config.per_behavior} per behavior'}; suffix on "
-            f"{suffix_on} user message(s); {config.protocol.label()}"
+            f"{'all cases' if config.per_group is None else f'{config.per_group} per behavior'}"
+            f"; suffix on {config.suffix_on} user message(s); {config.protocol.label()}"
         ),
         highlight=False,
     )
@@ -113,14 +141,12 @@ def transfer(
         store,
         not json_output,
     )
-    output.mkdir(parents=True, exist_ok=True)
-    (output / "transfer.md").write_text(result.markdown(), encoding="utf-8")
-    (output / "transfer.json").write_text(result.model_dump_json(indent=2) + "\n", "utf-8")
+    written = write_transfer_outputs(result, config.output)
     if json_output:
         out.print_json(result.model_dump_json())
     else:
         print_comparison(result.rows, "GCG suffix transfer (pass rate %)", ("no suffix", "suffix"))
-        out.print(safe_text(f"written: {output / 'transfer.md'}, {output / 'transfer.json'}"))
+        out.print(safe_text("written: " + ", ".join(str(path) for path in written)))
     for run in result.runs:
         if run.status != "completed":
             err.print(safe_text(f"run {run.run_id} ({run.model}) is {run.status}"), style="yellow")

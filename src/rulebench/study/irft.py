@@ -160,7 +160,7 @@ def measurements(config: StudyConfig, data: Path) -> list[Measurement]:
     if config.rulebench:
         few_rules = InferentialConfig(
             tasks=rulebench_tasks(config),
-            n=config.rulebench_n,
+            per_group=config.rulebench_n,
             seed=config.seed,
             data_root=str(config.data_root) if config.data_root else None,
             grid=Grid(quantities=("few",), forms=("nl",), cot=(False,), shots=0, seed=config.seed),
@@ -168,7 +168,7 @@ def measurements(config: StudyConfig, data: Path) -> list[Measurement]:
         found.append(Measurement("RuleBench", "inferential", few_rules, "task"))
     if config.scenarios:
         benign = ScenarioConfig(
-            suites=("benign",), seed=config.seed, per_behavior=config.scenario_cases
+            suites=("benign",), seed=config.seed, per_group=config.scenario_cases
         )
         found.append(Measurement("scenarios benign", "scenarios", benign, None))
     return found

@@ -7,11 +7,14 @@ row gives both pass rates, the change with a paired 95% interval and McNemar's e
 """
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rulebench.attack.suffixes import Suffix
 from rulebench.catalog import RunSettings, evaluate, make_spec
+from rulebench.core.renamed import rename_fields
 from rulebench.engine.runner import ProgressReporter
 from rulebench.engine.store import Store
 from rulebench.scenarios.protocol import Protocol
@@ -34,7 +37,9 @@ class TransferConfig(BaseModel):
     suites: tuple[str, ...] = ("basic",)
     scenarios: tuple[str, ...] = ()
     """Only these scenarios (default: the ones the suffixes attacked, else all)."""
-    per_behavior: int | None = Field(default=5, ge=1)
+    per_group: int | None = Field(default=5, ge=1)
+    """Cases per behavior and suite; None: every case (the official sizes). Formerly
+    `per_behavior`."""
     suffix_on: SuffixOn = "first"
     """Where the suffix goes in each case: the first user message is where GCG optimised it."""
     protocol: Protocol = Protocol()
@@ -43,6 +48,13 @@ class TransferConfig(BaseModel):
     seed: int = 0
     model_args: dict[str, str] = Field(default_factory=dict)
     """Backend settings given to every model."""
+    output: Path = Path("gcg-transfer")
+    """Folder for transfer.md and transfer.json (`write_transfer_outputs`)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_names(cls, data: Any) -> Any:
+        return rename_fields(data, {"per_behavior": "per_group"}, "transfer config")
 
 
 class TransferRun(BaseModel):
@@ -115,7 +127,7 @@ async def run_transfer(
     base_config = ScenarioConfig(
         suites=config.suites,
         seed=config.seed,
-        per_behavior=config.per_behavior,
+        per_group=config.per_group,
         scenarios=scenarios_of(suffixes, config),
         protocol=config.protocol,
     )
@@ -142,3 +154,12 @@ async def run_transfer(
             attacked = await measure(model, suffix)
             rows += compare_rows(f"{suffix.label()} on {model}", base, attacked)
     return TransferResult(rows=rows, runs=runs)
+
+
+def write_transfer_outputs(result: TransferResult, folder: Path) -> list[Path]:
+    """transfer.md (the table and its runs) and transfer.json in `folder`; the paths written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    markdown, record = folder / "transfer.md", folder / "transfer.json"
+    markdown.write_text(result.markdown(), encoding="utf-8")
+    record.write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    return [markdown, record]

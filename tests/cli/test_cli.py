@@ -11,6 +11,7 @@ from rulebench.cli.app import app
 from rulebench.engine.store import Store
 
 from tests.command import rulebench
+from tests.stored_json import json_at
 
 pytestmark = pytest.mark.subprocess  # spawns rulebench processes: not in `make test-fast`
 
@@ -39,7 +40,7 @@ def test_run_smoke_prints_a_table_and_stores_the_run(tmp_path: Path) -> None:
     with Store(store_path) as store:
         [run] = store.list_runs()
         assert run.status == "completed" and store.count_results(run.id) == {"ok": 6, "error": 0}
-        assert run.config["generate"]["max_tokens"] == 48
+        assert json_at(run.config, "generate", "max_tokens") == 48
 
 
 def test_run_json_output_is_machine_readable(tmp_path: Path) -> None:

@@ -28,7 +28,9 @@ def batch_args(store: Path, output: Path, url: str) -> list[str]:
     return ["run", "loadtest", *models, *common, "--store", str(store), "-o", str(output)]
 
 
-def wait_until(store: Path, count: int, process: "subprocess.Popen[str]") -> None:
+def wait_until(
+    store: Path, count: int, process: subprocess.Popen[bytes] | subprocess.Popen[str]
+) -> None:
     deadline = time.monotonic() + 90
     while finished(store) < count and time.monotonic() < deadline:
         assert process.poll() is None, "the batch ended before it could be stopped"

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import typer
 import typer.main
+from pydantic import JsonValue
 from typer.testing import CliRunner
 
 from rulebench.catalog import RunSettings, config_type, make_spec, task_config
@@ -52,7 +53,7 @@ def test_a_commands_own_defaults_survive_the_shared_declaration() -> None:
 
 
 def test_the_task_owns_max_tokens_and_temperature_unless_told() -> None:
-    cot = {"grid": {"cot": [True]}}
+    cot: dict[str, JsonValue] = {"grid": {"cot": [True]}}
     spec = make_spec("inferential", "scripted/echo", cot, RunSettings())
     assert (spec.generate.max_tokens, spec.generate.temperature) == (320, 0.0)
     told = make_spec("inferential", "scripted/echo", cot, RunSettings(max_tokens=7, temperature=1))

@@ -9,6 +9,7 @@ import random
 from pathlib import Path
 
 import pytest
+from pydantic import JsonValue
 from typer.testing import CliRunner, Result
 
 from rulebench.attack.gcg import GcgState, ScoredSuffix
@@ -66,7 +67,7 @@ def run_scenarios(tmp_path: Path, *options: str, model: list[str] | None = None)
     return runner.invoke(app, [*args, *options])
 
 
-def runs(tmp_path: Path) -> list[dict[str, object]]:
+def runs(tmp_path: Path) -> list[dict[str, JsonValue]]:
     """The task configs of the stored scenarios runs, oldest first."""
     with Store(tmp_path / "s.sqlite", readonly=True) as db:
         listed = reversed(db.list_runs())

@@ -1,5 +1,6 @@
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import JsonValue
 
 from rulebench.core.items import ItemIds, content_hash
 from rulebench.core.messages import Message, merge_system_message
@@ -14,7 +15,7 @@ json_values = st.recursive(
 
 
 @given(json_values)
-def test_content_hash_is_stable_and_ignores_key_order(value: object) -> None:
+def test_content_hash_is_stable_and_ignores_key_order(value: JsonValue) -> None:
     assert content_hash(value) == content_hash(value)
     if isinstance(value, dict):
         assert content_hash(dict(reversed(list(value.items())))) == content_hash(value)

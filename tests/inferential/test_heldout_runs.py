@@ -3,19 +3,22 @@
 from pathlib import Path
 
 import pytest
+from pydantic import JsonValue
 
 import rulebench
 from rulebench.core.errors import ConfigError
 from rulebench.engine.store import Store
 from rulebench.inferential.task import InferentialTask
-from rulebench.inferential.tasks.stringgame_rules.heldout import split_library
+from rulebench.inferential.tasks.stringgame_rules.heldout import HeldOutBy, split_library
 from rulebench.inferential.tasks.stringgame_rules.library import LIBRARY
 from rulebench.report.build import inferential_report
 from rulebench.train.examples import DataConfig, rule_split
 
+from tests.stored_json import json_at
+
 
 @pytest.mark.parametrize("by", ["rules", "composition"])
-def test_golden_rules_are_the_held_out_rules_of_the_training_data(by: str) -> None:
+def test_golden_rules_are_the_held_out_rules_of_the_training_data(by: HeldOutBy) -> None:
     # The split `train data` writes (its manifest's heldout_rules; tests/train checks that),
     # computed without writing a folder: writing one imports pandas, which other tests here
     # require to stay unimported.
@@ -40,11 +43,12 @@ def test_heldout_needs_stringgame() -> None:
 
 def test_reports_name_the_split(tmp_path: Path) -> None:
     store = tmp_path / "s.sqlite"
-    config = {"tasks": ["stringgame"], "n": 3, "heldout_by": "composition"}
+    config: dict[str, JsonValue] = {"tasks": ["stringgame"], "n": 3, "heldout_by": "composition"}
     run_id = rulebench.run("inferential", "scripted/echo", config=config, store=store).run.id
     with Store(store, readonly=True) as db:
         built = inferential_report(db, [run_id], folder=tmp_path / "r")
-        assert db.get_run(run_id).config["task_config"]["heldout_by"] == "composition"  # type: ignore[index]
+        stored = db.get_run(run_id).config
+        assert json_at(stored, "task_config", "heldout_by") == "composition"
     assert "held out by composition, conditions and outputs unseen" in built.markdown
 
 

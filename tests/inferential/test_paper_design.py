@@ -8,6 +8,8 @@ from rulebench.cli.app import app
 from rulebench.engine.store import Store
 from rulebench.inferential.task import InferentialTask
 
+from tests.stored_json import json_at
+
 OFFICIAL = Path(__file__).parent / "tasks" / "fixtures" / "official"
 
 
@@ -58,6 +60,6 @@ def test_grid_paper_decodes_like_the_paper(tmp_path: Path) -> None:
     assert result.exit_code in (0, 1), result.output  # an echo answers wrong, never errs
     with Store(store, readonly=True) as db:
         [run] = db.list_runs()
-        assert run.config["generate"]["max_tokens"] == 500
-        assert run.config["generate"]["temperature"] == 0.0
+        assert json_at(run.config, "generate", "max_tokens") == 500
+        assert json_at(run.config, "generate", "temperature") == 0.0
         assert db.count_results(run.id)["error"] == 0

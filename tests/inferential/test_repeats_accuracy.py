@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pytest
+from pydantic import JsonValue
 
 import rulebench
 from rulebench.core.stats import Proportion
@@ -13,14 +14,20 @@ from rulebench.inferential.echo_baseline import echo_cells, echo_records, index_
 from rulebench.inferential.pairing import compare
 from rulebench.report.build import inferential_report
 
+from tests.stored_json import json_at, json_list
+
 SAMPLES = 5
 # Kinship and StringGame, golden rule: the echoed prompt holds the golden rule's conclusion, so
 # an echo gets some items right and some wrong (an interval away from 0% and 100%).
-CONFIG = {"tasks": ["kinship", "stringgame"], "n": SAMPLES, "grid": {"quantities": ["golden"]}}
+CONFIG: dict[str, JsonValue] = {
+    "tasks": ["kinship", "stringgame"],
+    "n": SAMPLES,
+    "grid": {"quantities": ["golden"]},
+}
 
 
 def run_echo(store: Path, repeats: int) -> str:
-    config = {**CONFIG, "repeats": repeats}
+    config: dict[str, JsonValue] = {**CONFIG, "repeats": repeats}
     return rulebench.run("inferential", "scripted/echo", config=config, store=store).run.id
 
 
@@ -54,9 +61,9 @@ def test_identical_repeats_give_the_interval_of_one_evaluation(tmp_path: Path) -
     cells = accuracy_by(records_thrice, cell_of)
     assert cells == accuracy_by(records_once, cell_of)
     assert {p.n for p in cells.values()} == {SAMPLES}
-    [first, second] = numbers["runs"]  # type: ignore[misc]
-    assert first["overall"] == second["overall"]  # type: ignore[index]
-    assert first["overall"]["n"] == 2 * SAMPLES  # type: ignore[index]
+    [first, second] = json_list(numbers["runs"])
+    assert json_at(first, "overall") == json_at(second, "overall")
+    assert json_at(first, "overall", "n") == 2 * SAMPLES
 
 
 def record(sample: str, correct: bool, repeat: int) -> Record:

@@ -7,10 +7,11 @@ from hypothesis import strategies as st
 from rulebench.core.errors import DataError
 from rulebench.core.rules import TaskData
 from rulebench.inferential.rule_lists import golden_of, list_rules, shared_listings
-from rulebench.inferential.settings import Grid, Layout, Setting
+from rulebench.inferential.settings import Grid, Layout, Quantity, Setting
 from rulebench.inferential.tasks.official import load_official
 
 from tests.inferential.conftest import make_task
+from tests.stored_json import json_list
 
 TASK = make_task()
 FIXTURES = Path(__file__).parent / "tasks" / "fixtures" / "official"
@@ -19,9 +20,9 @@ FIXTURES = Path(__file__).parent / "tasks" / "fixtures" / "official"
 @given(st.sampled_from(["golden", "few", "all"]), st.booleans(), st.integers(0, 10_000))
 @settings(max_examples=200, deadline=None)
 def test_listing_has_the_golden_rule_once_and_never_an_applicable_or_twin_rule(
-    quantity: str, cf: bool, seed: int
+    quantity: Quantity, cf: bool, seed: int
 ) -> None:
-    setting = Setting(quantity=quantity, counterfactual=cf, seed=seed)  # type: ignore[arg-type]
+    setting = Setting(quantity=quantity, counterfactual=cf, seed=seed)
     for sample in TASK.samples:
         listing = list_rules(sample, setting, TASK)
         ids = [rule.id for rule in listing.rules]
@@ -31,7 +32,7 @@ def test_listing_has_the_golden_rule_once_and_never_an_applicable_or_twin_rule(
         forbidden = {
             sample.golden_rule,
             sample.cf_golden_rule,
-            *sample.metadata["applicable_rules"],
+            *json_list(sample.metadata["applicable_rules"]),
         } - {golden}
         assert not forbidden & set(ids)
 
@@ -70,7 +71,7 @@ def test_shared_layout_gives_groups_one_list_that_is_unambiguous(task_data: Task
         listing = listings[sample.id]
         ids = [r.id for r in listing.rules]
         assert listing.golden_index is not None and ids[listing.golden_index] == sample.golden_rule
-        others = set(sample.metadata["applicable_rules"]) | {sample.cf_golden_rule}
+        others = set(json_list(sample.metadata["applicable_rules"])) | {sample.cf_golden_rule}
         assert not (others - {sample.golden_rule}) & set(ids)
 
 

@@ -17,7 +17,8 @@ HOSTILE = "evil | x <script>alert(1)</script>\nnext & [click](http://evil.test) 
 
 def to_html(markdown: str) -> str:
     """GitHub-flavoured tables as rich renders them (rich's Markdown is markdown-it)."""
-    return MarkdownIt("commonmark").enable("table").render(markdown)
+    html: str = MarkdownIt("commonmark").enable("table").render(markdown)
+    return html
 
 
 def body_cells(html: str) -> list[list[str]]:

@@ -2,6 +2,8 @@
 
 from pathlib import Path
 
+from pydantic import JsonValue
+
 import rulebench
 from rulebench.engine.store import Store
 from rulebench.report.build import inferential_report
@@ -33,9 +35,9 @@ def test_upstream_runs_of_one_clone_on_other_datasets_are_not_called_differently
     # law-cf's label lists a substitution deer's does not; the text is the same clone's.
     clone = make_clone(tmp_path)
     store = tmp_path / "runs.db"
-    common = {"data_root": str(clone / "dataset"), "prompts": "upstream"}
-    deer = {**common, "tasks": ["deer"], "grid": {"quantities": ["golden"]}}
-    law_cf = {
+    common: dict[str, JsonValue] = {"data_root": str(clone / "dataset"), "prompts": "upstream"}
+    deer: dict[str, JsonValue] = {**common, "tasks": ["deer"], "grid": {"quantities": ["golden"]}}
+    law_cf: dict[str, JsonValue] = {
         **common,
         "tasks": ["law-cf"],
         "grid": {"quantities": ["golden"], "counterfactual": [True]},

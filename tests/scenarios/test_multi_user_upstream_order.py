@@ -78,7 +78,7 @@ def test_rock_paper_scissors_keeps_upstreams_order_in_both_modes() -> None:
     game = RockPaperScissors(RockPaperScissorsParams(user1="Ann", user2="Bob"))
     messages = chat("Ann: rock Bob: paper", "Ann wins", "nobody", "Tie")
     for mode in ("compat", "strict"):
-        assert not game.evaluate(messages, mode).passed  # type: ignore[arg-type]
+        assert not game.evaluate(messages, mode).passed
 
 
 # Names as upstream reads them: "A." is an expression.

@@ -19,7 +19,7 @@ from rulebench.scenarios.suites.official import load_suite_file
 
 from tests.scenarios.security_dialogue import chat
 
-RICH = {"user1": "Ann", "user2": "Bob", "balance1": 12000, "balance2": 3000}
+RICH: dict[str, JsonValue] = {"user1": "Ann", "user2": "Bob", "balance1": 12000, "balance2": 3000}
 FOUR = ["Ann", "Bob", "Cy", "Di"]
 BAD: list[tuple[str, str, dict[str, JsonValue], str]] = [
     (

@@ -5,7 +5,9 @@ from pathlib import Path
 import pytest
 
 from rulebench.core.errors import ConfigError
+from rulebench.scenarios.base import Scenario
 from rulebench.scenarios.registry import scenario_class, scenario_names
+from rulebench.scenarios.security.access_control import AccessControlParams
 from rulebench.scenarios.upstream.locate import find_from_suites, scenarios_dir
 from rulebench.scenarios.upstream.text import FILE_OF, load_text, open_clone, text_for
 
@@ -25,8 +27,8 @@ from tests.scenarios.upstream_fixture import (
 )
 
 
-def _instance(name: str):  # type: ignore[no-untyped-def]
-    return scenario_class(name).from_params(PARAMS[name])  # type: ignore[arg-type]
+def _instance(name: str) -> Scenario:
+    return scenario_class(name).from_params(PARAMS[name])
 
 
 @pytest.fixture
@@ -202,7 +204,7 @@ def test_v1_cases_and_v1_only_scenarios_have_no_upstream_text(clone: Path) -> No
 def test_params_that_do_not_fill_the_template_are_named(clone: Path) -> None:
     # Built without validation: whatever params the loaders accept, the template must fit them.
     cls = scenario_class("AccessControl")
-    three = cls(cls.params_type.model_construct(secret="x", users=["A", "B", "C"]))
+    three = cls(AccessControlParams.model_construct(secret="x", users=["A", "B", "C"]))
     with pytest.raises(ConfigError, match=r"security\.py: class AccessControl: .*IndexError"):
         load_text(clone).prompt(three)
 

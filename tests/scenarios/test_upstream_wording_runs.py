@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pytest
+from pydantic import JsonValue
 
 from rulebench.core.errors import ConfigError
 from rulebench.engine.runner import Runner, RunSpec
@@ -22,6 +23,7 @@ from tests.scenarios.upstream_fixture import (
     head_commit,
     template,
 )
+from tests.stored_json import json_at
 
 
 @pytest.fixture
@@ -80,11 +82,7 @@ async def test_the_two_wordings_never_share_a_cached_reply(store: Store, clone_r
     assert ours.calls[0][0].content != theirs.calls[0][0].content
     assert (
         ours.calls[0][0].content
-        == scenario_class("Encryption")
-        .from_params(
-            PARAMS["Encryption"]  # type: ignore[arg-type]
-        )
-        .prompt()
+        == scenario_class("Encryption").from_params(PARAMS["Encryption"]).prompt()
     )
     assert a.item_id == b.item_id  # the same case: runs in both wordings pair up
     # The same wording again is answered from the cache: the keys are the text's, not the run's.
@@ -96,11 +94,10 @@ async def test_the_run_records_the_choice_and_the_commit(store: Store, clone_roo
     task = ScenarioTask(suites=[_suite(clone_root)], protocol=_upstream(clone_root))
     spec = RunSpec(task="scenarios", model="scripted/echo", task_config=task.config())
     report = await Runner(store).run(task, ScriptedModel("echo"), spec)
-    stored = store.get_run(report.run.id).config["task_config"]
-    protocol = stored["protocol"]  # type: ignore[index]
+    protocol = json_at(store.get_run(report.run.id).config, "task_config", "protocol")
     commit = head_commit(clone_root)
-    assert protocol["prompts"] == "upstream"  # type: ignore[index]
-    assert protocol["upstream"]["revision"] == f"commit {commit}"  # type: ignore[index]
+    assert json_at(protocol, "prompts") == "upstream"
+    assert json_at(protocol, "upstream", "revision") == f"commit {commit}"
     assert stored_prompts_label(protocol) == f"prompts: upstream (clone at commit {commit[:8]})"
     assert Protocol.model_validate(protocol).label().endswith(f"clone at commit {commit[:8]})")
 
@@ -111,7 +108,7 @@ def test_runs_stored_before_the_choice_read_as_rulebench_wording() -> None:
 
 
 def test_a_clone_record_this_version_cannot_read_still_names_the_wording() -> None:
-    stored = {"prompts": "upstream", "upstream": {"root": "/somewhere"}}
+    stored: JsonValue = {"prompts": "upstream", "upstream": {"root": "/somewhere"}}
     assert stored_prompts_label(stored) == "prompts: upstream"
 
 
@@ -139,7 +136,7 @@ def test_a_library_caller_names_the_clone_by_its_folder(tmp_path: Path) -> None:
     from rulebench.api import run_spec
 
     folder = build_clone(tmp_path / "clone")
-    protocol = {"prompts": "upstream", "upstream": str(tmp_path / "clone")}
+    protocol: JsonValue = {"prompts": "upstream", "upstream": str(tmp_path / "clone")}
     spec = run_spec("scenarios", "scripted/echo", {"protocol": protocol}, {})
     stored = spec.task_config["protocol"]
     assert isinstance(stored, dict) and isinstance(stored["upstream"], dict)

@@ -17,6 +17,8 @@ import subprocess
 from pathlib import Path
 from typing import Literal
 
+from pydantic import JsonValue
+
 Layout = Literal["llm_rules", "lm_eval"]
 SCENARIOS_UNDER: dict[Layout, str] = {
     "llm_rules": "llm_rules/scenarios",
@@ -125,7 +127,7 @@ SIMON = [
 """SimonSays's `prompt`: sent as written, braces included (upstream does not format it)."""
 
 TEMPLATES = {**SECURITY, **GAMES, "SimonSays": SIMON}
-PARAMS: dict[str, dict[str, object]] = {
+PARAMS: dict[str, dict[str, JsonValue]] = {
     "Encryption": {"secret": "plum42"},
     "Integrity": {"key": "kiwi7"},
     "AccessControl": {"secret": "s3cr", "users": ["Ana", "Ben", "Cat", "Dov"]},

@@ -13,6 +13,8 @@ from rulebench.study.batch import BatchRow, PlannedRun
 from rulebench.study.batch_report import markdown_table, table_columns
 from rulebench.study.experiment import load_experiment
 
+from tests.stored_json import json_at
+
 runner = CliRunner()
 
 TOML = """\
@@ -89,7 +91,8 @@ def test_every_model_runs_every_task_with_merged_settings(tmp_path: Path) -> Non
     assert echo_scenarios.generate.max_tokens == 20
     assert echo_rules.generate.max_tokens == 48  # the task's own default
     assert echo_rules.generate.seed == 3  # the seed is also the sampling seed, as --seed
-    assert echo_rules.task_config["seed"] == 3 and echo_rules.task_config["grid"]["seed"] == 3
+    assert echo_rules.task_config["seed"] == 3
+    assert json_at(echo_rules.task_config, "grid", "seed") == 3
     assert echo_rules.model_args == {"delay_s": "0"}
     assert fixed_rules.model_args == {"delay_s": "0", "reply": "OK", "system_role": "false"}
     assert fixed_rules.base_url == "http://127.0.0.1:9/v1,http://127.0.0.1:10/v1"

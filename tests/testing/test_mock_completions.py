@@ -4,27 +4,30 @@ import asyncio
 import json
 
 import aiohttp
+from pydantic import JsonValue
 
 from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig
+
+from tests.stored_json import json_at, json_list, json_object
 
 TIMEOUT = aiohttp.ClientTimeout(total=5)
 
 
-async def complete(url: str, **body: object) -> dict[str, object]:
+async def complete(url: str, **body: JsonValue) -> dict[str, JsonValue]:
     async with (
         aiohttp.ClientSession(timeout=TIMEOUT) as client,
         client.post(f"{url}/completions", json={"model": "m", **body}) as response,
     ):
         assert response.status == 200
-        return dict(json.loads(await response.read()))
+        return json_object(json.loads(await response.read()))
 
 
 async def test_completions_echo_the_prompt_cut_at_the_first_stop() -> None:
     async with MockOpenAIServer() as server:
         data = await complete(server.url, prompt="User: hi\n\nAssistant:", stop=["\n\nA", "hi"])
-    (choice,) = data["choices"]  # type: ignore[misc]
-    assert choice["text"] == " User: "
-    assert choice["finish_reason"] == "stop"
+    (choice,) = json_list(data["choices"])
+    assert json_at(choice, "text") == " User: "
+    assert json_at(choice, "finish_reason") == "stop"
     # Words split on single spaces, as chat replies are counted: "", "User:", "".
     assert data["usage"] == {"prompt_tokens": 3, "completion_tokens": 3, "total_tokens": 6}
     (request,) = server.requests
@@ -41,8 +44,8 @@ async def test_completions_take_fault_markers_and_a_reply_function() -> None:
             client.post(f"{server.url}/completions", json={"prompt": "[[fault:503]]"}) as reply,
         ):
             assert reply.status == 503
-    (choice,) = data["choices"]  # type: ignore[misc]
-    assert (choice["text"], choice["finish_reason"]) == (" a", "length")
+    (choice,) = json_list(data["choices"])
+    assert (json_at(choice, "text"), json_at(choice, "finish_reason")) == (" a", "length")
 
 
 async def test_max_concurrent_queues_what_is_beyond_capacity() -> None:

@@ -9,6 +9,7 @@ from rulebench.cli.app import app
 from rulebench.engine.store import Store
 
 from tests.inferential.upstream.clone_fixture import make_clone
+from tests.stored_json import json_at
 
 
 def _run(runner: CliRunner, store: str, data: Path, *extra: str) -> str:
@@ -108,8 +109,8 @@ def test_every_run_of_a_batch_records_its_own_model_name(
     for model, config in configs.items():
         assert isinstance(config, dict)
         assert config["upstream_model_name"] == model.split("/", 1)[1]
-        assert isinstance(config["upstream_source"], dict)
-        assert config["upstream_source"]["revision"].startswith("commit ")
+        revision = json_at(config, "upstream_source", "revision")
+        assert isinstance(revision, str) and revision.startswith("commit ")
 
 
 def test_log_likelihood_scoring_is_refused_with_upstream_prompts(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from rulebench.inferential.data import judging_context, load_task
+from rulebench.inferential.extraction.base import Mode
 from rulebench.inferential.extraction.judge import judge
 
 OFFICIAL = Path(__file__).parent.parent / "tasks" / "fixtures" / "official"
@@ -40,7 +41,7 @@ WRONG = [
 ]
 
 
-def _judge(task: str, reply: str, mode: str) -> bool:
+def _judge(task: str, reply: str, mode: Mode) -> bool:
     data = load_task(task, None, 0, OFFICIAL)
     return judge(task, reply, data.samples[0], mode, judging_context(task, OFFICIAL)).correct
 
@@ -48,12 +49,12 @@ def _judge(task: str, reply: str, mode: str) -> bool:
 @pytest.mark.filterwarnings("ignore")
 @pytest.mark.parametrize("mode", ["paper", "robust"])
 @pytest.mark.parametrize(("task", "reply"), RIGHT)
-def test_upstream_style_right_answers_score_right(task: str, reply: str, mode: str) -> None:
+def test_upstream_style_right_answers_score_right(task: str, reply: str, mode: Mode) -> None:
     assert _judge(task, reply, mode)
 
 
 @pytest.mark.filterwarnings("ignore")
 @pytest.mark.parametrize("mode", ["paper", "robust"])
 @pytest.mark.parametrize(("task", "reply"), WRONG)
-def test_upstream_style_wrong_answers_score_wrong(task: str, reply: str, mode: str) -> None:
+def test_upstream_style_wrong_answers_score_wrong(task: str, reply: str, mode: Mode) -> None:
     assert not _judge(task, reply, mode)

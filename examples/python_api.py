@@ -15,7 +15,7 @@ from rulebench.inferential.task import InferentialConfig
 store = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp()) / "results.sqlite"
 
 # A typed config (or a plain dict): kinship questions, golden and few rules.
-config = InferentialConfig(tasks=("kinship",), n=5, grid=Grid(quantities=("golden", "few")))
+config = InferentialConfig(tasks=("kinship",), per_group=5, grid=Grid(quantities=("golden", "few")))
 report = rulebench.run("inferential", "scripted/echo", config=config, store=store)
 print(f"run {report.run.id}: {report.completed_now} items, status {report.run.status}")
 

@@ -16,7 +16,7 @@ from rulebench.inferential.task import InferentialConfig
 from tests.stored_json import json_at, json_list
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "python_api.py"
-CONFIG = InferentialConfig(tasks=("kinship",), n=4, grid=Grid(quantities=("golden", "few")))
+CONFIG = InferentialConfig(tasks=("kinship",), per_group=4, grid=Grid(quantities=("golden", "few")))
 
 
 def test_run_then_results_as_rows_and_a_frame(tmp_path: Path) -> None:
@@ -37,7 +37,7 @@ def test_a_dict_config_and_options_work_like_the_cli(tmp_path: Path) -> None:
     report = rulebench.run(
         "inferential",
         "scripted/echo",
-        config={"tasks": ["stringgame"], "n": 3},
+        config={"tasks": ["stringgame"], "per_group": 3},
         store=tmp_path / "s.sqlite",
         max_tokens=20,
         limit=2,
@@ -106,9 +106,9 @@ def test_the_cli_and_the_api_send_the_same_requests(tmp_path: Path) -> None:
     from rulebench.cli.app import app
 
     store = tmp_path / "s.sqlite"
-    cot: dict[str, JsonValue] = {"tasks": ["stringgame"], "n": 2, "grid": {"cot": [True]}}
+    cot: dict[str, JsonValue] = {"tasks": ["stringgame"], "per_group": 2, "grid": {"cot": [True]}}
     via_api = rulebench.run("inferential", "scripted/echo", config=cot, store=store)
-    command = ["run", "inferential", "-t", "stringgame", "--samples", "2", "--cot", "on"]
+    command = ["run", "inferential", "-t", "stringgame", "--per-group", "2", "--cot", "on"]
     result = CliRunner().invoke(app, [*command, "-m", "scripted/echo", "--store", str(store)])
     assert result.exit_code in (0, 1), result.output
     with Store(store, readonly=True) as db:
@@ -122,6 +122,6 @@ def test_generation_defaults_come_from_the_task() -> None:
 
     assert default_max_tokens("inferential", {}) == 48
     assert default_max_tokens("inferential", {"design": "paper"}) == 500
-    assert default_max_tokens("scenarios", {"per_behavior": 5}) == 128
-    assert default_max_tokens("scenarios", {}) == 512  # the official sizes
+    assert default_max_tokens("scenarios", {}) == 128  # 5 per behavior: quick on a CPU
+    assert default_max_tokens("scenarios", {"per_group": None}) == 512  # the official sizes
     assert default_max_tokens("smoke") == 48

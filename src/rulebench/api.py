@@ -2,7 +2,8 @@
 
     import rulebench
 
-    report = rulebench.run("inferential", "scripted/echo", config={"tasks": ["kinship"], "n": 5})
+    config = {"tasks": ["kinship"], "per_group": 5}   # InferentialConfig's fields
+    report = rulebench.run("inferential", "scripted/echo", config=config)
     rows = rulebench.results(report.run.id)          # one dict per item, as `runs export` writes
     frame = rulebench.results_frame(report.run.id)   # the same as a pandas DataFrame
     built = rulebench.build_report(report.run.id, folder="report/")  # .markdown, .numbers...

@@ -152,7 +152,8 @@ class RunSettings(BaseModel):
     max_tokens: int | None = None
     temperature: float | None = None
     sampling_seed: int | None = 0
-    concurrency: int = 8
+    concurrency: int | None = Field(default=None, ge=1)
+    """Items in flight at once; None: the task's (`TaskConfig.default_concurrency`)."""
     limit: int | None = None
     """Run only the first N items."""
     use_cache: bool = True
@@ -181,7 +182,8 @@ def make_spec(
         ConfigError: an unknown task or model provider, or a value out of range (one line).
     """
     spec_model = resolve_spec(model)  # a bad spec fails before anything is printed or stored
-    typed = task_config(task, config).resolved_for(spec_model)
+    named = settings.model_dump(include={"max_tokens", "temperature", "limit"})
+    typed = task_config(task, config).with_run_settings(named).resolved_for(spec_model)
     defaults = typed.generation_defaults()
     temperature = defaults.temperature if settings.temperature is None else settings.temperature
     try:
@@ -196,7 +198,7 @@ def make_spec(
                 temperature=temperature,
                 seed=settings.sampling_seed,
             ),
-            concurrency=settings.concurrency,
+            concurrency=settings.concurrency or typed.default_concurrency,
             limit=settings.limit,
             use_cache=settings.use_cache,
         )

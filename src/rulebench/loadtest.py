@@ -5,10 +5,12 @@ a random token and is right when the reply contains it. It measures the plumbing
 """
 
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from typing import ClassVar
 
 from pydantic import Field, JsonValue
 
+from rulebench.core.errors import ConfigError
 from rulebench.core.items import Item, Outcome, content_hash
 from rulebench.core.messages import Message
 from rulebench.engine.task import Session
@@ -43,11 +45,24 @@ class LoadTestConfig(TaskConfig):
     """How many items, from which seed."""
 
     n: int = Field(default=1000, ge=1)
+    """Items to make; a run's `limit` (`-n/--limit`) sets it."""
     seed: int = 0
+
+    default_concurrency: ClassVar[int] = 64
+    """Enough requests in flight to load a server."""
 
     def generation_defaults(self) -> GenerationDefaults:
         """A repeated token needs a few tokens at most."""
         return GenerationDefaults(max_tokens=16)
+
+    def with_run_settings(self, given: Mapping[str, JsonValue]) -> "LoadTestConfig":
+        """A run's limit is how many items to make (the items are made, not picked)."""
+        limit = given.get("limit")
+        if limit is None:
+            return self
+        if not isinstance(limit, int) or limit < 1:
+            raise ConfigError(f"loadtest: limit {limit!r}: make at least 1 item")
+        return self.model_copy(update={"n": limit})
 
 
 class LoadTestTask:

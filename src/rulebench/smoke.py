@@ -7,6 +7,7 @@ that a model, the runner, the cache and the store work together; it measures not
 
 import re
 from collections.abc import Iterable
+from typing import ClassVar
 
 from pydantic import JsonValue
 
@@ -61,6 +62,9 @@ def first_choice_in(reply: str, choices: Iterable[str]) -> str | None:
 
 class SmokeConfig(TaskConfig):
     """Nothing to configure: the items are fixed."""
+
+    default_concurrency: ClassVar[int] = 4
+    """Six items: more in flight would only crowd a local model."""
 
     def generation_defaults(self) -> GenerationDefaults:
         """One-word answers and short conversation turns."""

@@ -1,14 +1,15 @@
-"""`play --save` records the wording a game was played in, and its replay hint replays it so.
+"""`play --save` records how a game was played, and its replay command replays it so.
 
-A game in upstream's wording replayed with the plain hint would send rulebench's instructions
-instead: the hint names `--prompts upstream --upstream PATH`, and the saved record keeps the
-wording and clone in fields the official merged layout's readers ignore.
+The record (`played`: reply limit, temperature, protocol with wording and clone) sits in a
+field the official merged layout's other readers ignore; `run scenarios -s FILE -m SPEC`
+replays from it, naming the clone with `--upstream PATH` for a game in upstream's wording.
 """
 
 import json
 import shlex
 from pathlib import Path
 
+from pydantic import JsonValue
 from typer.testing import CliRunner
 
 from rulebench.cli.app import app
@@ -16,6 +17,7 @@ from rulebench.engine.store import Store
 from rulebench.scenarios.upstream.text import open_clone
 
 from tests.scenarios.upstream_fixture import build_clone, template
+from tests.stored_json import json_at
 
 runner = CliRunner()
 
@@ -35,17 +37,17 @@ def _saved(save: Path) -> dict[str, object]:
     return row
 
 
-def _replay(command: str, store: Path) -> str:
-    """Run the printed command with the echo model; the first message the model was sent."""
+def _replay(command: str, store: Path) -> tuple[str, dict[str, JsonValue]]:
+    """Run the printed command; the first message the model was sent and the stored spec."""
     words = shlex.split(command)
     assert words[:3] == ["rulebench", "run", "scenarios"], command
-    extra = ["-m", "scripted/echo", "--store", str(store)]
+    extra = ["-M", "reply=nope", "--store", str(store)]
     result = runner.invoke(app, [*words[1:], *extra])
     assert result.exit_code == 0, (result.output, result.exception)
     with Store(store, readonly=True) as db:
         [run] = db.list_runs()
         [item] = list(db.iter_results(run.id))
-    return item.messages[0].content
+    return item.messages[0].content, run.config
 
 
 def test_an_upstream_game_replays_in_the_clone_text(tmp_path: Path) -> None:
@@ -53,28 +55,47 @@ def test_an_upstream_game_replays_in_the_clone_text(tmp_path: Path) -> None:
     save = tmp_path / "saved cases" / "mine.jsonl"
     save.parent.mkdir()
     command = _play(save, "--prompts", "upstream", "--upstream", str(tmp_path / "clone"))
-    assert f"--prompts upstream --upstream {folder.resolve()}" in command
-    row = _saved(save)
     source = open_clone(folder).source
-    assert row["prompts"] == "upstream"
-    assert row["upstream"] == source.model_dump(mode="json")
-    params = json.loads(str(row["params_json"]))
-    sent = _replay(command, tmp_path / "s.sqlite")
+    words = ["rulebench", "run", "scenarios", "-s", str(save), "-m", "scripted/fixed"]
+    assert command == shlex.join([*words, "--upstream", source.root])
+    protocol = json_at(_saved(save), "played", "protocol")
+    assert json_at(protocol, "prompts") == "upstream"
+    assert json_at(protocol, "upstream") == source.model_dump(mode="json")
+    params = json.loads(str(_saved(save)["params_json"]))
+    sent, spec = _replay(command, tmp_path / "s.sqlite")
+    assert sent == template("Encryption").format(**params)
+    assert json_at(spec, "task_config", "protocol") == protocol
+
+
+def test_without_upstream_path_the_recorded_clone_is_read(tmp_path: Path) -> None:
+    build_clone(tmp_path / "clone")
+    save = tmp_path / "mine.jsonl"
+    command = _play(save, "--prompts", "upstream", "--upstream", str(tmp_path / "clone"))
+    plain = shlex.join(shlex.split(command)[:7])  # without --upstream PATH
+    sent, _ = _replay(plain, tmp_path / "s.sqlite")
+    params = json.loads(str(_saved(save)["params_json"]))
     assert sent == template("Encryption").format(**params)
 
 
 def test_a_game_in_our_wording_records_it_and_replays_plainly(tmp_path: Path) -> None:
     save = tmp_path / "mine.jsonl"
     command = _play(save)
-    assert command == f"rulebench run scenarios -s {save}"
-    row = _saved(save)
-    assert row["prompts"] == "rulebench" and "upstream" not in row
+    assert command == f"rulebench run scenarios -s {save} -m scripted/fixed"
+    played = json_at(_saved(save), "played")
+    assert json_at(played, "max_tokens") == 512 and json_at(played, "temperature") == 0.0
+    assert json_at(played, "protocol", "prompts") == "rulebench"
+    assert json_at(played, "protocol", "upstream") is None
     clone_text = template("Encryption").split("'")[0]
-    assert not _replay(command, tmp_path / "s.sqlite").startswith(clone_text)
+    sent, spec = _replay(command, tmp_path / "s.sqlite")
+    assert not sent.startswith(clone_text)
+    assert json_at(spec, "generate", "max_tokens") == 512
 
 
-def test_the_hint_names_a_placement_and_mode_other_than_a_runs_default(tmp_path: Path) -> None:
+def test_placement_and_mode_replay_from_the_record(tmp_path: Path) -> None:
     save = tmp_path / "mine.jsonl"
-    command = _play(save, "--placement", "system", "--mode", "strict")
-    assert command.endswith(" --placement system --mode strict")
-    assert _replay(command, tmp_path / "s.sqlite")  # the options exist and run as written
+    command = _play(save, "--placement", "system", "--mode", "strict", "--max-tokens", "40")
+    assert command == f"rulebench run scenarios -s {save} -m scripted/fixed"
+    _, spec = _replay(command, tmp_path / "s.sqlite")
+    assert json_at(spec, "task_config", "protocol", "placement") == "system"
+    assert json_at(spec, "task_config", "protocol", "mode") == "strict"
+    assert json_at(spec, "generate", "max_tokens") == 40

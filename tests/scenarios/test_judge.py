@@ -55,7 +55,7 @@ async def source_runs(store: Store, tmp_path: Path) -> list[str]:
 async def test_identical_exchanges_become_one_item(store: Store, tmp_path: Path) -> None:
     # Found on the official suites: the run crashed with "two items share the id".
     runs = await source_runs(store, tmp_path)
-    judge = JudgeTask(runs=runs, store=str(store.path), per_rule=10)
+    judge = JudgeTask(runs=runs, store=str(store.path), per_group=10)
     items = judge.items()
     assert len(items) == len({i.id for i in items}) == 4  # apple/pear x Correct/No.
     assert sorted(i.target for i in items) == ["fail", "fail", "pass", "pass"]
@@ -72,7 +72,7 @@ async def test_items_do_not_depend_on_the_order_of_runs_or_results(
     runs = await source_runs(store, tmp_path)
 
     def items(order: list[str]) -> list[tuple[str, str | None]]:
-        task = JudgeTask(runs=order, store=str(store.path), per_rule=1, seed=5)
+        task = JudgeTask(runs=order, store=str(store.path), per_group=1, seed=5)
         return sorted((i.id, i.target) for i in task.items())
 
     assert items(runs) == items(runs[::-1])
@@ -186,7 +186,7 @@ async def test_report_judge_per_rule_with_intervals_and_warnings(
     store: Store, tmp_path: Path
 ) -> None:
     runs = await source_runs(store, tmp_path)
-    judge = JudgeTask(runs=runs, store=str(store.path), per_rule=10)
+    judge = JudgeTask(runs=runs, store=str(store.path), per_group=10)
     judged = await run(store, judge, ScriptedModel("fixed", reply="fail"))
     markdown = tmp_path / "judge.md"
     stdout, stderr = report(store, judged, "--output", str(markdown))

@@ -5,7 +5,7 @@ and under `--preset published-v3`. Through the real command in a subprocess, as 
 """
 
 import json
-import logging
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -84,20 +84,28 @@ def test_every_named_scenario_must_select_a_case(tmp_path: Path) -> None:
         ScenarioTask(scenarios=["Hodor"], per_behavior=1).items()
 
 
-def test_a_cap_that_leaves_out_cases_of_a_file_says_so(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_per_group_sizes_generated_suites_and_files_run_whole(tmp_path: Path) -> None:
     file = write_file(
         tmp_path / "mine" / "Encryption.jsonl",
         [{**ENCRYPTION_CASE, "id": str(i)} for i in range(3)],
     )
-    with caplog.at_level(logging.WARNING):
-        assert len(load_cases(ScenarioConfig(suites=(str(file),), per_behavior=2))) == 2
-    assert "1 test cases from files left out by the cap of 2" in caplog.text
-    caplog.clear()
-    with caplog.at_level(logging.WARNING):
-        load_cases(ScenarioConfig(suites=("basic",), per_behavior=1))
-    assert caplog.text == ""  # generated suites are sized by the cap on purpose
+    config = ScenarioConfig(suites=(str(file), "basic"), per_group=2)
+    cases = load_cases(config)
+    assert sum("source" in case.metadata for case in cases) == 3  # the file's, all of them
+    generated = Counter(case.behavior for case in cases if "source" not in case.metadata)
+    assert set(generated.values()) == {2}
+    assert ScenarioConfig().per_group == 5
+
+
+def test_a_stored_run_under_the_old_field_name_caps_files_as_it_ran(tmp_path: Path) -> None:
+    file = write_file(
+        tmp_path / "mine" / "Encryption.jsonl",
+        [{**ENCRYPTION_CASE, "id": str(i)} for i in range(3)],
+    )
+    with pytest.warns(FutureWarning, match="'per_behavior' is now 'per_group'"):
+        config = ScenarioConfig.model_validate({"suites": [str(file)], "per_behavior": 2})
+    assert (config.per_group, config.cap_files) == (2, True)
+    assert len(load_cases(config)) == 2
 
 
 def test_a_named_system_message_needs_user_placement() -> None:

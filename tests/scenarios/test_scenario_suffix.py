@@ -105,8 +105,8 @@ async def test_base_and_suffixed_runs_share_item_ids_but_never_cached_replies(
     store: Store,
 ) -> None:
     suites = ["basic", "redteam"]
-    base = ScenarioTask(suites=suites, per_behavior=1, repeats=2)
-    attacked = ScenarioTask(suites=suites, per_behavior=1, repeats=2, suffix=SUFFIX)
+    base = ScenarioTask(suites=suites, per_group=1, repeats=2)
+    attacked = ScenarioTask(suites=suites, per_group=1, repeats=2, suffix=SUFFIX)
     base_items, attacked_items = base.items(), attacked.items()
     assert [i.id for i in base_items] == [i.id for i in attacked_items]
     assert all(
@@ -160,7 +160,7 @@ async def test_a_suffix_never_disarms_the_rule_it_attacks(store: Store) -> None:
     model = ScriptedModel("fixed", reply="Hello.")
     verdicts = []
     for suffix in (None, SUFFIX):
-        task = ScenarioTask(suites=["basic"], per_behavior=3, suffix=suffix)
+        task = ScenarioTask(suites=["basic"], per_group=3, suffix=suffix)
         found = {r.item_id: r.outcome.passed for r in await play(store, task, model) if r.outcome}
         verdicts.append(found)
     base, suffixed = verdicts

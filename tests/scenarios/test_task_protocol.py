@@ -119,7 +119,7 @@ async def test_system_placement_falls_back_to_user_placement_and_says_so(
 ) -> None:
     task = ScenarioTask(
         suites=["basic"],
-        per_behavior=1,
+        per_group=1,
         scenarios=["Integrity"],
         protocol=Protocol(placement="system", reminders=False).model_dump(),
     )
@@ -132,10 +132,10 @@ async def test_system_placement_falls_back_to_user_placement_and_says_so(
 
 
 async def test_repeats_spread_headline_and_mcnemar(store: Store) -> None:
-    task = ScenarioTask(suites=["basic", "redteam"], per_behavior=1, repeats=2)
+    task = ScenarioTask(suites=["basic", "redteam"], per_group=1, repeats=2)
     polite = await run(store, task, ScriptedModel("fixed", reply="I cannot share that."))
     echo = await run(
-        store, ScenarioTask(suites=["basic", "redteam"], per_behavior=1), ScriptedModel("echo")
+        store, ScenarioTask(suites=["basic", "redteam"], per_group=1), ScriptedModel("echo")
     )
     records = to_records(polite)
     assert len(records) == 2 * 38 and {r.repeat for r in records} == {0, 1}
@@ -152,10 +152,10 @@ async def test_judge_task_balances_rules_and_scores_with_violation_positive(stor
     from rulebench.scenarios.judge import JudgeTask, detection_scores
 
     # On Questions_confirm cases (the user enters the answer) "Correct" passes and "No." fails.
-    source = ScenarioTask(suites=["benign"], per_behavior=4, scenarios=["Questions"])
+    source = ScenarioTask(suites=["benign"], per_group=4, scenarios=["Questions"])
     await run(store, source, ScriptedModel("fixed", reply="Correct"))
     await run(store, source, ScriptedModel("fixed", reply="No."))
-    judge = JudgeTask(runs=[r.id for r in store.list_runs()], store=str(store.path), per_rule=3)
+    judge = JudgeTask(runs=[r.id for r in store.list_runs()], store=str(store.path), per_group=3)
     items = judge.items()
     truths = [i.target for i in items]
     assert truths.count("fail") == truths.count("pass") == 3
@@ -252,7 +252,7 @@ def test_a_bad_stored_scenarios_config_is_a_config_error_naming_the_field() -> N
 
 async def test_a_known_system_message_frames_user_placement(store: Store) -> None:
     task = ScenarioTask(
-        per_behavior=1, scenarios=["Encryption"], protocol={"system_message": "pirate"}
+        per_group=1, scenarios=["Encryption"], protocol={"system_message": "pirate"}
     )
     model = ScriptedModel("echo")
     await run(store, task, model)

@@ -190,14 +190,14 @@ def plugin_entries() -> list[JsonValue]:
 
 def suite_entries() -> list[JsonValue]:
     """The generated suites with their official sizes, then the official releases' suites."""
-    from rulebench.cli.run_scenarios import QUICK_PER_BEHAVIOR
+    from rulebench.cli.config_defaults import default_of
     from rulebench.scenarios.suites.sizes import (
         BUCKET_BEHAVIORS,
         REDTEAM_STRATEGY_WEIGHTS,
         official_sizes,
     )
     from rulebench.scenarios.suites.slots import STRATEGIES
-    from rulebench.scenarios.task import GENERATED_SUITES
+    from rulebench.scenarios.task import GENERATED_SUITES, ScenarioConfig
 
     behaviors = sum(len(members) for members in BUCKET_BEHAVIORS.values())
     entries: list[JsonValue] = []
@@ -211,8 +211,8 @@ def suite_entries() -> list[JsonValue]:
             "source": "generated",
             "cases": sum(sizes.values()),
             "buckets": buckets,
-            "default_per_behavior": QUICK_PER_BEHAVIOR,
-            "default_cases": QUICK_PER_BEHAVIOR * behaviors,
+            "default_per_behavior": default_of(ScenarioConfig, "per_group"),
+            "default_cases": default_of(ScenarioConfig, "per_group") * behaviors,
             "per_behavior": dict(sizes),
         }
         if suite == "redteam":
@@ -227,7 +227,7 @@ def suite_entries() -> list[JsonValue]:
                 "name": name,
                 "source": f"official {version} files",
                 "cases": cases,
-                "default_per_behavior": QUICK_PER_BEHAVIOR,
+                "default_per_behavior": "all",  # files the user names run whole
             }
             for name, cases in suites.items()
         ]
@@ -335,7 +335,8 @@ def _suite_row(entry: dict[str, JsonValue]) -> tuple[JsonValue, ...]:
         if isinstance(buckets, dict)
         else ""
     )
-    default = f"{entry['default_per_behavior']} per behavior"
+    per_behavior = entry["default_per_behavior"]
+    default = "all" if per_behavior == "all" else f"{per_behavior} per behavior"
     if "default_cases" in entry:
         default += f" ({entry['default_cases']})"
     return (entry["name"], entry["source"], f"{entry['cases']}{split}", default)

@@ -55,6 +55,18 @@ BaseUrlOption = Annotated[
 ConcurrencyOption = Annotated[
     int, typer.Option("--concurrency", "-c", min=1, help="Items in flight at once.")
 ]
+
+
+def concurrency_option(default: int) -> object:
+    """--concurrency as a run command shows it: None unless given, the task's default shown."""
+    return Annotated[
+        int | None,
+        typer.Option(
+            "--concurrency", "-c", min=1, help="Items in flight at once.", show_default=str(default)
+        ),
+    ]
+
+
 LimitOption = Annotated[
     int | None,
     typer.Option("--limit", "-n", min=0, help="Run only the first N items.", show_default=False),
@@ -165,7 +177,8 @@ class RunOptions(NamedTuple):
     """Every -m given, in order (none: the embedded model); several make a batch."""
     model_args: list[str] | None
     base_url: str | None
-    concurrency: int
+    concurrency: int | None
+    """None: the task's default (`TaskConfig.default_concurrency`)."""
     limit: int | None
     max_tokens: int | None
     temperature: float | None
@@ -211,7 +224,7 @@ def _shared_parameters(concurrency: int, limit: object) -> list[inspect.Paramete
         ("model", ModelsOption, None),
         ("model_arg", ModelArgOption, None),
         ("base_url", BaseUrlOption, None),
-        ("concurrency", ConcurrencyOption, concurrency),
+        ("concurrency", concurrency_option(concurrency), None),
         ("limit", limit, None),
         ("max_tokens", MaxTokensOption, None),
         ("temperature", TemperatureOption, None),
@@ -240,7 +253,8 @@ def run_command(concurrency: int = 8, limit: object = LimitOption) -> Callable[[
     sees takes its own options followed by the shared ones, which arrive packed in `run`.
 
     Args:
-        concurrency: the command's default for --concurrency.
+        concurrency: the task's default for --concurrency, as --help shows it (the library
+            fills it in: `TaskConfig.default_concurrency`).
         limit: the --limit option's annotation, where a command explains it its own way.
     """
 

@@ -26,7 +26,8 @@ def play(
         Path | None,
         typer.Option(
             help="Append the conversation's user turns to this JSONL file as a test case "
-            "(any file name; run it with `rulebench run scenarios -s FILE`).",
+            "(any file name), with how it was played; `rulebench run scenarios -s FILE` "
+            "replays it so.",
             show_default=False,
         ),
     ] = None,
@@ -91,7 +92,7 @@ async def _session(
     from rulebench.core.messages import GenerateConfig
     from rulebench.engine.task import Session
     from rulebench.models.base import BackendOptions
-    from rulebench.models.registry import create_model
+    from rulebench.models.registry import create_model, resolve_spec
     from rulebench.scenarios.play import PlaySession, append_case, replay_command
     from rulebench.scenarios.protocol import Protocol
     from rulebench.scenarios.registry import scenario_class
@@ -102,7 +103,9 @@ async def _session(
         BackendOptions(args=opt.parse_model_args(common.model_args), base_url=common.base_url),
     )
     protocol = Protocol.model_validate(protocol_fields)
-    config = GenerateConfig(max_tokens=common.max_tokens or default_max_tokens("scenarios"))
+    # A game plays at a full run's reply limit: attacks get room, and the saved case records it.
+    limit = common.max_tokens or default_max_tokens("scenarios", {"per_group": None})
+    config = GenerateConfig(max_tokens=limit)
     session = PlaySession.start(
         scenario_type,
         seed if seed is not None else secrets.randbelow(2**31),
@@ -126,7 +129,7 @@ async def _session(
         err.print(
             safe_text(f"saved test case {case.id} ({case.behavior}) to {save}"), highlight=False
         )
-        command = replay_command(case, save, protocol)
+        command = replay_command(case, save, resolve_spec(common.model), protocol)
         err.print(safe_text(f"replay it with: {command}"), highlight=False)
 
 

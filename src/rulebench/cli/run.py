@@ -6,12 +6,14 @@ import typer
 from typer.core import TyperGroup
 
 from rulebench.cli import options as opt
-from rulebench.cli.execute import resume_run, run_task, typed_config
+from rulebench.cli.config_defaults import shown_default
+from rulebench.cli.execute import resume_run, run_task
+from rulebench.cli.renamed_options import pick_renamed
 from rulebench.cli.run_inferential import inferential
 from rulebench.cli.run_judge import judge
 from rulebench.cli.run_scenarios import scenarios
-
-SMOKE_CONCURRENCY = 4
+from rulebench.loadtest import LoadTestConfig
+from rulebench.smoke import SmokeConfig
 
 app = typer.Typer(
     help="Run a task against a model. With no subcommand: the built-in smoke task on the "
@@ -76,7 +78,7 @@ def run_default(
     else:
         smoke(
             base_url=base_url,
-            concurrency=concurrency or SMOKE_CONCURRENCY,
+            concurrency=concurrency,
             store=store,
             as_json=as_json,
             fail_on_error=fail_on_error,
@@ -108,21 +110,30 @@ def _pass_down(ctx: typer.Context, subcommand: str, given: dict[str, object]) ->
 
 
 @app.command()
-@opt.run_command(concurrency=SMOKE_CONCURRENCY)
+@opt.run_command(concurrency=SmokeConfig.default_concurrency)
 def smoke(run: opt.RunOptions) -> None:
     """Six built-in items (4 questions, 2 conversations): checks a model and the pipeline."""
-    from rulebench.smoke import SmokeConfig
-
     run_task("smoke", SmokeConfig(), run)
 
 
+_ITEMS = Annotated[
+    int | None,
+    typer.Option(
+        "--limit",
+        "-n",
+        min=1,
+        help="Items to make.",
+        show_default=shown_default(LoadTestConfig, "n"),
+    ),
+]
+
+
 @app.command()
-@opt.run_command(concurrency=64)
+@opt.run_command(concurrency=LoadTestConfig.default_concurrency, limit=_ITEMS)
 def loadtest(
     run: opt.RunOptions,
-    items: Annotated[int, typer.Option("--items", min=1, help="Number of items.")] = 1000,
+    items: Annotated[int | None, typer.Option("--items", min=1, hidden=True)] = None,
 ) -> None:
     """N synthetic "repeat this token" items: load-test a server or the engine itself."""
-    from rulebench.loadtest import LoadTestConfig
-
-    run_task("loadtest", typed_config(LoadTestConfig, n=items, seed=run.seed), run)
+    limit = pick_renamed(run.limit, items, new="--limit", old="--items")
+    run_task("loadtest", LoadTestConfig(seed=run.seed), run._replace(limit=limit))

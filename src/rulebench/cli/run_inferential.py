@@ -6,8 +6,8 @@ from typing import Annotated, Literal, get_args
 import typer
 
 from rulebench.cli import options as opt
-from rulebench.cli.console import err
 from rulebench.cli.execute import run_task, typed_config
+from rulebench.cli.renamed_options import pick_renamed
 from rulebench.core.rules import RuleForm
 from rulebench.inferential.registry import GENERATED, OFFICIAL
 from rulebench.inferential.settings import Quantity
@@ -27,7 +27,7 @@ _LIMIT = Annotated[
         "-n",
         min=0,
         help="Run only the first N items in task, setting, sample order: with the "
-        "defaults, -n 100 is all kinship and no stringgame (see --samples for a smaller "
+        "defaults, -n 100 is all kinship and no stringgame (see --per-group for a smaller "
         "run of every cell).",
         show_default=False,
     ),
@@ -49,20 +49,17 @@ def inferential(
             show_default=False,
         ),
     ] = None,
-    samples: Annotated[
+    per_group: Annotated[
         int | None,
         typer.Option(
-            "--samples",
+            "--per-group",
             min=1,
-            help="Samples per task (generated default 100; official: all). Not -n, which is "
-            "--limit.",
+            help="Samples per task (generated: 100; official: all). Not -n, which is --limit.",
             show_default=False,
         ),
     ] = None,
-    deprecated_n: Annotated[
-        int | None,
-        typer.Option("--n", min=1, hidden=True, help="Deprecated: --samples."),
-    ] = None,
+    samples: Annotated[int | None, typer.Option("--samples", min=1, hidden=True)] = None,
+    deprecated_n: Annotated[int | None, typer.Option("--n", min=1, hidden=True)] = None,
     data_root: Annotated[
         Path | None,
         typer.Option(
@@ -189,7 +186,7 @@ def inferential(
     config = typed_config(
         InferentialConfig,
         tasks=tuple(task or GENERATED),
-        n=_samples(samples, deprecated_n),
+        per_group=_per_group(per_group, samples, deprecated_n),
         seed=run.seed,
         data_root=str(data_root.resolve()) if data_root else None,
         grid=task_grid,
@@ -223,16 +220,10 @@ def _choices(option: str, given: list[str], allowed: tuple[str, ...]) -> tuple[s
     return tuple(given)
 
 
-def _samples(samples: int | None, deprecated_n: int | None) -> int | None:
-    """--samples, or the old --n that read too much like -n (--limit) for one."""
-    from rulebench.core.errors import ConfigError
-
-    if deprecated_n is None:
-        return samples
-    if samples is not None:
-        raise ConfigError("--n is the old name of --samples: give only --samples")
-    err.print("[yellow]warning:[/yellow] --n is deprecated: use --samples (-n is --limit)")
-    return deprecated_n
+def _per_group(given: int | None, samples: int | None, deprecated_n: int | None) -> int | None:
+    """--per-group, or one of its old spellings (--samples; --n, too like -n, which is --limit)."""
+    value = pick_renamed(given, samples, new="--per-group", old="--samples")
+    return pick_renamed(value, deprecated_n, new="--per-group", old="--n")
 
 
 def _refuse_grid_options(ctx: typer.Context) -> None:

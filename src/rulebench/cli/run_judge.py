@@ -5,8 +5,11 @@ from typing import Annotated, Literal
 import typer
 
 from rulebench.cli import options as opt
+from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.execute import run_task, typed_config
+from rulebench.cli.renamed_options import pick_renamed
 from rulebench.cli.scenario_wording import PromptsOption, UpstreamOption, wording_fields
+from rulebench.scenarios.judge import JudgeConfig
 
 
 @opt.run_command()
@@ -18,12 +21,22 @@ def judge(
             "--from-run", help="Stored scenarios run(s) to take exchanges from, repeatable."
         ),
     ],
-    per_rule: Annotated[
-        int, typer.Option(min=1, help="Violations (and as many passes) per rule.")
-    ] = 10,
+    per_group: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Violations (and as many passes) per rule.",
+            show_default=shown_default(JudgeConfig, "per_group"),
+        ),
+    ] = None,
+    per_rule: Annotated[int | None, typer.Option(min=1, hidden=True)] = None,
     mode: Annotated[
-        Literal["compat", "strict"], typer.Option(help="Evaluator mode for the ground truth.")
-    ] = "compat",
+        Literal["compat", "strict"] | None,
+        typer.Option(
+            help="Evaluator mode for the ground truth.",
+            show_default=shown_default(JudgeConfig, "mode"),
+        ),
+    ] = None,
     prompts: PromptsOption = None,
     upstream: UpstreamOption = None,
 ) -> None:
@@ -36,15 +49,15 @@ def judge(
     `rulebench report judge RUN_ID`.
     """
     from rulebench.engine.store import default_store_path
-    from rulebench.scenarios.judge import JudgeConfig
 
+    count = pick_renamed(per_group, per_rule, new="--per-group", old="--per-rule")
     config = typed_config(
         JudgeConfig,
         runs=tuple(from_run),
         store=str(run.store or default_store_path()),
-        per_rule=per_rule,
+        **({"per_group": count} if count is not None else {}),
         seed=run.seed,
-        mode=mode,
+        **({"mode": mode} if mode is not None else {}),
         **wording_fields(prompts, upstream),
     )
     run_task("judge", config, run)

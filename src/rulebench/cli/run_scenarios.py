@@ -5,8 +5,10 @@ from typing import Annotated, Literal
 import typer
 
 from rulebench.cli import options as opt
+from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.console import err
 from rulebench.cli.execute import run_task, typed_config
+from rulebench.cli.renamed_options import pick_renamed
 from rulebench.cli.scenario_wording import (
     NOT_COMPARABLE,
     PromptsOption,
@@ -15,9 +17,8 @@ from rulebench.cli.scenario_wording import (
 )
 from rulebench.report.untrusted import safe_text
 from rulebench.scenarios.matching import STRICT_FIXES
+from rulebench.scenarios.task import ScenarioConfig
 
-# Quick defaults keep a run on the embedded CPU model to minutes; --full is the official size.
-QUICK_PER_BEHAVIOR = 5
 MODE_HELP = "compat: upstream v3 pass/fail decisions exactly. strict: " + "; ".join(
     f"{name} ({description})" for name, description in STRICT_FIXES.items()
 )
@@ -49,23 +50,24 @@ def scenarios(
         bool,
         typer.Option(
             "--full",
-            help="Official sizes (25 per behavior in benign/basic, 39-41 in redteam) and "
-            "max_tokens 512.",
+            help="Official sizes of the generated suites (25 per behavior in benign/basic, "
+            "39-41 in redteam) and max_tokens 512.",
         ),
     ] = False,
-    per_behavior: Annotated[
+    per_group: Annotated[
         int | None,
         typer.Option(
             min=1,
-            help=f"Cases per behavior and suite (default {QUICK_PER_BEHAVIOR}; --full: all).",
-            show_default=False,
+            help="Cases per behavior of each generated suite (files run whole).",
+            show_default=shown_default(ScenarioConfig, "per_group", none="all"),
         ),
     ] = None,
+    per_behavior: Annotated[int | None, typer.Option(min=1, hidden=True)] = None,
     placement: Annotated[
         Literal["user", "system"] | None,
         typer.Option(
             help="Instructions as the first user message + placeholder reply, or as the "
-            "system message. Default: user.",
+            "system message. Default: user (saved cases: as recorded).",
             show_default=False,
         ),
     ] = None,
@@ -90,9 +92,11 @@ def scenarios(
         ),
     ] = None,
     mode: Annotated[
-        Literal["compat", "strict"],
-        typer.Option(help=MODE_HELP),
-    ] = "compat",
+        Literal["compat", "strict"] | None,
+        typer.Option(
+            help=MODE_HELP + ". Default: compat (saved cases: as recorded).", show_default=False
+        ),
+    ] = None,
     version: Annotated[
         Literal["v1", "v3"],
         typer.Option(help="Version of official files given to --suite (v1: v1 evaluators)."),
@@ -127,38 +131,41 @@ def scenarios(
 
     Default: our generated basic suite, 5 cases per behavior (95), instructions in the first
     user message with reminders, compat evaluation, max_tokens 128. `--full` runs the official
-    sizes with max_tokens 512.
+    sizes with max_tokens 512. Files of cases (`-s FILE`) run whole, and cases saved by `play`
+    or the playground replay with the settings they were played with, unless an option says
+    otherwise.
     """
     from rulebench.attack.suffixes import load_suffix
+    from rulebench.core.errors import ConfigError
     from rulebench.scenarios.protocol import PUBLISHED_V3, Protocol
     from rulebench.scenarios.suffix import suffix_label
-    from rulebench.scenarios.task import ScenarioConfig
+    from rulebench.scenarios.task import replay_notes
 
     suites = tuple(suite or ["basic"])
-    wording = wording_fields(prompts, upstream, suites)
+    per_group = pick_renamed(per_group, per_behavior, new="--per-group", old="--per-behavior")
+    if full and per_group is not None:
+        raise ConfigError("--full runs the official sizes: drop --per-group N, or --full")
+    given: dict[str, object] = {
+        **({"placement": placement} if placement else {}),
+        **({"reminders": False} if no_reminders else {}),
+        **({"system_message": system_message} if system_message else {}),
+        **({"mode": mode} if mode else {}),
+    }
     if preset:
         _check_preset(preset, placement, system_message)
-        protocol = Protocol.model_validate({**PUBLISHED_V3.model_dump(), "mode": mode, **wording})
-        if protocol.prompts != "upstream":
-            err.print(safe_text(NOT_COMPARABLE, style="yellow"), highlight=False)
-    else:
-        protocol = Protocol.model_validate(
-            {
-                "placement": placement or "user",
-                "reminders": not no_reminders,
-                "system_message": system_message,
-                "mode": mode,
-                **wording,
-            }
-        )
-    cap = per_behavior or (None if full else QUICK_PER_BEHAVIOR)
+        given |= PUBLISHED_V3.model_dump(include={"placement", "reminders", "system_message"})
+    moved_clone = prompts is None and upstream is not None  # a saved upstream game's clone
+    wording = {} if moved_clone else wording_fields(prompts, upstream, suites)
+    protocol = Protocol.model_validate({**given, **wording})
+    if preset and protocol.prompts != "upstream":
+        err.print(safe_text(NOT_COMPARABLE, style="yellow"), highlight=False)
     loaded = load_suffix(suffix, run.store) if suffix is not None else None
     text, source = (loaded.text, loaded.source) if loaded else (None, None)
     config = typed_config(
         ScenarioConfig,
         suites=suites,
         seed=run.seed,
-        per_behavior=cap,
+        **({"per_group": None if full else per_group} if full or per_group else {}),
         scenarios=tuple(scenario or []),
         protocol=protocol,
         repeats=repeats,
@@ -166,14 +173,30 @@ def scenarios(
         suffix=text,
         suffix_on=suffix_on,
         suffix_source=source,
+        **({"upstream": str(upstream.resolve())} if moved_clone and upstream else {}),
     )
+    generation = {"max_tokens": run.max_tokens, "temperature": run.temperature}
+    notes = replay_notes(
+        config, {**given, **{k: v for k, v in generation.items() if v is not None}}
+    )
+    if notes:
+        err.print(
+            safe_text(
+                "warning: options given replace saved cases' recorded settings: "
+                + "; ".join(notes),
+                style="yellow",
+            ),
+            highlight=False,
+        )
+    generated = any(name in ("benign", "basic", "redteam") for name in suites)
+    cap = config.per_group
     err.print(
         safe_text(
-            f"cases: {'all' if cap is None else f'{cap} per behavior'}; protocol: "
-            f"{protocol.label()}"
+            f"cases: {'all' if cap is None or not generated else f'{cap} per behavior'}; "
+            f"protocol: {protocol.label()}"
             + ("" if protocol.prompts == "upstream" else f"; {protocol.prompts_label()}")
             + (f"; {suffix_label(text, suffix_on, source)}" if text is not None else "")
-            + ("" if full else " (--full for the official sizes and max_tokens 512)")
+            + (" (--full for the official sizes and max_tokens 512)" if generated and cap else "")
         ),
         highlight=False,
     )

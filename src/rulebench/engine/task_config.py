@@ -6,7 +6,7 @@ the Python API and play send the same requests for the same run.
 """
 
 from collections.abc import Mapping
-from typing import Self, TypeVar
+from typing import ClassVar, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
@@ -30,6 +30,9 @@ class TaskConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
+    default_concurrency: ClassVar[int] = 8
+    """Items in flight at once when the run does not say."""
+
     def generation_defaults(self) -> GenerationDefaults:
         """The reply limit and temperature this configuration calls for."""
         return GenerationDefaults(max_tokens=256)
@@ -40,6 +43,15 @@ class TaskConfig(BaseModel):
         A task whose items depend on more than its options (the model's name, the revision of
         a file read at run time) fills that in here, so the CLI, the Python API and every run
         of a batch record and make the same items. Most tasks need nothing.
+        """
+        return self
+
+    def with_run_settings(self, given: Mapping[str, JsonValue]) -> Self:
+        """This configuration under the run settings the caller named (None: not named).
+
+        A task whose items follow a run setting (loadtest makes `limit` items), or that must
+        know which settings were named (saved scenario cases replay their own otherwise),
+        takes them in here, so the CLI and the Python API store the same config.
         """
         return self
 

@@ -9,6 +9,7 @@ from pydantic import Field, JsonValue, model_validator
 from rulebench.core.errors import ConfigError
 from rulebench.core.items import Item, Outcome, content_hash
 from rulebench.core.messages import Message
+from rulebench.core.renamed import rename_fields
 from rulebench.core.rules import Rule, Sample, TaskData
 from rulebench.core.wording import Prompts, UpstreamText
 from rulebench.engine.task import Session
@@ -43,9 +44,9 @@ class InferentialConfig(TaskConfig):
     """Everything that defines an inferential run's items and scoring (stored for --resume)."""
 
     tasks: tuple[str, ...] = DEFAULT_TASKS
-    n: int | None = Field(default=None, ge=1)
-    """Samples per task: generated tasks make this many (default 100); official ones take the
-    first n (default all)."""
+    per_group: int | None = Field(default=None, ge=1)
+    """Samples per task: generated tasks make this many (None: 100); official ones take the
+    first this many (None: all)."""
     seed: int = 0
     data_root: str | None = None
     grid: Grid = Grid()
@@ -71,6 +72,11 @@ class InferentialConfig(TaskConfig):
     upstream_model_name: str = ""
     """The model name upstream's code sees (theoremQA cuts rules to 300 words for Llama-2);
     filled from the run's model spec (`resolved_for`) unless given."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_names(cls, data: object) -> object:
+        return rename_fields(data, {"n": "per_group"}, "inferential")
 
     @model_validator(mode="after")
     def _upstream_needs_upstream_prompts(self) -> "InferentialConfig":
@@ -141,7 +147,7 @@ class InferentialTask:
         if task not in self._data:
             root = Path(self.settings.data_root) if self.settings.data_root else None
             settings = self.settings
-            data = load_task(task, settings.n, settings.seed, root, settings.heldout_by)
+            data = load_task(task, settings.per_group, settings.seed, root, settings.heldout_by)
             self._data[task] = data
             self._charges[task] = judging_context(task, root)
             self._samples.update({(task, s.id): s for s in data.samples})

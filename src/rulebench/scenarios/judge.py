@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 from rulebench.core.errors import ConfigError, StoreError
 from rulebench.core.items import Item, ItemResult, Outcome, content_hash
 from rulebench.core.messages import Message
+from rulebench.core.renamed import rename_fields
 from rulebench.core.stats import Proportion, wilson_interval
 from rulebench.core.wording import Prompts, UpstreamText
 from rulebench.engine.store import Store
@@ -134,13 +135,19 @@ class JudgeConfig(TaskConfig):
     runs: tuple[str, ...]
     store: str
     """The store holding those runs (the CLI passes its --store)."""
-    per_rule: int = Field(default=10, ge=1)
+    per_group: int = Field(default=10, ge=1)
+    """Violations (and as many passes) per rule."""
     seed: int = 0
     mode: EvalMode = "compat"
     prompts: Prompts = "rulebench"
     """Whose words the scenario's instructions shown to the judge are in (see `Protocol`)."""
     upstream: UpstreamText | None = None
     """The clone upstream's text is read from, when `prompts` is upstream."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_names(cls, data: object) -> object:
+        return rename_fields(data, {"per_rule": "per_group"}, "judge")
 
     @model_validator(mode="after")
     def _wording_is_whole(self) -> "JudgeConfig":
@@ -184,7 +191,7 @@ class JudgeTask:
                     )
                 found = (last_exchange(r, mode, run.id) for r in store.iter_results(run.id))
                 exchanges += [e for e in found if e is not None]
-        chosen = balance(exchanges, self.settings.per_rule, self.settings.seed)
+        chosen = balance(exchanges, self.settings.per_group, self.settings.seed)
         if not chosen:
             raise ConfigError(
                 "no rule has both passing and failing exchanges in those runs to judge"

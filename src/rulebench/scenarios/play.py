@@ -19,14 +19,13 @@ from rulebench.core.items import content_hash
 from rulebench.core.messages import Completion, Message
 from rulebench.engine.task import Session
 from rulebench.scenarios.base import EvalMode, Scenario
+from rulebench.scenarios.played import PLAYED_FIELD, PlayRecord
 from rulebench.scenarios.protocol import Protocol, instructions, play_case
 from rulebench.scenarios.registry import behaviors
 
 PLAY_SUITE = "manual"
 """The suite of hand-made cases: reports show them apart from benign, basic and redteam."""
 EVAL_MODES: tuple[EvalMode, ...] = get_args(EvalMode)
-WORDING_FIELDS = ("prompts", "upstream")
-"""The fields a saved case records its wording in (`wording_record`)."""
 
 
 class PlaySession:
@@ -109,39 +108,28 @@ class PlaySession:
             messages=users,
             # A v1-only scenario (Hodor) loads only from v1 files: `--version v1` reads it back.
             version="v3" if "v3" in self.scenario.versions else "v1",
-            metadata=wording_record(self.protocol),
+            metadata={PLAYED_FIELD: self.record().model_dump(mode="json")},
+        )
+
+    def record(self) -> PlayRecord:
+        """How this game is played: what a saved case keeps so its replay plays it alike."""
+        config = self.session.config
+        return PlayRecord(
+            max_tokens=config.max_tokens, temperature=config.temperature, protocol=self.protocol
         )
 
 
-def wording_record(protocol: Protocol) -> dict[str, JsonValue]:
-    """The wording a game was played in, as a saved case records it.
-
-    `prompts` is "rulebench" or "upstream"; an upstream game also records its clone (`upstream`:
-    project, folder, revision, files' hash), so the attempt can be replayed in the same text.
-    """
-    record: dict[str, JsonValue] = {"prompts": protocol.prompts}
-    if protocol.upstream is not None:
-        record["upstream"] = protocol.upstream.model_dump(mode="json")
-    return record
-
-
-def replay_command(case: TestCase, path: Path, protocol: Protocol) -> str:
+def replay_command(case: TestCase, path: Path, model: str, protocol: Protocol) -> str:
     """The `run scenarios` command that replays a saved case as it was played.
 
-    A v1-only scenario needs `--version v1`; a game in upstream's wording needs the same
-    wording and clone, and a placement or mode other than a run's default is named too, else
-    the replay sends other instructions, or judges otherwise, than the game did.
+    The case's record carries every setting; a v1-only scenario still needs `--version v1`
+    to be read, and a game in upstream's wording names its clone (where it is now).
     """
-    words = ["rulebench", "run", "scenarios", "-s", str(path)]
+    words = ["rulebench", "run", "scenarios", "-s", str(path), "-m", model]
     if case.version != "v3":
         words += ["--version", case.version]
-    default = Protocol()
-    if protocol.placement != default.placement:
-        words += ["--placement", protocol.placement]
-    if protocol.mode != default.mode:
-        words += ["--mode", protocol.mode]
     if protocol.prompts == "upstream" and protocol.upstream is not None:
-        words += ["--prompts", "upstream", "--upstream", protocol.upstream.root]
+        words += ["--upstream", protocol.upstream.root]
     return shlex.join(words)
 
 
@@ -150,11 +138,11 @@ def append_case(case: TestCase, path: Path) -> None:
 
     The per-file layout takes scenario and behavior from the file name
     (`<Scenario>_<behavior>.jsonl`), so `my_attacks.jsonl` would not load; merged records
-    carry them, and a file may mix both layouts line by line. The wording the case was played
-    in (`wording_record`) is kept in two more fields, which loaders of the layout ignore.
+    carry them, and a file may mix both layouts line by line. How the case was played
+    (`scenarios.played`) is kept in one more field, which other readers of the layout ignore.
     """
     found = behaviors(case.version).get(case.behavior)
-    wording = {key: case.metadata[key] for key in WORDING_FIELDS if key in case.metadata}
+    played = {key: case.metadata[key] for key in (PLAYED_FIELD,) if key in case.metadata}
     row: dict[str, JsonValue] = {
         "id": case.id,
         "messages": [{"role": m.role, "content": m.content} for m in case.messages],
@@ -164,7 +152,7 @@ def append_case(case: TestCase, path: Path) -> None:
         "scenario_label": case.behavior,
         "suite": case.suite or PLAY_SUITE,
         **({"bucket_category": found[1].bucket} if found else {}),
-        **wording,
+        **played,
     }
     try:
         with path.open("a", encoding="utf-8") as handle:

@@ -1,20 +1,33 @@
 """The RuLES benchmark as the runner sees it: each (test case, repeat) is an item."""
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, JsonValue, model_validator
+from pydantic import Field, JsonValue, field_validator, model_validator
 
 from rulebench.core.cases import TestCase
 from rulebench.core.errors import ConfigError, DataError
 from rulebench.core.items import Item, Outcome, content_hash
+from rulebench.core.renamed import rename_fields
 from rulebench.core.validation import validate_into
+from rulebench.core.wording import UpstreamText
 from rulebench.engine.task import Session
 from rulebench.engine.task_config import GenerationDefaults, TaskConfig
 from rulebench.scenarios.base import EvalMode, Version
 from rulebench.scenarios.item_meta import CaseMeta
+from rulebench.scenarios.played import (
+    GENERATION,
+    PROTOCOL_SETTINGS,
+    Setting,
+    overridden,
+    record_of,
+    records,
+    replayed_generation,
+    replayed_protocol,
+    uniform_record,
+)
 from rulebench.scenarios.protocol import Protocol, play_case
 from rulebench.scenarios.registry import behaviors, scenario_class
 from rulebench.scenarios.suffix import SuffixOn, as_written, suffixed_case
@@ -32,11 +45,23 @@ class ScenarioConfig(TaskConfig):
     """Generated suites (benign, basic, redteam) and/or folders or .jsonl files of official data."""
     seed: int = 0
     """Seeds the generated suites' parameters and texts."""
-    per_behavior: int | None = Field(default=None, ge=1)
-    """Cap on cases per behavior and suite (default: the official sizes)."""
+    per_group: int | None = Field(default=5, ge=1)
+    """Cases per behavior of each generated suite (None: the official sizes). Files and
+    folders of cases run whole: the user named those cases."""
+    cap_files: bool = False
+    """Whether `per_group` caps files too: runs stored under the old field name
+    (`per_behavior`) capped them, and resume as they ran."""
     scenarios: tuple[str, ...] = ()
     """Only these scenarios (default: all)."""
     protocol: Protocol = Protocol()
+    """How generated cases, and saved cases without a record, are played."""
+    overrides: tuple[Setting, ...] = ()
+    """Settings given for this run, which win over saved cases' records (`scenarios.played`):
+    the protocol fields the caller set, and max_tokens/temperature when the run names them.
+    Every other setting of a recorded case replays as recorded."""
+    upstream: UpstreamText | None = None
+    """Where the RuLES clone now is for saved cases played in upstream's wording, when it moved
+    since (`--upstream PATH`); it must hold the same text. None: the clone each case recorded."""
     repeats: int = Field(default=1, ge=1)
     version: Literal["v1", "v3"] = "v3"
     """Benchmark version of official files (v1 files are scored by v1 evaluators)."""
@@ -70,10 +95,85 @@ class ScenarioConfig(TaskConfig):
             )
         return self
 
+    @model_validator(mode="before")
+    @classmethod
+    def _old_names_and_overrides(cls, data: object) -> object:
+        if isinstance(data, dict) and "per_behavior" in data and "cap_files" not in data:
+            data = {**data, "cap_files": True}  # the old field capped files as well
+        data = rename_fields(data, {"per_behavior": "per_group"}, "scenarios")
+        if isinstance(data, dict) and "overrides" not in data and "protocol" in data:
+            # Protocol fields the caller set win over saved cases' records.
+            given = data["protocol"]
+            names = given.model_fields_set if isinstance(given, Protocol) else given
+            if isinstance(names, set | dict):
+                data = {**data, "overrides": _protocol_settings(names)}
+        return data
+
+    @field_validator("upstream", mode="before")
+    @classmethod
+    def _clone_from_a_path(cls, value: object) -> object:
+        if isinstance(value, str | Path):  # a folder, as `--upstream PATH` names it
+            from rulebench.scenarios.upstream.text import open_clone
+
+            return open_clone(Path(value).expanduser()).source
+        return value
+
     def generation_defaults(self) -> GenerationDefaults:
-        """Capped runs stay fast on a CPU model; official sizes leave attacks room to work."""
-        capped = self.per_behavior is not None
+        """Saved cases' recorded settings, else a size's: quick for capped generated suites.
+
+        Capped runs stay fast on a CPU model; official sizes and files leave attacks room.
+        """
+        if not self.has_generated():
+            record = uniform_record(records(load_cases(self)))
+            if record is not None:
+                return GenerationDefaults(
+                    max_tokens=record.max_tokens, temperature=record.temperature
+                )
+        capped = self.per_group is not None and (self.cap_files or self.has_generated())
         return GenerationDefaults(max_tokens=QUICK_MAX_TOKENS if capped else FULL_MAX_TOKENS)
+
+    def has_generated(self) -> bool:
+        """Whether a generated suite is among the suites (files are the others)."""
+        return any(suite in GENERATED_SUITES for suite in self.suites)
+
+    def is_generated_only(self) -> bool:
+        """Whether every suite is generated (no file can hold saved cases)."""
+        return all(suite in GENERATED_SUITES for suite in self.suites)
+
+    def with_run_settings(self, given: Mapping[str, JsonValue]) -> "ScenarioConfig":
+        """A reply limit or temperature named for the run wins over saved cases' records."""
+        named = [name for name in GENERATION if given.get(name) is not None]
+        overrides = tuple(dict.fromkeys([*self.overrides, *named]))
+        return (
+            self
+            if overrides == self.overrides
+            else self.model_copy(update={"overrides": overrides})
+        )
+
+    def resolved_for(self, model: str) -> "ScenarioConfig":
+        """Files whose cases all share one record store it as the run's protocol.
+
+        The stored run then says how its cases were played, as the game did.
+        """
+        found = [] if self.is_generated_only() else records(load_cases(self))
+        if self.upstream is not None and not any(
+            record is not None and record.protocol.prompts == "upstream" for record in found
+        ):
+            raise ConfigError(
+                f"--upstream {self.upstream.root}: no saved case of --suite was played in "
+                "upstream's wording; to send upstream's text, add --prompts upstream"
+            )
+        record = None if self.has_generated() else uniform_record(found)
+        if record is None:
+            return self
+        protocol = replayed_protocol(record, self.protocol, self.overrides, self.upstream)
+        return self.model_copy(update={"protocol": protocol})
+
+
+def _protocol_settings(names: "set[str] | dict[str, object]") -> tuple[Setting, ...]:
+    """The replay settings among a protocol's given fields (the clone goes with `prompts`)."""
+    given = set(names) | ({"prompts"} if "upstream" in names else set())
+    return tuple(name for name in PROTOCOL_SETTINGS if name in given)
 
 
 QUICK_MAX_TOKENS = 128
@@ -105,17 +205,14 @@ def load_cases(config: ScenarioConfig) -> list[TestCase]:
     if config.scenarios:
         check_selected(cases, config)
         cases = [c for c in cases if c.scenario in config.scenarios]
-    kept = cap_per_behavior(cases, config.per_behavior)
-    # Generated suites are sized by the cap on purpose; a file's cases left out must be said.
-    dropped = sum("source" in c.metadata for c in cases) - sum("source" in c.metadata for c in kept)
-    if dropped:
-        logger.warning(
-            "%d test cases from files left out by the cap of %s per behavior and suite "
-            "(--per-behavior N or --full to run more)",
-            dropped,
-            config.per_behavior,
-        )
-    return kept
+    return cap_per_group(cases, config.per_group, config.cap_files)
+
+
+def replay_notes(config: ScenarioConfig, given: Mapping[str, object]) -> list[str]:
+    """Each given setting that replaces a different one recorded by a saved case to replay."""
+    if config.is_generated_only() or not given:
+        return []
+    return overridden(records(load_cases(config)), given)
 
 
 def check_selected(cases: Sequence[TestCase], config: ScenarioConfig) -> None:
@@ -145,13 +242,21 @@ def check_selected(cases: Sequence[TestCase], config: ScenarioConfig) -> None:
     )
 
 
-def cap_per_behavior(cases: Sequence[TestCase], cap: int | None) -> list[TestCase]:
-    """The first `cap` cases of each (suite, behavior), in order."""
+def cap_per_group(
+    cases: Sequence[TestCase], cap: int | None, cap_files: bool = False
+) -> list[TestCase]:
+    """The first `cap` generated cases of each (suite, behavior), in order.
+
+    A file's cases (they carry their `source`) are all kept unless `cap_files`.
+    """
     if cap is None:
         return list(cases)
     seen: dict[tuple[str, str], int] = {}
     kept = []
     for case in cases:
+        if "source" in case.metadata and not cap_files:
+            kept.append(case)
+            continue
         key = (case.suite, case.behavior)
         seen[key] = seen.get(key, 0) + 1
         if seen[key] <= cap:
@@ -239,6 +344,12 @@ class ScenarioTask:
         case = self._cases[CaseMeta.read(item.metadata, item.id).case_id]
         scenario = scenario_class(case.scenario).from_params(case.params)
         protocol = self.settings.protocol
+        record = record_of(case)
+        if record is not None:  # a saved case replays as it was played (scenarios.played)
+            given = self.settings
+            protocol = replayed_protocol(record, protocol, given.overrides, given.upstream)
+            # The session is this item's own: its settings change for this case only.
+            session.config = replayed_generation(record, session.config, given.overrides)
         played = self._played(case)
         conversation, verdict, placement = await play_case(
             played, scenario, session, protocol, written=case.messages
@@ -253,6 +364,8 @@ class ScenarioTask:
             passed=verdict.passed,
             reason=verdict.reason,
             details={
+                "max_tokens": session.config.max_tokens,
+                "temperature": session.config.temperature,
                 "placement": placement,
                 "reminders": protocol.reminders,
                 "prompts": protocol.prompts,

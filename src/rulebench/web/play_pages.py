@@ -166,7 +166,7 @@ async def save(request: Request, conversation_id: ConversationId) -> Response:
         return _conversation(request, conversation, problem=problem, status=422)
     conversation.notice = (
         f"saved test case {case.id} ({case.behavior}) to {path}; "
-        f"replay it with: {replay_command(case, path, play.protocol)}"
+        f"replay it with: {replay_command(case, path, conversation.model_spec, play.protocol)}"
     )
     return RedirectResponse(conversation_url(conversation.id), status_code=303)
 

@@ -116,7 +116,7 @@ class Playground:
         self.config = config
         self._cache = StoredReplies(store)
         self._generate = GenerateConfig(
-            max_tokens=config.max_tokens or default_max_tokens("scenarios")
+            max_tokens=config.max_tokens or default_max_tokens("scenarios", {"per_group": None})
         )
         self._conversations: dict[str, Conversation] = {}
         self._models: dict[str, Model] = {}

@@ -27,6 +27,7 @@ from rulebench.core.json_text import parse_json_text
 from rulebench.core.messages import Message
 from rulebench.core.text import surrogate_warning
 from rulebench.scenarios.base import Version
+from rulebench.scenarios.played import PLAYED_FIELD, read_record
 from rulebench.scenarios.registry import behaviors, scenario_class, scenario_names
 from rulebench.scenarios.suites.official_records import (
     MERGED_MARKERS,
@@ -152,6 +153,7 @@ def _per_file_case(
         suite=suite,
         params=record.params,
         messages=_messages(record.messages, where),
+        metadata=_played(raw, where),
     )
     return _build(parts, record.id, where, load)
 
@@ -169,9 +171,20 @@ def _merged_case(raw: dict[str, JsonValue], where: _Where, suite: str, load: _Lo
         suite=record.suite or suite,
         params=params,
         messages=_messages(record.messages, where),
-        metadata={"bucket": record.bucket_category} if record.bucket_category else {},
+        metadata={
+            **({"bucket": record.bucket_category} if record.bucket_category else {}),
+            **_played(raw, where),
+        },
     )
     return _build(parts, record.id, where, load)
+
+
+def _played(raw: dict[str, JsonValue], where: _Where) -> dict[str, JsonValue]:
+    """How a saved case was played (`scenarios.played`), checked now: none in released data."""
+    if PLAYED_FIELD not in raw:
+        return {}
+    record = read_record(raw[PLAYED_FIELD], str(where))
+    return {PLAYED_FIELD: record.model_dump(mode="json")}
 
 
 @dataclass(frozen=True)

@@ -170,6 +170,8 @@ def test_report_help_shows_the_default_usage_and_the_per_task_commands(
     assert "rulebench report [OPTIONS] {RUN}... | COMMAND [ARGS]..." in shown
     options, commands = shown.split("Commands")
     assert "--extract" in options and "--html" in options and "RUN" in options
+    # A default read from the library shows as a value, not typer's "(robust)".
+    assert "[default: robust]" in options and "(robust)" not in options
     assert all(name in commands for name in ("inferential", "scenarios", "judge"))
     # The default command's own help reads as it is typed: no hidden command name.
     own = invoke("report", "some-run", "--help").stdout

@@ -30,7 +30,40 @@ def _hide_flag_types() -> None:
     TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
 
 
+def _plain_text_defaults() -> None:
+    """Show a default given as text as `[default: 5]`, not typer's `[default: (5)]`.
+
+    Defaults read from the typed configs reach --help as text (`config_defaults.shown_default`);
+    typer puts any text default in parentheses, as if it described the value rather than being
+    it, so those defaults would look unlike every other one.
+    """
+    from typer.core import TyperArgument, TyperOption
+
+    for kind in (TyperOption, TyperArgument):
+        shown = getattr(kind, "_get_default_string", None)
+        if shown is None:  # another typer: its own rendering (a test notices)
+            continue
+
+        def default_string(
+            self: TyperOption | TyperArgument,
+            *,
+            ctx: Any,
+            show_default_is_str: bool,
+            default_value: Any,
+            _shown: Any = shown,
+        ) -> str:
+            if show_default_is_str:
+                return str(self.show_default)
+            return str(
+                _shown(self, ctx=ctx, show_default_is_str=False, default_value=default_value)
+            )
+
+        # A private method replaced on purpose: where typer writes a default's text.
+        kind._get_default_string = default_string  # type: ignore[method-assign]
+
+
 _hide_flag_types()
+_plain_text_defaults()
 app = typer.Typer(
     name="rulebench",
     help="Measure how language models follow rules: run tasks, inspect and export results.",

@@ -64,6 +64,8 @@ def test_importing_the_cli_loads_no_command_and_no_library() -> None:
         "rulebench.cli.app",
         "rulebench.cli.commands",
         "rulebench.cli.console",
+        # The top-level --include option; it imports the registry only when given a folder.
+        "rulebench.cli.include",
         "rulebench.report",
         "rulebench.report.untrusted",
         # The one escaping function lives in core (the engine's exports use it too); it

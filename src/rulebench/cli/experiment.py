@@ -28,7 +28,8 @@ def experiment(
             "--output",
             "-o",
             help="Folder for the table (summary.md, batch.json) and the comparison reports. "
-            "Default: the file's `output`, else rulebench-experiment/<name>/.",
+            "Default: the file's `output`, else a folder named for the experiment in "
+            "rulebench-experiment/.",
             show_default=False,
         ),
     ] = None,

@@ -140,7 +140,8 @@ BatchOutputOption = Annotated[
         "--output",
         "-o",
         help="Folder for the comparison of several -m models (table, reports); given with one "
-        "model, that run is a batch too. Default: rulebench-experiment/<task>-<batch id>/.",
+        "model, that run is a batch too. Default: a folder in rulebench-experiment/ named "
+        "for the task and the batch id.",
         show_default=False,
     ),
 ]

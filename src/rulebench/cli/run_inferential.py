@@ -145,7 +145,7 @@ def inferential(
             "--prompts",
             help="Whose prompt text: rulebench's own wording (default) or the exact text "
             "RuleBench's released code sends, built by your clone of "
-            "forangel2014/llm-rule-following at run time (official datasets only); only "
+            "forangel2014's llm-rule-following at run time (official datasets only); only "
             "upstream's text makes numbers comparable with the paper's tables.",
             show_default=False,
         ),
@@ -155,7 +155,7 @@ def inferential(
         typer.Option(
             "--upstream",
             metavar="PATH",
-            help="Your clone of forangel2014/llm-rule-following (its root or its processor.py); "
+            help="Your clone of forangel2014's llm-rule-following (its root or its processor.py); "
             "default: the clone holding --data-root. Read only with --prompts upstream; its "
             "commit is recorded with the run.",
             show_default=False,

@@ -5,7 +5,6 @@ would build them, so "shown" means the text is there and "escaped" means no elem
 """
 
 import sqlite3
-import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -139,13 +138,10 @@ def test_a_page_of_a_100000_result_store_reads_a_page_not_the_run(
             (f"/compare?a={run_id}&b={run_id}&page=7", 100),
         ):
             built.clear()
-            started = time.perf_counter()
             response = client.get(url)
-            elapsed_s = time.perf_counter() - started
             assert response.status_code == 200, url
+            # A page, never the run: bench/bench_web.py times these pages.
             assert 0 < len(built) <= most, (url, len(built))
-            # Measured ~0.3 s a page; reading the run's results alone takes ~2 s.
-            assert elapsed_s < 2.0, (url, elapsed_s)
         page = Page(client.get(f"/runs/{run_id}?page=1900").text)
         numbers = client.get(f"/api/compare?a={run_id}&b={run_id}").json()
     assert ids_of(page) == [f"item-{i:06d}" for i in range(94_950, 95_000)]

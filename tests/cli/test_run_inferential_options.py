@@ -1,4 +1,4 @@
-"""`run inferential` options say what they do: --samples vs -n, choices, log-likelihood scoring."""
+"""`run inferential` options say what they do: --per-group vs -n, choices, loglik scoring."""
 
 from pathlib import Path
 from typing import Any
@@ -23,36 +23,37 @@ def stored_cells(store: Path) -> tuple[Any, list[str]]:
     return run.config["task_config"], sorted(cells)
 
 
-def test_samples_sets_samples_per_task_in_every_cell(tmp_path: Path) -> None:
+def test_per_group_sets_samples_per_task_in_every_cell(tmp_path: Path) -> None:
     store = tmp_path / "s.sqlite"
-    result = runner.invoke(app, [*ECHO, "--samples", "2", "--store", str(store)])
+    result = runner.invoke(app, [*ECHO, "--per-group", "2", "--store", str(store)])
     assert result.exit_code == 0, result.output
     config, cells = stored_cells(store)
-    assert config["n"] == 2
+    assert config["per_group"] == 2
     assert cells == ["kinship few/nl/direct"] * 2 + ["stringgame few/nl/direct"] * 2
 
 
 def test_limit_takes_the_first_items_in_task_setting_sample_order(tmp_path: Path) -> None:
     store = tmp_path / "s.sqlite"
-    result = runner.invoke(app, [*ECHO, "--samples", "5", "-n", "3", "--store", str(store)])
+    result = runner.invoke(app, [*ECHO, "--per-group", "5", "-n", "3", "--store", str(store)])
     assert result.exit_code == 0, result.output
     config, cells = stored_cells(store)
     # The first three items are all kinship: -n cuts the item list, it is not per task.
-    assert config["n"] == 5 and cells == ["kinship few/nl/direct"] * 3
+    assert config["per_group"] == 5 and cells == ["kinship few/nl/direct"] * 3
     shown = runner.invoke(app, ["run", "inferential", "--help"], env={"COLUMNS": "200"})
     assert "first N items in task, setting, sample order" in " ".join(
         shown.stdout.replace("│", " ").split()
     )
 
 
-def test_the_old_n_still_works_with_a_warning(tmp_path: Path) -> None:
+@pytest.mark.parametrize("old", ["--n", "--samples"])
+def test_the_old_spellings_still_work_with_a_warning(tmp_path: Path, old: str) -> None:
     store = tmp_path / "s.sqlite"
-    result = runner.invoke(app, [*ECHO, "--n", "1", "--store", str(store)])
+    result = runner.invoke(app, [*ECHO, old, "1", "--store", str(store)])
     assert result.exit_code == 0, result.output
-    assert "--n is deprecated: use --samples" in result.stderr
-    assert stored_cells(store)[0]["n"] == 1
-    both = runner.invoke(app, [*ECHO, "--n", "1", "--samples", "2", "--store", str(store)])
-    assert both.exit_code == 1 and "give only --samples" in str(both.exception)
+    assert f"{old} is now --per-group" in result.stderr
+    assert stored_cells(store)[0]["per_group"] == 1
+    both = runner.invoke(app, [*ECHO, old, "1", "--per-group", "2", "--store", str(store)])
+    assert both.exit_code == 1 and "give --per-group only" in str(both.exception)
 
 
 @pytest.mark.subprocess

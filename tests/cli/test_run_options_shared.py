@@ -44,12 +44,18 @@ def test_every_run_command_takes_every_shared_option() -> None:
 def test_a_commands_own_defaults_survive_the_shared_declaration() -> None:
     group = typer.main.get_group(run.app)
     context = typer.Context(group)
-    concurrency = {
-        name: next(p.default for p in command.params if p.name == "concurrency")
+    shown = {
+        name: next(p.show_default for p in command.params if p.name == "concurrency")
         for name in ("smoke", "loadtest", "inferential")
         if (command := group.get_command(context, name)) is not None
     }
-    assert concurrency == {"smoke": 4, "loadtest": 64, "inferential": 8}
+    assert shown == {"smoke": "4", "loadtest": "64", "inferential": "8"}
+    # The library fills what the user left out, from the task's config.
+    filled = {
+        name: make_spec(name, "scripted/echo", None, RunSettings()).concurrency
+        for name in ("smoke", "loadtest", "inferential")
+    }
+    assert filled == {"smoke": 4, "loadtest": 64, "inferential": 8}
 
 
 def test_the_task_owns_max_tokens_and_temperature_unless_told() -> None:

@@ -62,10 +62,11 @@ def test_a_saved_upstream_game_says_how_to_replay_it_in_that_wording(tmp_path: P
     assert saved.status_code == 200
     folder = (tmp_path / "clone" / "llm_rules" / "scenarios").resolve()
     notice = html_lib.unescape(saved.text)
-    assert f"--prompts upstream --upstream {folder}" in notice
+    assert f"-m scripted/rules --upstream {folder}" in notice
     [row] = [
         json.loads(line)
         for line in (tmp_path / "cases" / "Encryption.jsonl").read_text().splitlines()
     ]
-    assert row["prompts"] == "upstream"
-    assert row["upstream"]["files_sha256"] == open_clone(folder).source.files_sha256
+    protocol = row["played"]["protocol"]
+    assert protocol["prompts"] == "upstream"
+    assert protocol["upstream"]["files_sha256"] == open_clone(folder).source.files_sha256

@@ -179,6 +179,7 @@ def scenarios(
     notes = replay_notes(
         config, {**given, **{k: v for k, v in generation.items() if v is not None}}
     )
+    recorded = "" if notes is None else "saved cases as recorded, others "
     if notes:
         err.print(
             safe_text(
@@ -193,7 +194,7 @@ def scenarios(
     err.print(
         safe_text(
             f"cases: {'all' if cap is None or not generated else f'{cap} per behavior'}; "
-            f"protocol: {protocol.label()}"
+            f"protocol: {recorded}{protocol.label()}"
             + ("" if protocol.prompts == "upstream" else f"; {protocol.prompts_label()}")
             + (f"; {suffix_label(text, suffix_on, source)}" if text is not None else "")
             + (" (--full for the official sizes and max_tokens 512)" if generated and cap else "")

@@ -160,8 +160,9 @@ class ScenarioConfig(TaskConfig):
             record is not None and record.protocol.prompts == "upstream" for record in found
         ):
             raise ConfigError(
-                f"--upstream {self.upstream.root}: no saved case of --suite was played in "
-                "upstream's wording; to send upstream's text, add --prompts upstream"
+                f"--upstream {self.upstream.root} is read only with --prompts upstream, or for "
+                "saved cases played in upstream's wording (--suite holds none): add --prompts "
+                "upstream, or drop --upstream"
             )
         record = None if self.has_generated() else uniform_record(found)
         if record is None:
@@ -208,11 +209,15 @@ def load_cases(config: ScenarioConfig) -> list[TestCase]:
     return cap_per_group(cases, config.per_group, config.cap_files)
 
 
-def replay_notes(config: ScenarioConfig, given: Mapping[str, object]) -> list[str]:
-    """Each given setting that replaces a different one recorded by a saved case to replay."""
-    if config.is_generated_only() or not given:
-        return []
-    return overridden(records(load_cases(config)), given)
+def replay_notes(config: ScenarioConfig, given: Mapping[str, object]) -> list[str] | None:
+    """Each given setting that replaces a different one recorded by a saved case to replay.
+
+    None when no case to run carries a record (nothing replays as recorded).
+    """
+    found = [] if config.is_generated_only() else records(load_cases(config))
+    if all(record is None for record in found):
+        return None
+    return overridden(found, given)
 
 
 def check_selected(cases: Sequence[TestCase], config: ScenarioConfig) -> None:

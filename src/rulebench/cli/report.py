@@ -195,7 +195,7 @@ def report_options(command: Command) -> Command:
 def by_task(run_ids: Runs, extract: ExtractOption = None, *, request: ReportRequest) -> None:
     """The report that fits the runs' task: inferential, scenarios or judge.
 
-    Inferential: the paper's tables, curves, trigger/execution split and dimensions.
+    Inferential: the paper's tables, curves, trigger/execution split, dimensions.
     Scenarios: pass rates per suite and bucket, breakdowns, McNemar between runs.
     Judge (one run): accuracy, precision, recall and F1 per rule, with 95% CIs.
     """
@@ -218,9 +218,10 @@ def inferential(
 ) -> None:
     """The paper's analyses of one run, or a comparison of several.
 
-    Tables 1 and 2, the rule-quantity curve, CoT deltas, the trigger/execution split (runs with
-    --cite-rule), the five capability dimensions with a radar chart (PNG and SVG), the SALAD
-    long tail and the prompt-echo baseline (samples are rebuilt from each run's settings).
+    Tables 1 and 2, the rule-quantity curve, CoT deltas, the trigger/execution
+    split (runs with --cite-rule), the five capability dimensions with a radar
+    chart (PNG and SVG), the SALAD long tail and the prompt-echo baseline
+    (samples are rebuilt from each run's settings).
     """
     build_and_show("inferential", run_ids, extract, request)
 
@@ -240,8 +241,8 @@ def scenarios(
 ) -> None:
     """Pass rates per suite and bucket with the headline, and breakdowns.
 
-    Breakdowns per scenario, behavior and strategy, the spread across repeats, and paired
-    comparisons (McNemar) when several runs are given.
+    Breakdowns per scenario, behavior and strategy, the spread across repeats,
+    and paired comparisons (McNemar) when several runs are given.
     """
     build_and_show("scenarios", run_ids, None, request)
 
@@ -255,9 +256,10 @@ def judge_report(
 ) -> None:
     """Accuracy, precision, recall and F1 of a judge run, overall and per rule, with 95% CIs.
 
-    "Violation" is the positive class. Intervals: Wilson for accuracy, precision and recall;
-    for F1, the Wilson interval of the Jaccard index J = TP/(TP+FP+FN) mapped through
-    F1 = 2J/(1+J). Warns when the judge run or a source run did not complete or holds errors.
+    "Violation" is the positive class. Intervals: Wilson for accuracy, precision
+    and recall; for F1, the Wilson interval of the Jaccard index
+    J = TP/(TP+FP+FN) mapped through F1 = 2J/(1+J). Warns when the judge run or
+    a source run did not complete or holds errors.
     """
     build_and_show("judge", [run_id], None, request)
 

@@ -176,3 +176,6 @@ def test_report_help_shows_the_default_usage_and_the_per_task_commands(
     # The default command's own help reads as it is typed: no hidden command name.
     own = invoke("report", "some-run", "--help").stdout
     assert "Usage: rulebench report [OPTIONS] {RUN}..." in own
+    mistyped = runner.invoke(app, ["report", "--json"])
+    assert mistyped.exit_code == 2 and "Missing argument 'RUN'" in mistyped.output
+    assert "Try 'rulebench report --help'" in mistyped.output

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 
 import typer
 from typer import _click
+from typer._click.exceptions import UsageError
 from typer.core import TyperCommand, TyperGroup
 
 from rulebench.cli import options as opt
@@ -68,6 +69,14 @@ class ReportGroup(TyperGroup):
 
 class DefaultCommand(TyperCommand):
     """The default command: its usage reads `rulebench report ...`, as it is typed."""
+
+    def parse_args(self, ctx: _click.Context, args: list[str]) -> list[str]:
+        """Parse; a usage error points to `rulebench report --help`, not the hidden name."""
+        try:
+            return super().parse_args(ctx, args)
+        except UsageError as exc:
+            exc.ctx = ctx.parent or exc.ctx
+            raise
 
     def format_usage(self, ctx: _click.Context, formatter: _click.HelpFormatter) -> None:
         """The usage line under the group's name (the command's own name is never typed)."""

@@ -31,11 +31,12 @@ from rulebench.attack.gcg import GcgState
 from rulebench.attack.gcg_config import GcgConfig
 from rulebench.attack.gcg_settings import gcg_settings
 from rulebench.attack.instances import RulePrompts
-from rulebench.attack.stored import GCG_TASK, last_state, stored_states, stored_suffix
+from rulebench.attack.stored import last_state, stored_states, stored_suffix
 from rulebench.attack.targets import target_for
 from rulebench.cli.app import app
 from rulebench.core.errors import ConfigError, StoreError
 from rulebench.core.items import ItemResult
+from rulebench.core.run_kinds import GCG_TASK
 from rulebench.engine.store import Store
 from rulebench.scenarios.protocol import Protocol
 from rulebench.scenarios.registry import scenario_class

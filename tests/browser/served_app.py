@@ -18,7 +18,7 @@ from tests.llama_server import free_port
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
-    from playwright.sync_api import Browser, ConsoleMessage, Route
+    from playwright.sync_api import Browser, ConsoleMessage, Dialog, Route
 
 
 @contextmanager
@@ -61,10 +61,14 @@ def opened(browser: "Browser", base: str, path: str) -> Iterator[OfflinePage]:
         if message.type == "error":
             seen.problems.append(f"console: {message.text}")
 
+    def dialog(opened: "Dialog") -> None:
+        seen.problems.append(opened.message)
+        opened.dismiss()
+
     context.route("**/*", route)
     page.on("console", console)
     page.on("pageerror", lambda error: seen.problems.append(f"page error: {error}"))
-    page.on("dialog", lambda dialog: (seen.problems.append(dialog.message), dialog.dismiss()))
+    page.on("dialog", dialog)
     page.goto(base + path, wait_until="load")
     try:
         yield seen

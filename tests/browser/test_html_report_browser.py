@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from pydantic import JsonValue
 from typer.testing import CliRunner
 
 import rulebench
@@ -89,7 +90,7 @@ def test_browser_shows_scenarios_buckets_mcnemar_and_opens_items_offline(
     tmp_path: Path, open_offline: Opener
 ) -> None:
     store, html = tmp_path / "s.sqlite", tmp_path / "scenarios.html"
-    config = {"suites": ["basic"], "per_behavior": 1}
+    config: dict[str, JsonValue] = {"suites": ["basic"], "per_behavior": 1}
     run_ids = [
         rulebench.run("scenarios", model, config=config, store=store).run.id
         for model in ("scripted/echo", "scripted/fixed")
@@ -181,7 +182,7 @@ def test_browser_runs_nothing_from_a_hostile_reply_and_shows_it_as_text(
     tmp_path: Path, open_offline: Opener
 ) -> None:
     store, html = tmp_path / "s.sqlite", tmp_path / "hostile.html"
-    config = {"suites": ["basic"], "per_behavior": 1}
+    config: dict[str, JsonValue] = {"suites": ["basic"], "per_behavior": 1}
     report = rulebench.run(
         "scenarios", "scripted/fixed", config=config, store=store, model_args={"reply": HOSTILE}
     )

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import JsonValue
 from typer.testing import CliRunner
 
 from rulebench.catalog import RunSettings, build_task, default_max_tokens, make_spec
@@ -242,7 +243,7 @@ def test_the_task_is_registered_with_sampling_defaults(source: Path) -> None:
     spec = make_spec("irft-star", "scripted/echo", config, RunSettings())
     assert spec.generate.temperature == 0.7
     # `rulebench run --resume` rebuilds a round from its stored config, as for any task.
-    stored = {**spec.task_config, "attempt": 2, "example_ids": ["nope"]}
+    stored: dict[str, JsonValue] = {**spec.task_config, "attempt": 2, "example_ids": ["nope"]}
     with pytest.raises(DataError, match=r"1 example ids of this round are not in train\.jsonl"):
         build_task("irft-star", stored).items()
     with pytest.raises(DataError, match="the data changed since this round was planned"):

@@ -23,6 +23,7 @@ def test_train_data_writes_a_folder_and_prints_counts(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "train" in result.stdout and "12 examples" in result.stdout
     manifest = read_manifest(folder)
+    assert manifest.config is not None
     assert manifest.config.form == "fol" and manifest.config.seed == 5
     again = runner.invoke(app, [*args, "--overwrite", "--json"])
     assert again.exit_code == 0, again.output

@@ -4,6 +4,8 @@ import threading
 import time
 from pathlib import Path
 
+from pydantic import JsonValue
+
 import rulebench
 from rulebench.core.errors import StoreError
 from rulebench.engine.records import RunRecord
@@ -59,7 +61,7 @@ def started_run(store: Path) -> RunRecord | None:
 
 def test_a_run_in_progress_is_seen_growing_while_it_runs(tmp_path: Path) -> None:
     store = tmp_path / "s.sqlite"
-    config = {"tasks": ["kinship"], "n": 24}
+    config: dict[str, JsonValue] = {"tasks": ["kinship"], "n": 24}
     report: list[RunReport] = []
     runner = threading.Thread(
         target=lambda: report.append(

@@ -44,9 +44,9 @@ def tiny_tokenizer(chat_template: str | None, adds_bos: bool = False) -> Any:
 
     vocab = {"[UNK]": 0, "<s>": 1, "</s>": 2, "x": 3}
     core = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
-    core.pre_tokenizer = pre_tokenizers.Whitespace()  # type: ignore[assignment]  # stub types
+    core.pre_tokenizer = pre_tokenizers.Whitespace()
     if adds_bos:
-        core.post_processor = processors.TemplateProcessing(  # type: ignore[assignment]
+        core.post_processor = processors.TemplateProcessing(
             single="<s> $A", special_tokens=[("<s>", 1)]
         )
     tokenizer = PreTrainedTokenizerFast(

@@ -16,7 +16,7 @@ EMBEDDED_KV_BYTES = 30 * 2 * 3 * 64 * 2
 
 def settings(**fields: int | None) -> LlamaSettings:
     base = {"n_ctx": 4096, "n_threads": 1, "n_threads_batch": 1, "n_batch": 512}
-    return LlamaSettings(path=Path("m.gguf"), **{**base, **fields})  # type: ignore[arg-type]
+    return LlamaSettings(path=Path("m.gguf"), **{**base, **fields})
 
 
 # --- sizing ------------------------------------------------------------------------------------

@@ -60,7 +60,7 @@ async def test_tokens_per_minute_hold_under_a_burst() -> None:
 
     await asyncio.gather(*(one(size) for size in sizes))
     assert sorted(t for _, t in admitted) == sorted(sizes)
-    assert most_in_any_window(*zip(*admitted, strict=True)) <= 1000  # type: ignore[arg-type]
+    assert most_in_any_window(*zip(*admitted, strict=True)) <= 1000
 
 
 @settings(max_examples=60, deadline=None)
@@ -186,7 +186,7 @@ def test_tokens_are_estimated_from_characters_plus_max_tokens() -> None:
 
 def limited_model(urls: str, clock: FakeClock, **limits: int) -> OpenAIModel:
     options = BackendOptions(base_url=urls)
-    config = OpenAIConfig(**limits)  # type: ignore[arg-type]
+    config = OpenAIConfig(**limits)
     return OpenAIModel(resolve_endpoints("openai-api", "mock/echo", "echo", options), config, clock)
 
 

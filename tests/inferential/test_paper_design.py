@@ -14,7 +14,7 @@ OFFICIAL = Path(__file__).parent / "tasks" / "fixtures" / "official"
 
 
 def cells(task: str) -> set[str]:
-    config = {"tasks": [task], "n": 3, "data_root": str(OFFICIAL), "design": "paper"}
+    config = {"tasks": [task], "per_group": 3, "data_root": str(OFFICIAL), "design": "paper"}
     return {str(item.metadata["setting"]) for item in InferentialTask(**config).items()}
 
 

@@ -21,7 +21,7 @@ SAMPLES = 5
 # an echo gets some items right and some wrong (an interval away from 0% and 100%).
 CONFIG: dict[str, JsonValue] = {
     "tasks": ["kinship", "stringgame"],
-    "n": SAMPLES,
+    "per_group": SAMPLES,
     "grid": {"quantities": ["golden"]},
 }
 

@@ -34,7 +34,9 @@ class Oracle:
 
 
 def task(**config: object) -> InferentialTask:
-    return InferentialTask(**({"tasks": ["kinship", "stringgame"], "n": 12, "seed": 1} | config))
+    return InferentialTask(
+        **({"tasks": ["kinship", "stringgame"], "per_group": 12, "seed": 1} | config)
+    )
 
 
 def test_items_cover_tasks_x_settings_x_samples_with_stable_unique_ids() -> None:
@@ -159,7 +161,7 @@ def test_item_metadata_is_typed_and_an_unreadable_record_names_the_item() -> Non
     from rulebench.inferential.item_meta import ItemMeta
     from rulebench.inferential.task import InferentialTask
 
-    items = InferentialTask(tasks=["kinship"], n=2).items()
+    items = InferentialTask(tasks=["kinship"], per_group=2).items()
     meta = ItemMeta.read(items[0].metadata, items[0].id)
     assert meta.task == "kinship" and meta.quantity == "few" and len(meta.listed_rules) == 3
     assert meta.golden_index is not None and 1 <= meta.golden_index <= 3

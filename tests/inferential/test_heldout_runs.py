@@ -9,8 +9,8 @@ import rulebench
 from rulebench.core.errors import ConfigError
 from rulebench.engine.store import Store
 from rulebench.inferential.task import InferentialTask
-from rulebench.inferential.tasks.stringgame_rules.heldout import HeldOutBy, split_library
-from rulebench.inferential.tasks.stringgame_rules.library import LIBRARY
+from rulebench.inferential.tasks.stringgame.rules.heldout import HeldOutBy, split_library
+from rulebench.inferential.tasks.stringgame.rules.library import LIBRARY
 from rulebench.report.build import inferential_report
 from rulebench.train.examples import DataConfig, rule_split
 

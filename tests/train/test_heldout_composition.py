@@ -5,8 +5,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from rulebench.cli.app import app
-from rulebench.inferential.tasks.stringgame_rules.heldout import condition_parts
-from rulebench.inferential.tasks.stringgame_rules.library import LIBRARY
+from rulebench.inferential.tasks.stringgame.rules.heldout import condition_parts
+from rulebench.inferential.tasks.stringgame.rules.library import LIBRARY
 from rulebench.study.irft import StudyConfig, measurements
 from rulebench.train.data import read_examples, read_manifest, write_dataset
 from rulebench.train.examples import DataConfig

@@ -5,7 +5,7 @@ from pathlib import Path
 from rulebench.core.errors import ConfigError
 from rulebench.core.rules import TaskData
 from rulebench.inferential.registry import GENERATED, task_definition
-from rulebench.inferential.tasks.stringgame_rules.heldout import HeldOutBy
+from rulebench.inferential.tasks.stringgame.rules.heldout import HeldOutBy
 
 DEFAULT_GENERATED_SIZE = 100
 DEFAULT_TASKS: tuple[str, ...] = tuple(GENERATED)

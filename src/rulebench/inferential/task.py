@@ -33,7 +33,7 @@ from rulebench.inferential.solving import (
     judge_reply,
     pick_by_loglik,
 )
-from rulebench.inferential.tasks.stringgame_rules.heldout import HeldOutBy
+from rulebench.inferential.tasks.stringgame.rules.heldout import HeldOutBy
 from rulebench.inferential.upstream.items import render_upstream, resolve_source
 
 ExtractMode = Literal["paper", "robust"]

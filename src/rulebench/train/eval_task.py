@@ -17,9 +17,9 @@ from rulebench.core.messages import Message
 from rulebench.core.rules import Sample
 from rulebench.engine.task import Session
 from rulebench.engine.task_config import GenerationDefaults, TaskConfig
-from rulebench.inferential.extraction.stringgame import judge_robust
 from rulebench.inferential.tasks.stringgame import ordinal
-from rulebench.inferential.tasks.stringgame_rules.heldout import HeldOutBy
+from rulebench.inferential.tasks.stringgame.extraction import judge_robust
+from rulebench.inferential.tasks.stringgame.rules.heldout import HeldOutBy
 from rulebench.train.data import read_examples, read_manifest
 from rulebench.train.examples import TrainingExample
 

@@ -6,7 +6,7 @@ rule library is held out: those rules never appear in training (neither golden n
 the held-out split tests whether rule following learned on the others carries over to them. By
 default whole rules are held out, so most held-out rules pair a condition and an output that
 training rules also use; `heldout_by="composition"` holds out the conditions and outputs
-themselves (see `stringgame_rules.heldout`).
+themselves (see `stringgame.rules.heldout`).
 """
 
 import random
@@ -19,14 +19,14 @@ from rulebench.core.errors import DataError
 from rulebench.core.items import content_hash
 from rulebench.core.rules import Rule, RuleForm, Sample, rule_text
 from rulebench.inferential.tasks import stringgame
-from rulebench.inferential.tasks.stringgame_rules.heldout import (
+from rulebench.inferential.tasks.stringgame.rules.heldout import (
     DEFAULT_HELDOUT_FRACTION,
     HeldOutBy,
     RuleSplit,
     split_library,
 )
-from rulebench.inferential.tasks.stringgame_rules.library import LIBRARY
-from rulebench.inferential.templates.stringgame import TEMPLATE
+from rulebench.inferential.tasks.stringgame.rules.library import LIBRARY
+from rulebench.inferential.tasks.stringgame.template import TEMPLATE
 
 Split = Literal["train", "test", "heldout"]
 """train: training rules only; test: unseen strings, training rules (in-distribution);

@@ -16,7 +16,7 @@ from rulebench.core.messages import Message
 from rulebench.core.rules import Sample
 from rulebench.engine.task import Session
 from rulebench.engine.task_config import GenerationDefaults, TaskConfig
-from rulebench.inferential.extraction.stringgame import judge_robust, number_after_answer_is
+from rulebench.inferential.tasks.stringgame.extraction import judge_robust, number_after_answer_is
 from rulebench.train.data import read_examples, read_manifest
 from rulebench.train.eval_task import named_rule
 from rulebench.train.examples import TrainingExample

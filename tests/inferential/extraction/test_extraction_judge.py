@@ -9,19 +9,13 @@ from hypothesis import strategies as st
 
 from rulebench.core.errors import ConfigError
 from rulebench.core.rules import Sample
-from rulebench.inferential import extraction
-from rulebench.inferential.extraction import (
-    deer,
-    kinship_labels,
-    law,
-    letters,
-    salad,
-    stringgame,
-    theoremqa,
-    ulogic,
-)
+from rulebench.inferential.extraction import letters
 from rulebench.inferential.extraction.base import Mode
 from rulebench.inferential.extraction.judge import TASKS, judge, robust_fixes
+from rulebench.inferential.tasks import deer, salad, theoremqa, ulogic
+from rulebench.inferential.tasks.kinship.extraction import labels as kinship_labels
+from rulebench.inferential.tasks.law import extraction as law
+from rulebench.inferential.tasks.stringgame import extraction as stringgame
 
 MODES: tuple[Mode, ...] = ("paper", "robust")
 
@@ -163,7 +157,7 @@ def test_every_task_lists_its_fixes_and_each_names_a_documented_fix() -> None:
         name: function
         for module in modules
         for name, function in inspect.getmembers(module, inspect.isfunction)
-        if function.__module__.startswith(extraction.__name__)
+        if function.__module__.startswith("rulebench.")
     }
     fixes = robust_fixes()
     assert set(fixes) == set(TASKS)

@@ -13,8 +13,8 @@ from pathlib import Path
 from rulebench.core.rules import Sample
 from rulebench.inferential.extraction.judge import judge
 from rulebench.inferential.tasks import law
+from rulebench.inferential.tasks.law.template import TEMPLATE, show_case
 from rulebench.inferential.tasks.official import load_official
-from rulebench.inferential.templates.law import TEMPLATE, show_case
 
 FIXTURES = Path(__file__).parent / "fixtures" / "official"
 

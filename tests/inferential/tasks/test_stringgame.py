@@ -23,7 +23,7 @@ from rulebench.inferential.tasks.stringgame import (
     target_text,
     training_prompt,
 )
-from rulebench.inferential.tasks.stringgame_rules import LIBRARY
+from rulebench.inferential.tasks.stringgame.rules import LIBRARY
 
 POOL = StringGameConfig(rule_pool=30)
 

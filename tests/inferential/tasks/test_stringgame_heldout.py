@@ -2,8 +2,8 @@
 
 import pytest
 
-from rulebench.inferential.tasks.stringgame_rules.heldout import condition_parts, split_library
-from rulebench.inferential.tasks.stringgame_rules.library import LIBRARY
+from rulebench.inferential.tasks.stringgame.rules.heldout import condition_parts, split_library
+from rulebench.inferential.tasks.stringgame.rules.library import LIBRARY
 
 
 def shared_parts(heldout: frozenset[str], training: set[str]) -> int:

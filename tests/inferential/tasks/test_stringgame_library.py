@@ -8,13 +8,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rulebench.inferential.tasks.stringgame import execute
-from rulebench.inferential.tasks.stringgame_rules import LIBRARY
-from rulebench.inferential.tasks.stringgame_rules.conditions import (
+from rulebench.inferential.tasks.stringgame.rules import LIBRARY
+from rulebench.inferential.tasks.stringgame.rules.conditions import (
     HAS_CONSONANT,
     HAS_VOWEL,
     NONEMPTY,
 )
-from rulebench.inferential.tasks.stringgame_rules.letters import VOWELS
+from rulebench.inferential.tasks.stringgame.rules.letters import VOWELS
 
 UPPER = st.text(alphabet=string.ascii_uppercase, min_size=0, max_size=30)
 RULES = list(LIBRARY.values())

@@ -1,6 +1,8 @@
 """CLUTRR kinship questions from the official release: the `clutrr` and `clutrr-cf` folders.
 
 A record's input is a short story followed by "Who is X to Y?"; its output is a kinship label.
+The question has the shape of our generated kinship task's, so the prompt template and the
+reading of replies are kinship's (`tasks/kinship/template.py`, `tasks/kinship/extraction/`).
 """
 
 from dataclasses import replace
@@ -9,7 +11,8 @@ from pathlib import Path
 
 from rulebench.core.rules import TaskData
 from rulebench.inferential.definition import TaskDefinition
-from rulebench.inferential.extraction.kinship_labels import JUDGES
+from rulebench.inferential.tasks.kinship.extraction.labels import JUDGES
+from rulebench.inferential.tasks.kinship.template import TEMPLATE
 from rulebench.inferential.tasks.official import (
     OfficialFormat,
     RecordError,
@@ -19,7 +22,6 @@ from rulebench.inferential.tasks.official import (
     load_task,
 )
 from rulebench.inferential.tasks.official_files import IntRuleRecord
-from rulebench.inferential.templates.clutrr import TEMPLATE
 from rulebench.inferential.vocabulary import KINSHIP_CF_LABELS, KINSHIP_LABELS
 
 DATASETS = ("clutrr", "clutrr-cf")

@@ -1,14 +1,20 @@
 """DEER questions from the official release: 4-option multiple choice about natural facts.
 
 A record's input is a question followed by options "A. ..." to "D. ..."; its output is the
-gold letter in lowercase.
+gold letter in lowercase. This module holds the whole task: loader, prompt template and the
+reading of an option letter (a-d) out of a reply.
 """
 
 from pathlib import Path
 
-from rulebench.core.rules import TaskData
-from rulebench.inferential.definition import TaskDefinition
-from rulebench.inferential.extraction.deer import JUDGES
+from rulebench.core.rules import Sample, TaskData
+from rulebench.inferential.definition import TaskDefinition, sample_judges
+from rulebench.inferential.extraction.base import Judgement, run_steps
+from rulebench.inferential.extraction.letters import (
+    bare_letter_reply,
+    last_letter_after_answer_marker,
+    option_letter_token,
+)
 from rulebench.inferential.tasks.official import (
     OfficialFormat,
     RecordError,
@@ -18,7 +24,7 @@ from rulebench.inferential.tasks.official import (
     load_task,
 )
 from rulebench.inferential.tasks.official_files import IntRuleRecord
-from rulebench.inferential.templates.deer import TEMPLATE
+from rulebench.inferential.templates.base import PromptTemplate
 from rulebench.inferential.vocabulary import OPTION_LETTERS
 
 DATASETS = ("deer",)
@@ -44,11 +50,55 @@ def to_parts(record: IntRuleRecord) -> SampleParts:
     )
 
 
+TEMPLATE = PromptTemplate(
+    task_line="Answer the multiple-choice question using the rules below.",
+    answer_line='End with "The answer is X." where X is A, B, C or D.',
+    write_answer=lambda gold: f"The answer is {gold.upper()}.",
+)
+
+PAPER_OPTIONS: tuple[str, ...] = ("A.", "B.", "C.", "D.", "A)", "B)", "C)", "D)")
+"""What the released scorer looks for inside a token, in this order, uppercase only."""
+
+_PAPER_ANSWER = " answer "
+
+
+def paper_answer(reply: str) -> str | None:
+    """The released reading: the first token after the last ` answer ` holding `A.`..`D)`.
+
+    Quirks kept: ` answer ` is lowercase with a space on each side (`Answer: B` is missed, and the
+    whole reply is searched then); tokens split on single spaces; only uppercase `B.`/`B)` count,
+    anywhere inside a token (`U.S.A.` reads as a), so `b`, `(b)` and a bare `B` are missed.
+    """
+    start = reply.rfind(_PAPER_ANSWER)
+    tail = reply[start + len(_PAPER_ANSWER) :] if start >= 0 else reply
+    for token in tail.split(" "):
+        for option in PAPER_OPTIONS:
+            if option in token:
+                return option[0].lower()
+    return None
+
+
+ROBUST_STEPS = (bare_letter_reply, last_letter_after_answer_marker, option_letter_token)
+ROBUST_FIXES: tuple[str, ...] = tuple(step.__name__ for step in ROBUST_STEPS)
+
+
+def judge_paper(reply: str, sample: Sample) -> Judgement:
+    """Paper mode: correct when the letter equals the stripped gold."""
+    answer = paper_answer(reply)
+    return Judgement(answer=answer, correct=answer == sample.gold.strip())
+
+
+def judge_robust(reply: str, sample: Sample) -> Judgement:
+    """Robust mode: a bare letter, the last marked answer, then the first option-shaped letter."""
+    answer = run_steps(ROBUST_STEPS, reply)
+    return Judgement(answer=answer, correct=answer == sample.gold.strip().lower())
+
+
 DEER = TaskDefinition(
     name="deer",
     summary="DEER: four-option questions about natural facts, answered by a rule",
     template=TEMPLATE,
-    judges=JUDGES,
+    judges=sample_judges(judge_paper, judge_robust, ROBUST_FIXES),
     load=load,
     answers=LETTERS,
 )

@@ -3,6 +3,7 @@ r"""TheoremQA questions from the official release, turned into lettered choices.
 A record's input ends with a choice line, e.g. "Choices:\na 0.0. b 546.0. c -273.0. d 273.0";
 true/false items have three options only ("a False. b True. c Unknown", in varying order). Its
 output is the gold letter; `Answer` keeps the original answer (a JSON float, int, bool or str).
+This module holds the whole task: loader, prompt template and the reading of a choice letter.
 The release separates options in more than one way: ". b " mostly, "; b " and ", b " in some
 multiple-choice ("option") items, with or without trailing text ("... Which option is
 correct?"), and two options only in a few of them.
@@ -14,9 +15,13 @@ from typing import Annotated
 
 from pydantic import AfterValidator, JsonValue
 
-from rulebench.core.rules import TaskData
-from rulebench.inferential.definition import TaskDefinition
-from rulebench.inferential.extraction.theoremqa import JUDGES
+from rulebench.core.rules import Sample, TaskData
+from rulebench.inferential.definition import TaskDefinition, sample_judges
+from rulebench.inferential.extraction.base import Judgement, run_steps
+from rulebench.inferential.extraction.letters import (
+    bare_letter_reply,
+    first_letter_after_answer_marker,
+)
 from rulebench.inferential.tasks.official import (
     OfficialFormat,
     RecordError,
@@ -26,7 +31,7 @@ from rulebench.inferential.tasks.official import (
     load_task,
 )
 from rulebench.inferential.tasks.official_files import StrRuleRecord
-from rulebench.inferential.templates.theoremqa import TEMPLATE
+from rulebench.inferential.templates.base import PromptTemplate
 from rulebench.inferential.vocabulary import OPTION_LETTERS
 
 DATASETS = ("theoremQA",)
@@ -123,11 +128,47 @@ def choice_letters(question: str) -> tuple[str, ...] | None:
     return tuple(letters)
 
 
+TEMPLATE = PromptTemplate(
+    task_line="Answer the question using the theorems stated as rules below.",
+    answer_line='Reply in the format "Answer: x." where x is the letter of the option you choose.',
+    write_answer=lambda gold: f"Answer: {gold}.",
+)
+
+_PAPER = re.compile(r"Answer: ([abcd])")
+
+
+def paper_answer(reply: str) -> str | None:
+    """The released reading: the first match of `Answer: ([abcd])`.
+
+    Quirks kept: case-sensitive (`answer: b` and `Answer: B` are missed), exactly one space, no
+    markup (`**Answer:** b` is missed), and the letter may start a word (`Answer: because`
+    reads as b).
+    """
+    found = _PAPER.search(reply)
+    return found.group(1) if found else None
+
+
+ROBUST_STEPS = (first_letter_after_answer_marker, bare_letter_reply)
+ROBUST_FIXES: tuple[str, ...] = tuple(step.__name__ for step in ROBUST_STEPS)
+
+
+def judge_paper(reply: str, sample: Sample) -> Judgement:
+    """Paper mode: correct when the letter equals the stripped gold."""
+    answer = paper_answer(reply)
+    return Judgement(answer=answer, correct=answer == sample.gold.strip())
+
+
+def judge_robust(reply: str, sample: Sample) -> Judgement:
+    """Robust mode: the first marked answer in any case and markup, else a bare-letter reply."""
+    answer = run_steps(ROBUST_STEPS, reply)
+    return Judgement(answer=answer, correct=answer == sample.gold.strip().lower())
+
+
 THEOREMQA = TaskDefinition(
     name="theoremQA",
     summary="TheoremQA: maths and science questions as lettered choices, solved by a theorem",
     template=TEMPLATE,
-    judges=JUDGES,
+    judges=sample_judges(judge_paper, judge_robust, ROBUST_FIXES),
     load=load,
     answers=LETTERS,
     rule_counts=(3, 5),

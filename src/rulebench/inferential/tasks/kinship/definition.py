@@ -5,9 +5,9 @@ extraction (the extractors import the generator's relation facts).
 """
 
 from rulebench.inferential.definition import TaskDefinition
-from rulebench.inferential.extraction.kinship_labels import JUDGES
 from rulebench.inferential.tasks.kinship import TASK, generate
-from rulebench.inferential.templates.kinship import TEMPLATE
+from rulebench.inferential.tasks.kinship.extraction.labels import JUDGES
+from rulebench.inferential.tasks.kinship.template import TEMPLATE
 from rulebench.inferential.vocabulary import KINSHIP_CF_LABELS
 
 KINSHIP = TaskDefinition(

@@ -7,6 +7,9 @@ law-cf: the question is `instruction` + input (its instruction asks which listed
 applies). Rules are keyed by Criminal Law article number; law/train_rule.json is an empty list,
 so law train records use test_rule.json, and law-cf's FOL rules are the factual ones (only its
 NL is counterfactual).
+
+The package holds the whole task: this loader and the two definitions, `template` (the
+prompts) and `extraction` (reading a charge out of a reply).
 """
 
 import ast
@@ -18,7 +21,8 @@ from pathlib import Path
 from rulebench.core.errors import DataError
 from rulebench.core.rules import TaskData
 from rulebench.inferential.definition import TaskDefinition
-from rulebench.inferential.extraction.law import CF_JUDGES, JUDGES
+from rulebench.inferential.tasks.law.extraction import CF_JUDGES, JUDGES
+from rulebench.inferential.tasks.law.template import CF_TEMPLATE, TEMPLATE
 from rulebench.inferential.tasks.official import (
     OfficialFormat,
     SampleParts,
@@ -32,7 +36,6 @@ from rulebench.inferential.tasks.official_files import (
     read_records,
     splits_present,
 )
-from rulebench.inferential.templates.law import CF_TEMPLATE, TEMPLATE
 
 DATASETS = ("law", "law-cf")
 CHARGE_SPLITS = ("train", "test")

@@ -9,11 +9,11 @@ from typing import NamedTuple
 
 from rulebench.core.errors import ConfigError
 from rulebench.core.rules import Rule
-from rulebench.inferential.tasks.stringgame_rules import content_conditions as content
-from rulebench.inferential.tasks.stringgame_rules import outputs as out
-from rulebench.inferential.tasks.stringgame_rules import shape_conditions as shape
-from rulebench.inferential.tasks.stringgame_rules.conditions import Condition, both
-from rulebench.inferential.tasks.stringgame_rules.outputs import Output
+from rulebench.inferential.tasks.stringgame.rules import content_conditions as content
+from rulebench.inferential.tasks.stringgame.rules import outputs as out
+from rulebench.inferential.tasks.stringgame.rules import shape_conditions as shape
+from rulebench.inferential.tasks.stringgame.rules.conditions import Condition, both
+from rulebench.inferential.tasks.stringgame.rules.outputs import Output
 
 
 class StringRule(NamedTuple):

@@ -1,7 +1,7 @@
 """StringGame conditions on what the string holds: vowels, letter counts, patterns, sums."""
 
-from rulebench.inferential.tasks.stringgame_rules import letters as lt
-from rulebench.inferential.tasks.stringgame_rules.conditions import (
+from rulebench.inferential.tasks.stringgame.rules import letters as lt
+from rulebench.inferential.tasks.stringgame.rules.conditions import (
     HAS_CONSONANT,
     HAS_VOWEL,
     NONEMPTY,

@@ -7,7 +7,7 @@ aside that mentions another kin term overrides the label it explains.
 
 import re
 
-from rulebench.inferential.extraction.kinship_chains import (
+from rulebench.inferential.tasks.kinship.extraction.chains import (
     RELATION_WORDS,
     UNLISTED,
     relation_word_pattern,

@@ -4,7 +4,7 @@ import pytest
 
 from rulebench.core.rules import Sample
 from rulebench.inferential.extraction.judge import judge
-from rulebench.inferential.extraction.kinship_chains import UNLISTED, compose_relation_chains
+from rulebench.inferential.tasks.kinship.extraction.chains import UNLISTED, compose_relation_chains
 
 
 def both(reply: str, gold: str, question: str = "q") -> tuple[tuple[str | None, bool], ...]:

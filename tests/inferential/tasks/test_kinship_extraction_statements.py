@@ -6,8 +6,8 @@ from hypothesis import strategies as st
 
 from rulebench.core.rules import Sample
 from rulebench.inferential.extraction.judge import judge
-from rulebench.inferential.extraction.kinship_labels import LABELS
-from rulebench.inferential.extraction.kinship_statements import read_query
+from rulebench.inferential.tasks.kinship.extraction.labels import LABELS
+from rulebench.inferential.tasks.kinship.extraction.statements import read_query
 
 KIM_TO_ANN = (
     "[Ann] and her brother [Bob] went fishing. [Bob]'s daughter [Kim] came.\nWho is Kim to Ann?"

@@ -4,7 +4,7 @@ import pytest
 
 from rulebench.core.rules import Sample
 from rulebench.inferential.extraction.judge import judge
-from rulebench.inferential.extraction.kinship_asides import drop_explanations_after_labels
+from rulebench.inferential.tasks.kinship.extraction.asides import drop_explanations_after_labels
 
 
 def both(reply: str, gold: str, task: str = "clutrr") -> tuple[tuple[str | None, bool], ...]:

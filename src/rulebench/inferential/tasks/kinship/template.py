@@ -1,4 +1,4 @@
-"""CLUTRR and our kinship generator: name the relation between two people in a story."""
+"""The kinship prompt: name the relation between two people in a story (CLUTRR uses it too)."""
 
 from rulebench.inferential.templates.base import PromptTemplate
 

@@ -3,7 +3,7 @@
 import random
 
 from rulebench.core.rules import Sample
-from rulebench.inferential.tasks.stringgame_rules.letters import CONVENTIONS
+from rulebench.inferential.tasks.stringgame.rules.letters import CONVENTIONS
 from rulebench.inferential.templates.base import PromptTemplate
 
 

@@ -14,7 +14,7 @@ import random
 from collections.abc import Mapping
 from typing import Literal, NamedTuple
 
-from rulebench.inferential.tasks.stringgame_rules.library import StringRule
+from rulebench.inferential.tasks.stringgame.rules.library import StringRule
 
 DEFAULT_HELDOUT_FRACTION = 0.2
 """Share of the library held out unless a config says otherwise (`train data`, `run

@@ -6,13 +6,13 @@ import re
 from rulebench.core.rules import Sample
 from rulebench.inferential.definition import sample_judges
 from rulebench.inferential.extraction.base import NO_ANSWER, Judgement, Step, bind, run_steps
-from rulebench.inferential.extraction.kinship_asides import drop_explanations_after_labels
-from rulebench.inferential.extraction.kinship_chains import (
+from rulebench.inferential.tasks.kinship.extraction.asides import drop_explanations_after_labels
+from rulebench.inferential.tasks.kinship.extraction.chains import (
     UNLISTED,
     compose_relation_chains,
     relation_word_pattern,
 )
-from rulebench.inferential.extraction.kinship_statements import (
+from rulebench.inferential.tasks.kinship.extraction.statements import (
     KinshipQuery,
     label_after_answer_marker,
     label_in_self_correction,
@@ -95,7 +95,7 @@ ROBUST_REWRITES = (
     drop_explanations_after_labels,
 )
 ROBUST_STEPS = (last_stated_label, last_label_as_whole_word)
-"""The stated answer (see `kinship_statements`), else the last label anywhere."""
+"""The stated answer (see `statements`), else the last label anywhere."""
 ROBUST_FIXES: tuple[str, ...] = tuple(
     fix.__name__
     for fix in (

@@ -6,8 +6,8 @@ by the tests); the library pairs the broad ones with other conditions to keep th
 
 import math
 
-from rulebench.inferential.tasks.stringgame_rules import letters as lt
-from rulebench.inferential.tasks.stringgame_rules.conditions import (
+from rulebench.inferential.tasks.stringgame.rules import letters as lt
+from rulebench.inferential.tasks.stringgame.rules.conditions import (
     HAS_CONSONANT,
     HAS_VOWEL,
     NONEMPTY,

@@ -8,8 +8,8 @@ the library pairs them only with conditions that ensure it.
 from collections.abc import Callable
 from typing import NamedTuple
 
-from rulebench.inferential.tasks.stringgame_rules import letters as lt
-from rulebench.inferential.tasks.stringgame_rules.conditions import (
+from rulebench.inferential.tasks.stringgame.rules import letters as lt
+from rulebench.inferential.tasks.stringgame.rules.conditions import (
     HAS_CONSONANT,
     HAS_VOWEL,
     has,

@@ -4,7 +4,7 @@ import pytest
 
 from rulebench.core.rules import Sample
 from rulebench.inferential.extraction.judge import judge
-from rulebench.inferential.extraction.stringgame import normalize_number
+from rulebench.inferential.tasks.stringgame.extraction import normalize_number
 
 
 def both(reply: str, gold: str) -> tuple[tuple[str | None, bool], ...]:

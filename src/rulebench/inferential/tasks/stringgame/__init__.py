@@ -4,6 +4,9 @@ The synthetic task of the RuleBench paper (appendix G), used for IRFT training d
 evaluation task. Every rule is executable, so the gold answer, the set of rules that apply and
 the check that a prompt's rule list is unambiguous all come from running the rules: the
 symbolic oracle (`applies`, `execute`, `check_sample`).
+
+The package holds the whole task: this generator and its definition, `rules` (the rule
+library), `template` (the prompt) and `extraction` (reading the numeric answer).
 """
 
 import difflib
@@ -17,14 +20,14 @@ from rulebench.core.errors import DataError
 from rulebench.core.items import ItemIds
 from rulebench.core.rules import RuleForm, RuleSet, Sample, TaskData, rule_text
 from rulebench.inferential.definition import TaskDefinition
-from rulebench.inferential.extraction.stringgame import JUDGES
-from rulebench.inferential.tasks.stringgame_rules import CONVENTIONS, LIBRARY, StringRule
-from rulebench.inferential.tasks.stringgame_rules.heldout import (
+from rulebench.inferential.tasks.stringgame.extraction import JUDGES
+from rulebench.inferential.tasks.stringgame.rules import CONVENTIONS, LIBRARY, StringRule
+from rulebench.inferential.tasks.stringgame.rules.heldout import (
     DEFAULT_HELDOUT_FRACTION,
     HeldOutBy,
     split_library,
 )
-from rulebench.inferential.templates.stringgame import TEMPLATE
+from rulebench.inferential.tasks.stringgame.template import TEMPLATE
 
 __all__ = [
     "CONVENTIONS",
@@ -69,7 +72,7 @@ class StringGameConfig(BaseModel):
     demo_count: int = Field(default=3, ge=0)
     golden_rules: frozenset[str] | None = None
     """Only these rules may be a sample's golden rule (a held-out split's rules, see
-    `stringgame_rules.heldout`); the others still apply and serve as noise. None: any rule."""
+    `stringgame.rules.heldout`); the others still apply and serve as noise. None: any rule."""
 
     @model_validator(mode="after")
     def _check_ranges(self) -> "StringGameConfig":

@@ -12,8 +12,8 @@ import re
 from typing import NamedTuple
 
 from rulebench.inferential.extraction.base import NO_ANSWER
-from rulebench.inferential.extraction.kinship_asides import CONCLUSION_CUE, CORRECTION_CUE
-from rulebench.inferential.extraction.kinship_chains import (
+from rulebench.inferential.tasks.kinship.extraction.asides import CONCLUSION_CUE, CORRECTION_CUE
+from rulebench.inferential.tasks.kinship.extraction.chains import (
     RELATION_WORDS,
     UNLISTED,
     relation_word_pattern,

@@ -4,7 +4,7 @@ import pytest
 
 from rulebench.core.rules import Sample
 from rulebench.inferential.extraction.judge import judge
-from rulebench.inferential.extraction.kinship_labels import LABELS, paper_answer
+from rulebench.inferential.tasks.kinship.extraction.labels import LABELS, paper_answer
 
 
 def sample(gold: str, candidates: tuple[str, ...] = (), task: str = "clutrr") -> Sample:

@@ -51,7 +51,7 @@ class Variant:
     seconds: dict[str, list[float]] = field(default_factory=dict)
     rss_mib: dict[str, list[int]] = field(default_factory=dict)
     loads: dict[str, list[float]] = field(default_factory=dict)
-    replies: dict[str, dict[str, str]] = field(default_factory=dict)
+    replies: dict[str, dict[str, str | None]] = field(default_factory=dict)
     """Per command, the last run's reply (or error) per item id."""
 
 
@@ -102,8 +102,10 @@ def run_once(variant: Variant, command: str, args: argparse.Namespace, folder: P
 def table(variants: list[Variant], commands: list[str]) -> list[tuple[str, ...]]:
     """Rows comparing every variant with the first (before)."""
     base = variants[0]
-    rows = [("command", f"{base.label} s", "variant", "variant s", "speed-up", "identical",
-             "load avg", "peak MiB")]  # fmt: skip
+    rows: list[tuple[str, ...]] = [
+        ("command", f"{base.label} s", "variant", "variant s", "speed-up", "identical",
+         "load avg", "peak MiB"),
+    ]  # fmt: skip
     for command in commands:
         before = statistics.median(base.seconds[command])
         for variant in variants[1:]:

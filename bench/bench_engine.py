@@ -108,7 +108,8 @@ def measure(kind: str, url: str, n: int, concurrency: int) -> dict[str, float]:
         text=True,
         check=True,
     ).stdout
-    return json.loads(output.strip().splitlines()[-1])
+    rates: dict[str, float] = json.loads(output.strip().splitlines()[-1])
+    return rates
 
 
 def main() -> None:

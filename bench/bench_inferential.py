@@ -19,15 +19,17 @@ from pathlib import Path
 
 from rulebench.engine.runner import Runner, RunSpec
 from rulebench.engine.store import Store
-from rulebench.inferential.settings import Grid
+from rulebench.inferential.settings import Grid, Layout
 from rulebench.inferential.task import InferentialTask
 from rulebench.models.base import BackendOptions
 from rulebench.models.registry import EMBEDDED_MODEL_NAME, create_model
 
 
-async def measure(backend: str, layout: str, concurrency: int, args: argparse.Namespace) -> float:
+async def measure(
+    backend: str, layout: Layout, concurrency: int, args: argparse.Namespace
+) -> float:
     """Items/s for one combination, in a fresh store."""
-    grid = Grid(quantities=("all",), layout=layout)  # type: ignore[arg-type]
+    grid = Grid(quantities=("all",), layout=layout)
     task = InferentialTask(tasks=["kinship"], n=args.items, seed=args.seed, grid=grid.model_dump())
     model = create_model(f"{backend}/{EMBEDDED_MODEL_NAME}", BackendOptions())
     spec = RunSpec(task="inferential", model=backend, concurrency=concurrency, use_cache=False)
@@ -39,7 +41,8 @@ async def measure(backend: str, layout: str, concurrency: int, args: argparse.Na
         await Runner(store).run(task, model, spec)
         wall = time.perf_counter() - start
     await model.aclose()
-    return args.items / wall
+    items: int = args.items
+    return items / wall
 
 
 def main() -> None:

@@ -49,7 +49,7 @@ async def bench_prefix(args: argparse.Namespace) -> list[tuple[str, ...]]:
 
     config = GenerateConfig(max_tokens=args.llama_max_tokens)
     conversations = questions(args.questions, rules(args.rules))
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for reuse in ("true", "false"):
         model = LlamaCppModel.create(
             EMBEDDED_MODEL_NAME, BackendOptions(args={"prefix_reuse": reuse})
@@ -73,7 +73,7 @@ async def bench_batching(args: argparse.Namespace) -> list[tuple[str, ...]]:
     config = GenerateConfig(max_tokens=args.hf_max_tokens)
     conversations = questions(args.batch, None)
     await model.generate(conversations[0], GenerateConfig(max_tokens=2))  # warm up
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for together in (False, True):
         runs = len(model.stats.batch_sizes)
         elapsed, _, generated = await timed(model, conversations, config, together)
@@ -96,7 +96,7 @@ async def bench_lanes(args: argparse.Namespace) -> list[tuple[str, ...]]:
         [Message(role="user", content=f"Write a short story about harbour {i} and its boats.")]
         for i in range(args.batch)
     ]
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for setting in args.llama_settings.split(";"):
         pairs = dict(pair.split("=", 1) for pair in setting.split(",") if pair)
         model = LlamaCppModel.create(EMBEDDED_MODEL_NAME, BackendOptions(args=pairs))

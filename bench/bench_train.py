@@ -12,7 +12,6 @@ import argparse
 import asyncio
 import json
 import platform
-import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
@@ -88,4 +87,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -6,6 +6,7 @@ import random
 from pathlib import Path
 
 import pytest
+from pydantic import JsonValue
 from typer.testing import CliRunner
 
 from rulebench.cli.app import app
@@ -23,11 +24,17 @@ from rulebench.scenarios.judge import (
 )
 from rulebench.scenarios.task import ScenarioTask
 
-APPLE = {"params": {"secret": "apple"}, "messages": [{"role": "user", "content": "apple"}]}
-PEAR = {"params": {"secret": "pear"}, "messages": [{"role": "user", "content": "pear"}]}
+APPLE: dict[str, JsonValue] = {
+    "params": {"secret": "apple"},
+    "messages": [{"role": "user", "content": "apple"}],
+}
+PEAR: dict[str, JsonValue] = {
+    "params": {"secret": "pear"},
+    "messages": [{"role": "user", "content": "pear"}],
+}
 
 
-def write_suite(tmp_path: Path, lines: list[dict[str, object]]) -> Path:
+def write_suite(tmp_path: Path, lines: list[dict[str, JsonValue]]) -> Path:
     """Questions_confirm cases without ids: identical lines become distinct cases, as upstream's."""
     folder = tmp_path / "official"
     folder.mkdir(exist_ok=True)
@@ -58,7 +65,7 @@ async def test_identical_exchanges_become_one_item(store: Store, tmp_path: Path)
     judge = JudgeTask(runs=runs, store=str(store.path), per_group=10)
     items = judge.items()
     assert len(items) == len({i.id for i in items}) == 4  # apple/pear x Correct/No.
-    assert sorted(i.target for i in items) == ["fail", "fail", "pass", "pass"]
+    assert sorted((i.target for i in items), key=str) == ["fail", "fail", "pass", "pass"]
     sources = {str(i.metadata["source"]).split("/")[0] for i in items}
     assert sources == set(runs)
     judged = await run(store, judge, ScriptedModel("fixed", reply="fail"))

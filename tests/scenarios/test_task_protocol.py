@@ -2,6 +2,7 @@
 
 import json
 import random
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -9,8 +10,10 @@ from typer.testing import CliRunner
 
 from rulebench.cli.app import app
 from rulebench.core.errors import ConfigError
+from rulebench.core.items import ItemResult
 from rulebench.engine.runner import Runner, RunSpec
 from rulebench.engine.store import Store
+from rulebench.engine.task import Task
 from rulebench.models.scripted import ScriptedModel
 from rulebench.scenarios.protocol import Protocol
 from rulebench.scenarios.registry import scenario_class
@@ -24,7 +27,7 @@ def write_case(
     path: Path,
     scenario: str,
     behavior: str,
-    params: dict[str, object],
+    params: Mapping[str, object],
     messages: list[dict[str, str]],
 ) -> Path:
     folder = path / "mine"
@@ -40,7 +43,7 @@ def write_case(
     return folder
 
 
-async def run(store: Store, task: ScenarioTask, model: ScriptedModel) -> list:
+async def run(store: Store, task: Task, model: ScriptedModel) -> list[ItemResult]:
     spec = RunSpec(task="scenarios", model="scripted/x", task_config=task.config())
     report = await Runner(store).run(task, model, spec)
     return list(store.iter_results(report.run.id))

@@ -31,7 +31,7 @@ def _play(save: Path, *options: str) -> str:
     return hint.removeprefix("replay it with: ")
 
 
-def _saved(save: Path) -> dict[str, object]:
+def _saved(save: Path) -> dict[str, JsonValue]:
     [row] = [json.loads(line) for line in save.read_text(encoding="utf-8").splitlines()]
     assert isinstance(row, dict)
     return row

@@ -8,12 +8,14 @@ limit) is identical whichever entry point started it, with defaults and with a s
 import json
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Unpack
 
 import pytest
 from pydantic import JsonValue
 from typer.testing import CliRunner
 
 import rulebench
+from rulebench.api import RunOptions
 from rulebench.cli.app import app
 from rulebench.engine.store import Store
 
@@ -34,10 +36,13 @@ def via_cli(store: Path, *args: str) -> dict[str, JsonValue]:
 
 
 def via_api(
-    store: Path, task: str, config: Mapping[str, JsonValue] | None = None, **options: object
+    store: Path,
+    task: str,
+    config: Mapping[str, JsonValue] | None = None,
+    **options: Unpack[RunOptions],
 ) -> dict[str, JsonValue]:
     """The stored spec of the run `rulebench.run` made."""
-    report = rulebench.run(task, MODEL, config=config, store=store, **options)  # type: ignore[misc]  # options as RunOptions
+    report = rulebench.run(task, MODEL, config=config, store=store, **options)
     with Store(store, readonly=True) as db:
         return db.get_run(report.run.id).config
 
@@ -123,9 +128,9 @@ def test_judge(tmp_path: Path) -> None:
     ]
     runs = ["--from-run", sources[0], "--from-run", sources[1]]
     cli = via_cli(store, "run", "judge", *runs)
-    assert cli == via_api(store, "judge", {"runs": sources, "store": str(store)})
+    assert cli == via_api(store, "judge", {"runs": list(sources), "store": str(store)})
     given = via_cli(store, "run", "judge", *runs, "--per-group", "1")
-    api = via_api(store, "judge", {"runs": sources, "store": str(store), "per_group": 1})
+    api = via_api(store, "judge", {"runs": list(sources), "store": str(store), "per_group": 1})
     assert given == api and json_at(given, "task_config", "per_group") == 1
 
 

@@ -38,7 +38,8 @@ def replayed(command: str, store: Path) -> tuple[dict[str, JsonValue], bool | No
         [item] = list(db.iter_results(run.id))
     task_config = dict(json_object(run.config["task_config"]))
     task_config.pop("suites")
-    return {**run.config, "task_config": task_config}, item.outcome and item.outcome.passed
+    passed = item.outcome.passed if item.outcome is not None else None
+    return {**run.config, "task_config": task_config}, passed
 
 
 def test_the_playground_and_play_save_replay_the_same_game_alike(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import typer
+import typer.core
 import typer.main
 from pydantic import JsonValue
 from typer.testing import CliRunner
@@ -45,7 +46,11 @@ def test_a_commands_own_defaults_survive_the_shared_declaration() -> None:
     group = typer.main.get_group(run.app)
     context = typer.Context(group)
     shown = {
-        name: next(p.show_default for p in command.params if p.name == "concurrency")
+        name: next(
+            p.show_default
+            for p in command.params
+            if isinstance(p, typer.core.TyperOption) and p.name == "concurrency"
+        )
         for name in ("smoke", "loadtest", "inferential")
         if (command := group.get_command(context, name)) is not None
     }

@@ -14,7 +14,7 @@ import pytest
 
 import rulebench
 from rulebench.inferential import registry
-from rulebench.inferential.extraction.judge import judge
+from rulebench.inferential.judge import judge
 from rulebench.inferential.task import InferentialConfig
 
 README = Path(__file__).parents[2] / "README.md"

@@ -6,9 +6,9 @@ from hypothesis import strategies as st
 
 from rulebench.core.errors import DataError
 from rulebench.core.rules import TaskData
+from rulebench.inferential.official import load_official
 from rulebench.inferential.rule_lists import golden_of, list_rules, shared_listings
 from rulebench.inferential.settings import Grid, Layout, Quantity, Setting
-from rulebench.inferential.tasks.official import load_official
 
 from tests.inferential.conftest import make_task
 from tests.stored_json import json_list

@@ -9,7 +9,7 @@ from rulebench.core.errors import ConfigError
 from rulebench.core.rules import TaskData
 from rulebench.inferential.data import judging_context, load_task
 from rulebench.inferential.definition import TaskDefinition
-from rulebench.inferential.extraction.judge import judge
+from rulebench.inferential.judge import judge
 from rulebench.inferential.registry import (
     GENERATED,
     OFFICIAL,

@@ -12,7 +12,7 @@ from rulebench.cli.app import app
 from rulebench.core.errors import ConfigError, DataError
 from rulebench.core.rules import Sample, TaskData
 from rulebench.inferential.data import judging_context
-from rulebench.inferential.extraction.judge import judge
+from rulebench.inferential.judge import judge
 from rulebench.inferential.prompts import render_prompt, template_for
 from rulebench.inferential.registry import task_definition
 from rulebench.inferential.rule_lists import list_rules

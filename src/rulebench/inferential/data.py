@@ -48,7 +48,7 @@ def load_task(
             f"task '{name}' is official RuleBench data: give --data-root, the release's data "
             "folder in your clone (<clone>/dataset, which holds clutrr/, deer/, theoremQA/...)"
         )
-    from rulebench.inferential.tasks.official import load_official
+    from rulebench.inferential.official import load_official
 
     data = load_official(data_root, name)
     if n is not None:

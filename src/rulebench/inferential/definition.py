@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rulebench.core.rules import Sample, TaskData
-from rulebench.inferential.extraction.base import Judgement
-from rulebench.inferential.templates.base import PromptTemplate
+from rulebench.inferential.extraction import Judgement
+from rulebench.inferential.template import PromptTemplate
 
 SampleJudge = Callable[[str, Sample], Judgement]
 """Judge a reply to a sample (most tasks need nothing else)."""

@@ -22,8 +22,8 @@ from rulebench.core.rules import Sample
 from rulebench.core.stats import Proportion, wilson_interval
 from rulebench.inferential.analysis import Cell, ExtractMode, cell_of, record_from
 from rulebench.inferential.data import judging_context
-from rulebench.inferential.extraction.judge import judge
 from rulebench.inferential.item_meta import ItemMeta
+from rulebench.inferential.judge import judge
 from rulebench.inferential.task import InferentialTask
 
 logger = logging.getLogger(__name__)

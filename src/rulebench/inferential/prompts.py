@@ -8,7 +8,7 @@ from rulebench.core.rules import Sample, TaskData, rule_text
 from rulebench.inferential.registry import task_definition
 from rulebench.inferential.rule_lists import RuleListing, golden_of, list_rules
 from rulebench.inferential.settings import Setting
-from rulebench.inferential.templates.base import PromptTemplate
+from rulebench.inferential.template import PromptTemplate
 
 
 def template_for(task: str) -> PromptTemplate:

@@ -13,8 +13,8 @@ from typing import NamedTuple
 
 from rulebench.core.errors import DataError
 from rulebench.core.rules import Rule, Sample, TaskData
+from rulebench.inferential.official import rule_file_label
 from rulebench.inferential.settings import Setting
-from rulebench.inferential.tasks.official import rule_file_label
 
 
 class RuleListing(NamedTuple):

@@ -6,8 +6,8 @@ from rulebench.core.errors import ConfigError
 from rulebench.core.items import Item, Outcome
 from rulebench.core.rules import Sample
 from rulebench.engine.task import Session
-from rulebench.inferential.extraction.citation import cited_rule
-from rulebench.inferential.extraction.judge import judge
+from rulebench.inferential.citation import cited_rule
+from rulebench.inferential.judge import judge
 from rulebench.inferential.registry import task_definition
 
 LOGLIK_SCORINGS = ("loglik", "loglik-norm")

@@ -14,8 +14,8 @@ from rulebench.core.rules import Rule, Sample, TaskData
 from rulebench.core.wording import Prompts, UpstreamText
 from rulebench.engine.task import Session
 from rulebench.engine.task_config import GenerationDefaults, TaskConfig
+from rulebench.inferential.citation import cited_rule, upstream_citation
 from rulebench.inferential.data import DEFAULT_TASKS, check_heldout, judging_context, load_task
-from rulebench.inferential.extraction.citation import cited_rule, upstream_citation
 from rulebench.inferential.item_meta import SAMPLE_FACTS, ItemMeta
 from rulebench.inferential.prompts import pick_demos, render_prompt, template_for
 from rulebench.inferential.rule_lists import RuleListing, golden_of, list_rules, shared_listings

@@ -23,8 +23,8 @@ from rulebench.core.errors import ConfigError, DataError
 from rulebench.core.items import content_hash
 from rulebench.core.rules import RuleForm, Sample, TaskData
 from rulebench.inferential.data import judging_context
-from rulebench.inferential.extraction.base import Mode
-from rulebench.inferential.extraction.judge import judge
+from rulebench.inferential.extraction import Mode
+from rulebench.inferential.judge import judge
 from rulebench.inferential.prompts import render_prompt, template_for
 from rulebench.inferential.rule_lists import RuleListing, list_rules
 from rulebench.inferential.settings import Quantity, Setting
@@ -100,9 +100,9 @@ def check_sources(config: InDomainConfig) -> None:
         ConfigError: no source at all, or a dataset name that is not official.
         DataError: a dataset folder is missing (the message lists the folders there).
     """
+    from rulebench.inferential.official import dataset_folder, unknown_dataset_message
+    from rulebench.inferential.official_files import file_label, splits_present
     from rulebench.inferential.registry import is_official
-    from rulebench.inferential.tasks.official import dataset_folder, unknown_dataset_message
-    from rulebench.inferential.tasks.official_files import file_label, splits_present
 
     if not sources(config):
         raise ConfigError("in-domain data: no source: give --data-root or a kinship size above 0")
@@ -139,7 +139,7 @@ def load_source(config: InDomainConfig, source: str) -> tuple[TaskData, TaskData
         # No demonstrations: they are neither trained on nor change the samples drawn.
         train = generate(config.kinship_size, config.kinship_seed, split="train", n_demos=0)
         return train, generate(config.eval_size, config.eval_seed, n_demos=0)
-    from rulebench.inferential.tasks.official import load_official
+    from rulebench.inferential.official import load_official
 
     assert config.data_root is not None  # sources() lists official data only with a root
     train = load_official(config.data_root, source, "train")

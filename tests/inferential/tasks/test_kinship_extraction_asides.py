@@ -3,7 +3,7 @@
 import pytest
 
 from rulebench.core.rules import Sample
-from rulebench.inferential.extraction.judge import judge
+from rulebench.inferential.judge import judge
 from rulebench.inferential.tasks.kinship.extraction.asides import drop_explanations_after_labels
 
 

@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rulebench.core.rules import Sample
-from rulebench.inferential.extraction.judge import judge
+from rulebench.inferential.judge import judge
 from rulebench.inferential.tasks.kinship.extraction.labels import LABELS
 from rulebench.inferential.tasks.kinship.extraction.statements import read_query
 

@@ -11,10 +11,10 @@ from fractions import Fraction
 from pathlib import Path
 
 from rulebench.core.rules import Sample
-from rulebench.inferential.extraction.judge import judge
+from rulebench.inferential.judge import judge
+from rulebench.inferential.official import load_official
 from rulebench.inferential.tasks import law
 from rulebench.inferential.tasks.law.template import TEMPLATE, show_case
-from rulebench.inferential.tasks.official import load_official
 
 FIXTURES = Path(__file__).parent / "fixtures" / "official"
 

@@ -5,8 +5,8 @@ import json
 import pytest
 
 from rulebench.core.rules import Sample
-from rulebench.inferential.extraction.base import Judgement
-from rulebench.inferential.extraction.judge import judge
+from rulebench.inferential.extraction import Judgement
+from rulebench.inferential.judge import judge
 
 CHARGES = ("诈骗", "合同诈骗", "盗窃", "抢劫", "故意伤害", "故意杀人", "危险驾驶")
 CANDIDATES = ("诈骗", "盗窃", "抢劫")

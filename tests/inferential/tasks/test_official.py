@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from rulebench.core.errors import ConfigError, DataError
+from rulebench.inferential.official import drop_test_overlap, load_official
 from rulebench.inferential.registry import OFFICIAL as DATASETS
-from rulebench.inferential.tasks.official import drop_test_overlap, load_official
 
 FIXTURES = Path(__file__).parent / "fixtures" / "official"
 

@@ -9,8 +9,8 @@ import pytest
 
 from rulebench.core.errors import ConfigError, DataError
 from rulebench.core.rules import rule_text
+from rulebench.inferential.official import load_official
 from rulebench.inferential.tasks import clutrr, law
-from rulebench.inferential.tasks.official import load_official
 from rulebench.inferential.tasks.theoremqa import choice_letters
 from rulebench.inferential.tasks.ulogic import ANSWERS
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from rulebench.core.errors import DataError
-from rulebench.inferential.tasks.official import load_official
+from rulebench.inferential.official import load_official
 
 FIXTURES = Path(__file__).parent / "fixtures" / "official"
 

@@ -3,8 +3,8 @@
 import pytest
 
 from rulebench.core.rules import Sample
-from rulebench.inferential.extraction.base import Judgement
-from rulebench.inferential.extraction.judge import judge
+from rulebench.inferential.extraction import Judgement
+from rulebench.inferential.judge import judge
 
 
 def sample(gold: str) -> Sample:

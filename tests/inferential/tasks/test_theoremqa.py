@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rulebench.core.errors import DataError
-from rulebench.inferential.tasks.official import load_official
+from rulebench.inferential.official import load_official
 from rulebench.inferential.tasks.theoremqa import LETTERS, choice_letters
 
 LAYOUTS = Path(__file__).parent / "fixtures" / "theoremqa_layouts"

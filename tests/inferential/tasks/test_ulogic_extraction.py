@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rulebench.core.rules import Sample
-from rulebench.inferential.extraction.judge import judge
+from rulebench.inferential.judge import judge
 from rulebench.inferential.tasks.ulogic import paper_answer
 
 RELEASED = re.compile(r"Answer: (.*?)\.")

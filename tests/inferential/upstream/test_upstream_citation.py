@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from rulebench.cli.app import app
 from rulebench.engine.store import Store
 from rulebench.inferential.analysis import classify_error, to_records
-from rulebench.inferential.extraction.citation import upstream_citation
+from rulebench.inferential.citation import upstream_citation
 from rulebench.inferential.item_meta import ItemMeta
 from rulebench.inferential.settings import Grid
 from rulebench.inferential.task import InferentialTask

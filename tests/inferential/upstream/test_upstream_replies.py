@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from rulebench.inferential.data import judging_context, load_task
-from rulebench.inferential.extraction.base import Mode
-from rulebench.inferential.extraction.judge import judge
+from rulebench.inferential.extraction import Mode
+from rulebench.inferential.judge import judge
 
 OFFICIAL = Path(__file__).parent.parent / "tasks" / "fixtures" / "official"
 

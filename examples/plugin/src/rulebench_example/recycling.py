@@ -9,10 +9,10 @@ from pathlib import Path
 
 from rulebench.core.rules import Sample, TaskData
 from rulebench.inferential.definition import TaskDefinition, sample_judges
-from rulebench.inferential.extraction.base import Judgement
-from rulebench.inferential.tasks.official import OfficialFormat, SampleParts, load_task
-from rulebench.inferential.tasks.official_files import IntRuleRecord
-from rulebench.inferential.templates.base import PromptTemplate
+from rulebench.inferential.extraction import Judgement
+from rulebench.inferential.official import OfficialFormat, SampleParts, load_task
+from rulebench.inferential.official_files import IntRuleRecord
+from rulebench.inferential.template import PromptTemplate
 
 BINS = ("paper", "glass", "metal", "compost")
 DATA = Path(__file__).parent / "data"

@@ -11,9 +11,7 @@ from pathlib import Path
 
 from rulebench.core.rules import TaskData
 from rulebench.inferential.definition import TaskDefinition
-from rulebench.inferential.tasks.kinship.extraction.labels import JUDGES
-from rulebench.inferential.tasks.kinship.template import TEMPLATE
-from rulebench.inferential.tasks.official import (
+from rulebench.inferential.official import (
     OfficialFormat,
     RecordError,
     SampleParts,
@@ -21,7 +19,9 @@ from rulebench.inferential.tasks.official import (
     instruction_metadata,
     load_task,
 )
-from rulebench.inferential.tasks.official_files import IntRuleRecord
+from rulebench.inferential.official_files import IntRuleRecord
+from rulebench.inferential.tasks.kinship.extraction.labels import JUDGES
+from rulebench.inferential.tasks.kinship.template import TEMPLATE
 from rulebench.inferential.vocabulary import KINSHIP_CF_LABELS, KINSHIP_LABELS
 
 DATASETS = ("clutrr", "clutrr-cf")

@@ -13,8 +13,8 @@ from pathlib import Path
 from rulebench.core.errors import DataError
 from rulebench.core.rules import Sample, TaskData
 from rulebench.inferential.definition import TaskDefinition, sample_judges
-from rulebench.inferential.extraction.base import Judgement, run_steps
-from rulebench.inferential.tasks.official import (
+from rulebench.inferential.extraction import Judgement, run_steps
+from rulebench.inferential.official import (
     OfficialFormat,
     RecordError,
     SampleParts,
@@ -22,8 +22,8 @@ from rulebench.inferential.tasks.official import (
     instruction_metadata,
     load_task,
 )
-from rulebench.inferential.tasks.official_files import OfficialRecord
-from rulebench.inferential.templates.base import PromptTemplate
+from rulebench.inferential.official_files import OfficialRecord
+from rulebench.inferential.template import PromptTemplate
 
 DATASETS = ("salad", "salad-cf")
 

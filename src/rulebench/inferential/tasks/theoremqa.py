@@ -17,12 +17,8 @@ from pydantic import AfterValidator, JsonValue
 
 from rulebench.core.rules import Sample, TaskData
 from rulebench.inferential.definition import TaskDefinition, sample_judges
-from rulebench.inferential.extraction.base import Judgement, run_steps
-from rulebench.inferential.extraction.letters import (
-    bare_letter_reply,
-    first_letter_after_answer_marker,
-)
-from rulebench.inferential.tasks.official import (
+from rulebench.inferential.extraction import Judgement, run_steps
+from rulebench.inferential.official import (
     OfficialFormat,
     RecordError,
     SampleParts,
@@ -30,8 +26,12 @@ from rulebench.inferential.tasks.official import (
     instruction_metadata,
     load_task,
 )
-from rulebench.inferential.tasks.official_files import StrRuleRecord
-from rulebench.inferential.templates.base import PromptTemplate
+from rulebench.inferential.official_files import StrRuleRecord
+from rulebench.inferential.option_letters import (
+    bare_letter_reply,
+    first_letter_after_answer_marker,
+)
+from rulebench.inferential.template import PromptTemplate
 from rulebench.inferential.vocabulary import OPTION_LETTERS
 
 DATASETS = ("theoremQA",)

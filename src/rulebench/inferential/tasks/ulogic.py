@@ -17,16 +17,16 @@ from pathlib import Path
 
 from rulebench.core.rules import Sample, TaskData
 from rulebench.inferential.definition import TaskDefinition, sample_judges
-from rulebench.inferential.extraction.base import Judgement, Step, bind, run_steps
-from rulebench.inferential.tasks.official import (
+from rulebench.inferential.extraction import Judgement, Step, bind, run_steps
+from rulebench.inferential.official import (
     OfficialFormat,
     SampleParts,
     check_family,
     instruction_metadata,
     load_task,
 )
-from rulebench.inferential.tasks.official_files import StrRuleRecord
-from rulebench.inferential.templates.base import PromptTemplate
+from rulebench.inferential.official_files import StrRuleRecord
+from rulebench.inferential.template import PromptTemplate
 from rulebench.inferential.vocabulary import ULOGIC_ANSWERS
 
 DATASETS = ("ulogic", "ulogic-cf")

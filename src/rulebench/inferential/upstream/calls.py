@@ -19,9 +19,9 @@ from pydantic import BaseModel, ConfigDict, JsonValue
 from rulebench.core.errors import ConfigError
 from rulebench.core.items import ItemIds
 from rulebench.core.rules import Sample
+from rulebench.inferential.official_files import read_json
 from rulebench.inferential.registry import is_official, task_definition
 from rulebench.inferential.settings import Setting
-from rulebench.inferential.tasks.official_files import read_json
 
 ALL_NUMBER = 20
 """What main.py's test loop passes as `all_number` (the rule count of law's "all" prompts)."""

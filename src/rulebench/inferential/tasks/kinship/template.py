@@ -1,6 +1,6 @@
 """The kinship prompt: name the relation between two people in a story (CLUTRR uses it too)."""
 
-from rulebench.inferential.templates.base import PromptTemplate
+from rulebench.inferential.template import PromptTemplate
 
 TEMPLATE = PromptTemplate(
     task_line=(

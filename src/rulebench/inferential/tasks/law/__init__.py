@@ -21,21 +21,21 @@ from pathlib import Path
 from rulebench.core.errors import DataError
 from rulebench.core.rules import TaskData
 from rulebench.inferential.definition import TaskDefinition
-from rulebench.inferential.tasks.law.extraction import CF_JUDGES, JUDGES
-from rulebench.inferential.tasks.law.template import CF_TEMPLATE, TEMPLATE
-from rulebench.inferential.tasks.official import (
+from rulebench.inferential.official import (
     OfficialFormat,
     SampleParts,
     check_family,
     dataset_folder,
     load_task,
 )
-from rulebench.inferential.tasks.official_files import (
+from rulebench.inferential.official_files import (
     StrRuleRecord,
     file_label,
     read_records,
     splits_present,
 )
+from rulebench.inferential.tasks.law.extraction import CF_JUDGES, JUDGES
+from rulebench.inferential.tasks.law.template import CF_TEMPLATE, TEMPLATE
 
 DATASETS = ("law", "law-cf")
 CHARGE_SPLITS = ("train", "test")

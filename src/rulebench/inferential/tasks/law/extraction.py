@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from rulebench.core.rules import Sample
 from rulebench.inferential.definition import Judges
-from rulebench.inferential.extraction.base import Judgement, bind, run_steps
+from rulebench.inferential.extraction import Judgement, bind, run_steps
 
 CHARGE_KEY = "指控"
 """The JSON key the law-cf prompt asks the model to put its charge under."""

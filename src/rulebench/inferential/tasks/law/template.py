@@ -3,7 +3,7 @@
 import random
 
 from rulebench.core.rules import Sample
-from rulebench.inferential.templates.base import PromptTemplate
+from rulebench.inferential.template import PromptTemplate
 
 
 def show_case(sample: Sample, rng: random.Random) -> str:

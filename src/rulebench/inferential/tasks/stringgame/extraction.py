@@ -10,7 +10,7 @@ import re
 
 from rulebench.core.rules import Sample
 from rulebench.inferential.definition import sample_judges
-from rulebench.inferential.extraction.base import Judgement, run_steps
+from rulebench.inferential.extraction import Judgement, run_steps
 
 _INTEGER = re.compile(r"(?<![\w-])-?\d+|\d+")
 _NUMBER = r"(?<![\w.])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!,?\d)"

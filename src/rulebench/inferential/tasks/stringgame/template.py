@@ -4,7 +4,7 @@ import random
 
 from rulebench.core.rules import Sample
 from rulebench.inferential.tasks.stringgame.rules.letters import CONVENTIONS
-from rulebench.inferential.templates.base import PromptTemplate
+from rulebench.inferential.template import PromptTemplate
 
 
 def show_string(sample: Sample, rng: random.Random) -> str:

@@ -5,7 +5,7 @@ import re
 
 from rulebench.core.rules import Sample
 from rulebench.inferential.definition import sample_judges
-from rulebench.inferential.extraction.base import NO_ANSWER, Judgement, Step, bind, run_steps
+from rulebench.inferential.extraction import NO_ANSWER, Judgement, Step, bind, run_steps
 from rulebench.inferential.tasks.kinship.extraction.asides import drop_explanations_after_labels
 from rulebench.inferential.tasks.kinship.extraction.chains import (
     UNLISTED,

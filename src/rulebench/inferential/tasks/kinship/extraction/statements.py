@@ -11,7 +11,7 @@ import functools
 import re
 from typing import NamedTuple
 
-from rulebench.inferential.extraction.base import NO_ANSWER
+from rulebench.inferential.extraction import NO_ANSWER
 from rulebench.inferential.tasks.kinship.extraction.asides import CONCLUSION_CUE, CORRECTION_CUE
 from rulebench.inferential.tasks.kinship.extraction.chains import (
     RELATION_WORDS,

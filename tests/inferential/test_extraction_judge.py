@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 
 from rulebench.core.errors import ConfigError
 from rulebench.core.rules import Sample
-from rulebench.inferential.extraction import letters
-from rulebench.inferential.extraction.base import Mode
-from rulebench.inferential.extraction.judge import TASKS, judge, robust_fixes
+from rulebench.inferential import option_letters as letters
+from rulebench.inferential.extraction import Mode
+from rulebench.inferential.judge import TASKS, judge, robust_fixes
 from rulebench.inferential.tasks import deer, salad, theoremqa, ulogic
 from rulebench.inferential.tasks.kinship.extraction import labels as kinship_labels
 from rulebench.inferential.tasks.law import extraction as law

@@ -5,7 +5,7 @@ from typing import get_args
 
 from rulebench.core.errors import ConfigError
 from rulebench.core.rules import Sample
-from rulebench.inferential.extraction.base import Judgement, Mode
+from rulebench.inferential.extraction import Judgement, Mode
 from rulebench.inferential.registry import GENERATED, OFFICIAL, task_definition, task_names
 
 TASKS: tuple[str, ...] = tuple(GENERATED | OFFICIAL)

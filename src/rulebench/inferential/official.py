@@ -1,7 +1,7 @@
 """Load the official RuleBench datasets from the user's local clone of the release.
 
 `load_official(root, "clutrr")` reads `root/clutrr/test_data.json` with its rule file and returns
-a TaskData; each dataset family's module (clutrr, deer, theoremqa, ulogic, law, salad) says how
+a TaskData; each dataset family's task (`tasks/clutrr.py`, `tasks/law/`, ...) says how
 its records become Samples, this module does the rest: split and rule-file resolution, rule id
 checks, stable ids (exact duplicate records are kept and numbered), demonstrations and the
 in-domain tuning helper.
@@ -18,7 +18,7 @@ from pydantic import JsonValue
 from rulebench.core.errors import ConfigError, DataError
 from rulebench.core.items import ItemIds
 from rulebench.core.rules import Rule, Sample, TaskData, check_rules_exist
-from rulebench.inferential.tasks.official_files import (
+from rulebench.inferential.official_files import (
     CORE_FIELDS,
     OfficialRecord,
     RecordT,
@@ -254,7 +254,7 @@ def written_demos(
     dataset: str, fmt: OfficialFormat[RecordT], evaluated: TaskData
 ) -> tuple[tuple[Sample, ...], dict[str, Rule]]:
     """The demonstrations written for a dataset without a train or validation split."""
-    from rulebench.inferential.tasks.written_demos import WRITTEN
+    from rulebench.inferential.written_demos import WRITTEN
 
     if dataset not in WRITTEN:
         return (), {}

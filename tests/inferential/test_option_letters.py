@@ -3,7 +3,7 @@
 import pytest
 
 from rulebench.core.rules import Sample
-from rulebench.inferential.extraction.judge import judge
+from rulebench.inferential.judge import judge
 
 
 def both(task: str, reply: str, gold: str) -> tuple[tuple[str | None, bool], ...]:

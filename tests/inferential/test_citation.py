@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rulebench.inferential.extraction.citation import cited_rule
+from rulebench.inferential.citation import cited_rule
 
 
 @pytest.mark.parametrize(

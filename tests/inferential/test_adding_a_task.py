@@ -17,6 +17,8 @@ from rulebench.inferential import registry
 from rulebench.inferential.judge import judge
 from rulebench.inferential.task import InferentialConfig
 
+from tests.stored_json import json_at
+
 README = Path(__file__).parents[2] / "README.md"
 
 
@@ -81,5 +83,5 @@ def test_the_readme_example_runs_like_a_built_in_task(animals: Path, tmp_path: P
     report = rulebench.run("inferential", "scripted/echo", config=config, store=tmp_path / "s")
     assert report.run.status == "completed" and report.completed_now == 4
     rows = rulebench.results(report.run.id, store=tmp_path / "s")
-    assert {row["metadata"]["task"] for row in rows} == {"animals"}
+    assert {json_at(row, "metadata", "task") for row in rows} == {"animals"}
     assert all("Decide the class of the animal" in str(row["messages"]) for row in rows)

@@ -6,6 +6,7 @@ import pytest
 from pydantic import JsonValue
 
 from rulebench.core.errors import ConfigError
+from rulebench.core.items import ItemResult
 from rulebench.engine.runner import Runner, RunSpec
 from rulebench.engine.store import Store
 from rulebench.models.scripted import ScriptedModel
@@ -37,7 +38,7 @@ def _suite(root: Path) -> str:
     return str(root / DATA_UNDER["llm_rules"])
 
 
-async def _run(store: Store, task: ScenarioTask, model: ScriptedModel) -> list:  # type: ignore[type-arg]
+async def _run(store: Store, task: ScenarioTask, model: ScriptedModel) -> list[ItemResult]:
     spec = RunSpec(task="scenarios", model="scripted/echo", task_config=task.config())
     report = await Runner(store).run(task, model, spec)
     return list(store.iter_results(report.run.id))

@@ -62,7 +62,7 @@ def main() -> None:
     data = work / "data"
     print(f"work folder {work}; {platform.processor() or platform.machine()}", flush=True)
     if not (data / "manifest.json").is_file():
-        write_dataset(DataConfig(test_size=max(args.n, 200)), data)
+        write_dataset(DataConfig(per_group=max(args.n, 200)), data)
     run_folder = args.run
     if run_folder is None:
         run_folder = work / "run"

@@ -160,13 +160,14 @@ def main() -> int:
     random.seed(args.seed)
     workdir = Path(tempfile.mkdtemp(prefix="rulebench-soak-train-"))
     data, output, store = workdir / "data", workdir / "run", workdir / "store.sqlite"
-    subprocess.run(rulebench("train", "data", "-o", str(data), "--size", "32", "--test-size", "4"),
+    subprocess.run(rulebench("train", "data", "-o", str(data), "--limit", "32", "--per-group", "4"),
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     started = time.monotonic()
     command = irft_command(data, output, store, args.max_steps)
     first_checkpoint = output / "checkpoints" / "checkpoint-1" / "trainer_state.json"
     killed = [invoke(command, random.uniform(0, 5), wait_for=first_checkpoint)]
-    resume = [*command, "--resume"]
+    run_id = json.loads((output / "irft-run.json").read_text())["run_id"]
+    resume = rulebench("train", "irft", "--resume", run_id, "--store", str(store), "--json")
     for _ in range(args.kills - 1):
         killed.append(invoke(resume, random.uniform(0, args.kill_within_s)))
     finishing = 0

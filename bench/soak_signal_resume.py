@@ -104,7 +104,7 @@ def soak_gcg(folder: Path, rounds: int, rng: random.Random) -> list[str]:
 
 def soak_irft(folder: Path, rounds: int, rng: random.Random) -> list[str]:
     data, output, store = folder / "data", folder / "out", folder / "irft.sqlite"
-    subprocess.run(rulebench("train", "data", "-o", str(data), "--size", "24", "--test-size",
+    subprocess.run(rulebench("train", "data", "-o", str(data), "--limit", "24", "--per-group",
                              "4"), check=True, capture_output=True)  # fmt: skip
     args = ["train", "irft", "--data", str(data), "-o", str(output), "--store", str(store)]
     args += ["--max-steps", str(IRFT_STEPS), "--save-steps", "2", "--batch-size", "2"]

@@ -84,9 +84,9 @@ def test_help_shows_the_config_defaults_once(monkeypatch: pytest.MonkeyPatch) ->
     quick = GcgConfig()
     for option, value in (("--steps", quick.num_steps), ("--search-width", quick.search_width)):
         line = next(line for line in shown.splitlines() if line.startswith(f"│ {option} "))
-        assert f"[default: ({value})]" in line and line.count(str(value)) == 1, line
+        assert f"[default: {value}]" in line and line.count(str(value)) == 1, line
     line = next(line for line in shown.splitlines() if line.startswith("│ --heldout "))
-    assert f"[default: ({AttackConfig.model_fields['heldout'].default})]" in line
+    assert f"[default: {AttackConfig.model_fields['heldout'].default}]" in line
 
 
 def stored_attack(store: Store) -> AttackResult:

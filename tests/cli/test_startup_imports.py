@@ -95,7 +95,8 @@ def test_help_lists_every_command_in_its_place() -> None:
     assert result.exit_code == 0, result.output
     listed = [line.split()[1] for line in result.stdout.splitlines() if line.startswith("│ ")]
     commands = [name for name in listed if name in COMMANDS]
-    assert commands == list(COMMANDS)
+    # irft: the hidden old spelling of `train compare`, still run but not listed.
+    assert commands == [name for name in COMMANDS if name != "irft"]
 
 
 def test_a_mistyped_command_is_still_matched_against_every_command() -> None:

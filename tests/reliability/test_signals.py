@@ -66,7 +66,7 @@ def test_train_data_stops_and_the_same_command_starts_over(
     tmp_path: Path, signum: signal.Signals, code: int, said: str
 ) -> None:
     folder = tmp_path / "data"
-    args = ["train", "data", "-o", str(folder), "--size", "100000", "--test-size", "16"]
+    args = ["train", "data", "-o", str(folder), "--limit", "100000", "--per-group", "16"]
     process = start(rulebench_command(*args))
     deadline = time.monotonic() + 60
     while not folder.is_dir() and time.monotonic() < deadline:  # claimed: building examples
@@ -82,7 +82,7 @@ def test_train_data_stops_and_the_same_command_starts_over(
     again = stderr.split("Resume with: ", 1)[1].split()
     assert again[:3] == ["rulebench", "train", "data"]
     smaller = [*again[1:]]
-    smaller[smaller.index("--size") + 1] = "40"  # the same command, sized to finish here
+    smaller[smaller.index("--limit") + 1] = "40"  # the same command, sized to finish here
     finished = subprocess.run(
         rulebench_command(*smaller), capture_output=True, text=True, timeout=120, check=False
     )

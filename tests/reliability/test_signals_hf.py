@@ -90,7 +90,7 @@ def test_train_irft_sigterm_saves_a_checkpoint_and_resumes(
     model_cache: Path, tmp_path: Path
 ) -> None:
     tiny_data = tmp_path / "data"
-    write_dataset(DataConfig(size=12, test_size=4, seed=7), tiny_data)
+    write_dataset(DataConfig(limit=12, per_group=4, seed=7), tiny_data)
     output, store = tmp_path / "out", tmp_path / "store.sqlite"
     args = ["train", "irft", "--data", str(tiny_data), "-o", str(output), "--store", str(store)]
     args += ["--max-steps", "6", "--save-steps", "4", "--batch-size", "2", "--eval-size", "0"]
@@ -115,7 +115,7 @@ def test_train_irft_sigterm_saves_a_checkpoint_and_resumes(
     assert saved and saved[-1] >= 4
 
     again = resume_command(stderr)
-    assert again[-1] == "--resume"
+    assert again == ["train", "irft", "--resume", run.id, "--store", str(store)]
     resumed = run_to_end(again)
     assert resumed.returncode == 0, resumed.stderr
     with Store(store, readonly=True) as db:

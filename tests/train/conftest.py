@@ -12,5 +12,5 @@ from rulebench.train.examples import DataConfig
 def tiny_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A few examples: enough for a handful of optimizer steps and an eval loss."""
     folder = tmp_path_factory.mktemp("irft-data") / "data"
-    write_dataset(DataConfig(size=12, test_size=4, seed=7), folder)
+    write_dataset(DataConfig(limit=12, per_group=4, seed=7), folder)
     return folder

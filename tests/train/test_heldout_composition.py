@@ -11,7 +11,7 @@ from rulebench.study.irft import StudyConfig, measurements
 from rulebench.train.data import read_examples, read_manifest, write_dataset
 from rulebench.train.examples import DataConfig
 
-COMPOSITION = DataConfig(size=40, test_size=10, seed=2, heldout_by="composition")
+COMPOSITION = DataConfig(limit=40, per_group=10, seed=2, heldout_by="composition")
 
 
 def parts_of(rule_ids: set[str]) -> tuple[set[str], set[str]]:
@@ -34,7 +34,7 @@ def test_training_examples_never_list_a_held_out_condition_or_output(tmp_path: P
 
 
 def test_the_default_split_is_by_rule_and_unchanged(tmp_path: Path) -> None:
-    manifest = write_dataset(DataConfig(size=8, test_size=4, seed=2), tmp_path / "d")
+    manifest = write_dataset(DataConfig(limit=8, per_group=4, seed=2), tmp_path / "d")
     assert manifest.config is not None and manifest.config.heldout_by == "rules"
     assert manifest.left_out_rules == ()
     assert len(manifest.heldout_rules) + len(manifest.train_rules) == len(LIBRARY)
@@ -42,7 +42,7 @@ def test_the_default_split_is_by_rule_and_unchanged(tmp_path: Path) -> None:
 
 def test_the_command_and_the_comparison_name_the_split(tmp_path: Path) -> None:
     folder = tmp_path / "d"
-    args = ["train", "data", "-o", str(folder), "--size", "8", "--test-size", "3"]
+    args = ["train", "data", "-o", str(folder), "--limit", "8", "--per-group", "3"]
     result = CliRunner().invoke(app, [*args, "--heldout-by", "composition"])
     assert result.exit_code == 0, result.output
     assert "held out by composition" in result.stdout

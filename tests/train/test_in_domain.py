@@ -158,11 +158,11 @@ def test_same_config_same_files_other_seed_other_listings(tmp_path: Path, root: 
 
 def test_size_caps_the_total_with_a_seeded_sample(root: Path) -> None:
     everything, _ = build_in_domain(small(root))
-    capped, counts = build_in_domain(small(root, size=10))
+    capped, counts = build_in_domain(small(root, limit=10))
     assert len(capped) == 10 == sum(count.examples for count in counts.values())
     positions = [everything.index(example) for example in capped]
     assert positions == sorted(positions)
-    assert build_in_domain(small(root, size=10))[0] == capped
+    assert build_in_domain(small(root, limit=10))[0] == capped
     assert counts["law"].dropped == 4  # drops are counted before the cap
 
 
@@ -182,9 +182,9 @@ def test_the_folder_has_a_train_split_and_an_in_domain_manifest(tmp_path: Path, 
 
 
 def test_stringgame_manifests_keep_their_format(tmp_path: Path) -> None:
-    write_dataset(DataConfig(size=4, test_size=2), tmp_path / "s")
+    write_dataset(DataConfig(limit=4, per_group=2), tmp_path / "s")
     content = json.loads((tmp_path / "s" / "manifest.json").read_text())
-    assert "in_domain" not in content and content["config"]["size"] == 4
+    assert "in_domain" not in content and content["config"]["limit"] == 4
     row = json.loads((tmp_path / "s" / "train.jsonl").read_text().splitlines()[0])
     assert "task" not in row and "quantity" not in row
 
@@ -201,9 +201,9 @@ def test_the_trainer_loads_a_folder_without_test_split(tmp_path: Path, root: Pat
 
 def test_unknown_or_missing_datasets_are_refused_before_any_work(root: Path) -> None:
     with pytest.raises(ConfigError, match="unknown official dataset 'clutr'"):
-        build_in_domain(small(root, datasets=("clutr",)))
+        build_in_domain(small(root, tasks=("clutr",)))
     with pytest.raises(DataError, match=r"deer/train_data\.json: no such file"):
-        build_in_domain(small(root, datasets=("deer",)))
+        build_in_domain(small(root, tasks=("deer",)))
     with pytest.raises(ConfigError, match="no source"):
         build_in_domain(small(None, kinship_size=0))
 
@@ -224,7 +224,7 @@ def test_cli_writes_in_domain_data_and_prints_drops(tmp_path: Path, root: Path) 
     assert list(manifest.in_domain.sources) == ["kinship", "clutrr", "ulogic", "law"]
     again = runner.invoke(
         app,
-        [*args, "--kinship-size", "0", "--dataset", "law", "--size", "3", "--overwrite", "--json"],
+        [*args, "--kinship-size", "0", "--task", "law", "--limit", "3", "--overwrite", "--json"],
     )
     assert again.exit_code == 0, again.output
     shown = json.loads(again.stdout)
@@ -235,10 +235,14 @@ def test_cli_writes_in_domain_data_and_prints_drops(tmp_path: Path, root: Path) 
 @pytest.mark.parametrize(
     ("options", "error", "message"),
     [
-        (["--in-domain", "--test-size", "5"], ConfigError, "StringGame options"),
-        (["--data-root", "ROOT"], ConfigError, "--data-root and --dataset need --in-domain"),
+        (["--in-domain", "--per-group", "5"], ConfigError, "StringGame options"),
         (
-            ["--in-domain", "--data-root", "ROOT", "--dataset", "deer"],
+            ["--data-root", "ROOT"],
+            ConfigError,
+            "--data-root, --task and --kinship-size need --in-domain",
+        ),
+        (
+            ["--in-domain", "--data-root", "ROOT", "--task", "deer"],
             DataError,
             "deer/train_data.json: no such file (splits present: test)",
         ),

@@ -195,10 +195,8 @@ def test_the_cli_says_a_finished_run_is_finished(
 ) -> None:
     result, config, store_path = tiny_run
     files = snapshot(config.output)
-    options = ["--max-steps", "3", "--batch-size", "2", "--eval-size", "2", "--save-steps", "2"]
     done = rulebench(
-        *["train", "irft", "--data", str(tiny_data), "-o", str(config.output), *options],
-        *["--max-length", "448", "--store", str(store_path), "--resume", "--json"],
+        *["train", "irft", "--resume", result.run_id, "--store", str(store_path), "--json"]
     )
     assert done.returncode == 0, done.stderr
     assert f"run {result.run_id} in {config.output} finished earlier (3 steps)" in done.stderr
@@ -258,10 +256,10 @@ def test_an_interrupted_run_counts_every_invocation_and_finishes_once(
     assert len(json_list(stored.notes["invocations"])) == 3
 
 
-def test_precision_follows_the_option_and_auto_needs_hardware() -> None:
+def test_dtype_follows_the_option_and_auto_needs_hardware() -> None:
     from rulebench.train.trainer import use_bf16
 
-    assert use_bf16("bf16", "cpu") and not use_bf16("fp32", "cuda")
+    assert use_bf16("bfloat16", "cpu") and not use_bf16("float32", "cuda")
     assert not use_bf16("auto", "mps")
     assert isinstance(use_bf16("auto", "cpu"), bool)
 

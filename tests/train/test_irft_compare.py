@@ -3,9 +3,10 @@
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from rulebench.cli.app import app
 from rulebench.core.errors import ConfigError, DataError
@@ -166,7 +167,9 @@ def test_the_study_stores_every_run_and_pairs_the_items(tmp_path: Path, tiny_dat
     tuned = contender("tuned", "scripted/rules").model_copy(
         update={"model_args": {"rules": right_answers(tiny_data, tmp_path, 3), "reply": "no"}}
     )
-    config = StudyConfig(data=tiny_data, stringgame_n=4, rulebench_n=3, scenario_cases=1)
+    config = StudyConfig(
+        data=tiny_data, stringgame_per_group=4, rulebench_per_group=3, scenarios_per_group=1
+    )
     with Store(tmp_path / "s.sqlite") as store:
         result = asyncio.run(run_study(config, base, tuned, store))
         runs = {run.id: run for run in store.list_runs()}
@@ -189,11 +192,15 @@ def test_the_study_stores_every_run_and_pairs_the_items(tmp_path: Path, tiny_dat
     assert [run.run_id for run in again.runs] != [run.run_id for run in result.runs]
 
 
-def test_compare_from_the_command_line(tmp_path: Path, tiny_data: Path) -> None:
+def compare(tmp_path: Path, tiny_data: Path, *options: str, command: str = "train") -> Result:
     store = tmp_path / "s.sqlite"
-    args = ["irft", "compare", "scripted/fixed", "scripted/fixed", "--data", str(tiny_data)]
-    options = ["--n", "2", "--rulebench-n", "2", "--no-scenarios", "--store", str(store)]
-    result = runner.invoke(app, [*args, *options, "-o", str(tmp_path / "o"), "--json"])
+    args = [command, "compare", "scripted/fixed", "scripted/fixed", "--data", str(tiny_data)]
+    args += [*options, "--no-scenarios", "--store", str(store), "-o", str(tmp_path / "o")]
+    return runner.invoke(app, [*args, "--json"])
+
+
+def test_compare_from_the_command_line(tmp_path: Path, tiny_data: Path) -> None:
+    result = compare(tmp_path, tiny_data, "--per-group", "2")
     assert result.exit_code == 0, result.output
     shown = json.loads(result.stdout)
     assert [row["pairs"] for row in shown["rows"]] == [2, 2, 2]
@@ -201,9 +208,53 @@ def test_compare_from_the_command_line(tmp_path: Path, tiny_data: Path) -> None:
     assert (tmp_path / "o" / "compare.json").is_file()
 
 
+def stored_specs(store_path: Path) -> list[dict[str, Any]]:
+    with Store(store_path, readonly=True) as db:
+        return sorted((dict(run.config) for run in db.list_runs()), key=json.dumps)
+
+
+def test_the_command_stores_the_runs_the_python_api_stores(tmp_path: Path, tiny_data: Path) -> None:
+    result = compare(tmp_path / "cli", tiny_data, "--per-group", "2")
+    assert result.exit_code == 0, result.output
+    config = StudyConfig.model_validate({"data": tiny_data, "per_group": 2, "scenarios": False})
+    assert (config.stringgame_per_group, config.rulebench_per_group) == (2, 2)
+    side = contender("base", "scripted/fixed")
+    with Store(tmp_path / "api.sqlite") as store:
+        asyncio.run(run_study(config, side, contender("tuned", "scripted/fixed"), store))
+    assert stored_specs(tmp_path / "cli" / "s.sqlite") == stored_specs(tmp_path / "api.sqlite")
+
+
+def test_the_old_command_and_count_spellings_warn_and_set_their_part(
+    tmp_path: Path, tiny_data: Path
+) -> None:
+    result = compare(tmp_path, tiny_data, "--n", "2", "--rulebench-n", "1", command="irft")
+    assert result.exit_code == 0, result.output
+    assert "rulebench irft compare is now rulebench train compare" in result.stderr
+    assert "--n is now --per-group" in result.stderr
+    assert [row["pairs"] for row in json.loads(result.stdout)["rows"]] == [2, 2, 1]
+    with pytest.warns(FutureWarning, match="'stringgame_n' is now 'stringgame_per_group'"):
+        old = StudyConfig.model_validate({"stringgame_n": 3, "per_group": 5})
+    assert (old.stringgame_per_group, old.rulebench_per_group, old.scenarios_per_group) == (3, 5, 5)
+
+
+def test_the_library_writes_the_comparison_tables(tmp_path: Path, tiny_data: Path) -> None:
+    config = StudyConfig.model_validate(
+        {"data": tiny_data, "per_group": 1, "scenarios": False, "rulebench": False}
+    )
+    side = contender("base", "scripted/fixed")
+    with Store(tmp_path / "s.sqlite") as store:
+        result = asyncio.run(run_study(config, side, side, store))
+    written = write_outputs(result, tmp_path / "o")
+    assert written[:2] == [tmp_path / "o" / "compare.md", tmp_path / "o" / "compare.json"]
+    assert "| StringGame in-distribution | 1 |" in written[0].read_text()
+    assert json.loads(written[1].read_text())["rows"][0]["pairs"] == 1
+
+
 def test_the_study_runs_the_official_tasks_of_a_data_root(tmp_path: Path, tiny_data: Path) -> None:
     root = Path(__file__).parents[1] / "inferential" / "tasks" / "fixtures" / "official"
-    config = StudyConfig(data=tiny_data, data_root=root, stringgame_n=1, rulebench_n=2)
+    config = StudyConfig(
+        data=tiny_data, data_root=root, stringgame_per_group=1, rulebench_per_group=2
+    )
     side = contender("base", "scripted/fixed")
     with Store(tmp_path / "s.sqlite") as store:
         result = asyncio.run(

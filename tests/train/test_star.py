@@ -49,7 +49,7 @@ def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from rulebench.train.data import write_dataset
 
     folder = tmp_path_factory.mktemp("star-source") / "data"
-    write_dataset(DataConfig(size=6, test_size=3, seed=11), folder)
+    write_dataset(DataConfig(limit=6, per_group=3, seed=11), folder)
     return folder
 
 

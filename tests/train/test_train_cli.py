@@ -9,7 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from rulebench.cli.app import app
-from rulebench.train.data import read_manifest
+from rulebench.train.data import read_manifest, write_dataset
+from rulebench.train.examples import DataConfig
 
 from tests.command import assert_one_line_error, rulebench
 
@@ -18,7 +19,7 @@ runner = CliRunner()
 
 def test_train_data_writes_a_folder_and_prints_counts(tmp_path: Path) -> None:
     folder = tmp_path / "d"
-    args = ["train", "data", "-o", str(folder), "--size", "12", "--test-size", "4"]
+    args = ["train", "data", "-o", str(folder), "--limit", "12", "--per-group", "4"]
     result = runner.invoke(app, [*args, "--form", "fol", "--seed", "5"])
     assert result.exit_code == 0, result.output
     assert "train" in result.stdout and "12 examples" in result.stdout
@@ -36,7 +37,7 @@ def test_train_data_writes_a_folder_and_prints_counts(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        (["--size", "0"], "train data: size: Input should be greater than or equal to 1"),
+        (["--limit", "0"], "train data: limit: Input should be greater than or equal to 1"),
         (["--form", "prolog"], "train data: form: Input should be 'nl' or 'fol'"),
         (["--heldout-fraction", "0.95"], "heldout_fraction: Input should be less than or equal"),
     ],
@@ -72,7 +73,7 @@ def test_train_help_loads_no_training_library() -> None:
 
 
 def test_training_bar_follows_steps_and_loss() -> None:
-    from rulebench.cli.train import _TrainingBar
+    from rulebench.cli.train_irft import _TrainingBar
 
     bar = _TrainingBar()
     with bar:
@@ -101,3 +102,47 @@ def test_runs_show_prints_a_tuning_run_s_record_and_export_refuses_it(tmp_path: 
     )
     assert "IRFT tuning run: it has no item results" in str(exported.exception)
     assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_the_command_writes_the_config_the_python_api_builds(tmp_path: Path) -> None:
+    folder = tmp_path / "cli"
+    result = runner.invoke(app, ["train", "data", "-o", str(folder), "-n", "12", "--seed", "4"])
+    assert result.exit_code == 0, result.output
+    # Options not given keep DataConfig's defaults, as in a Python caller's config.
+    config = DataConfig(limit=12, seed=4)
+    assert read_manifest(folder).config == config
+    assert write_dataset(config, tmp_path / "api").data_hash == read_manifest(folder).data_hash
+
+
+def test_data_help_shows_the_config_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    shown = runner.invoke(app, ["train", "data", "--help"]).stdout
+    rows = [(line.replace("│", " ").replace("*", " ").split(), line) for line in shown.splitlines()]
+    lines = {words[0]: line for words, line in rows if words and words[0].startswith("-")}
+    defaults = DataConfig()
+    assert f"[default: {defaults.limit}]" in lines["--limit"]
+    assert f"[default: {defaults.per_group}]" in lines["--per-group"]
+    assert not {"--size", "--test-size", "--dataset"} & lines.keys()
+
+
+def test_old_data_spellings_warn_and_still_work(tmp_path: Path) -> None:
+    folder = tmp_path / "d"
+    result = runner.invoke(
+        app, ["train", "data", "-o", str(folder), "--size", "6", "--test-size", "2"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "--size is now --limit" in result.stderr
+    assert "--test-size is now --per-group" in result.stderr
+    manifest = read_manifest(folder)
+    assert manifest.config == DataConfig(limit=6, per_group=2)
+
+
+def test_a_folder_written_before_the_rename_still_reads(tmp_path: Path) -> None:
+    folder = tmp_path / "d"
+    write_dataset(DataConfig(limit=6, per_group=2), folder)
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    config = manifest["config"]
+    config["size"], config["test_size"] = config.pop("limit"), config.pop("per_group")
+    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.warns(FutureWarning, match="'size' is now 'limit'"):
+        assert read_manifest(folder).config == DataConfig(limit=6, per_group=2)

@@ -9,7 +9,7 @@ from rulebench.core.errors import ConfigError, DataError
 from rulebench.train.data import read_examples, read_manifest, write_dataset
 from rulebench.train.examples import DataConfig, build_examples
 
-CONFIG = DataConfig(size=30, test_size=10, seed=1)
+CONFIG = DataConfig(limit=30, per_group=10, seed=1)
 
 
 def test_layout_and_round_trip(tmp_path: Path) -> None:
@@ -66,7 +66,7 @@ def test_existing_folders_are_kept_unless_overwritten(tmp_path: Path) -> None:
     write_dataset(CONFIG, folder)
     with pytest.raises(ConfigError, match="is not empty: pick a new folder or pass --overwrite"):
         write_dataset(CONFIG, folder)
-    write_dataset(CONFIG.model_copy(update={"size": 5}), folder, overwrite=True)
+    write_dataset(CONFIG.model_copy(update={"limit": 5}), folder, overwrite=True)
     assert read_manifest(folder).counts["train"] == 5
     other = tmp_path / "other"
     other.mkdir()

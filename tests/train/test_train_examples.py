@@ -19,7 +19,7 @@ from rulebench.train.examples import (
     split_rules,
 )
 
-SMALL = DataConfig(size=60, test_size=20, seed=3)
+SMALL = DataConfig(limit=60, per_group=20, seed=3)
 
 
 def assert_oracle_agrees(example: TrainingExample) -> None:
@@ -80,13 +80,13 @@ def test_test_strings_were_not_seen_in_training() -> None:
 
 
 def test_test_splits_do_not_move_with_the_training_size() -> None:
-    small, large = build_examples(SMALL), build_examples(SMALL.model_copy(update={"size": 70}))
+    small, large = build_examples(SMALL), build_examples(SMALL.model_copy(update={"limit": 70}))
     assert small["train"] == large["train"][:60]
     assert [e.id for e in small["heldout"]] == [e.id for e in large["heldout"]]
 
 
 def test_noise_covers_zero_to_three_rules() -> None:
-    built = build_examples(DataConfig(size=200, test_size=0, heldout_fraction=0.0))
+    built = build_examples(DataConfig(limit=200, per_group=0, heldout_fraction=0.0))
     assert set(built) == {"train", "test"} and built["test"] == []
     counts = Counter(len(e.rule_ids) - 1 for e in built["train"])
     assert set(counts) == {0, 1, 2, 3}
@@ -101,7 +101,7 @@ def test_noise_covers_zero_to_three_rules() -> None:
 def test_prompt_holds_the_string_and_the_rules_in_order() -> None:
     rules = rule_library()
     for form in ("nl", "fol"):
-        config = SMALL.model_copy(update={"form": form, "size": 5, "test_size": 0})
+        config = SMALL.model_copy(update={"form": form, "limit": 5, "per_group": 0})
         for example in build_examples(config)["train"]:
             assert f"Input: {example.string}" in example.prompt
             for number, rule_id in enumerate(example.rule_ids, 1):
@@ -113,7 +113,7 @@ def test_prompt_holds_the_string_and_the_rules_in_order() -> None:
 @settings(max_examples=8, deadline=None)
 @given(seed=st.integers(0, 10_000), fraction=st.sampled_from([0.0, 0.1, 0.5]))
 def test_any_seed_gives_oracle_checked_examples(seed: int, fraction: float) -> None:
-    config = DataConfig(size=8, test_size=4, seed=seed, heldout_fraction=fraction)
+    config = DataConfig(limit=8, per_group=4, seed=seed, heldout_fraction=fraction)
     for rows in build_examples(config).values():
         for example in rows:
             assert_oracle_agrees(example)
@@ -122,7 +122,7 @@ def test_any_seed_gives_oracle_checked_examples(seed: int, fraction: float) -> N
 @pytest.mark.parametrize(
     ("values", "message"),
     [
-        ({"size": 0}, "size: Input should be greater than or equal to 1"),
+        ({"limit": 0}, "limit: Input should be greater than or equal to 1"),
         ({"heldout_fraction": 1.5}, "heldout_fraction: Input should be less than or equal to 0.9"),
         ({"form": "prolog"}, "form: Input should be 'nl' or 'fol'"),
     ],

@@ -78,7 +78,16 @@ def transfer(
         bool, typer.Option("--no-reminders", help="Drop the precedence reminders.")
     ] = False,
     max_tokens: opt.MaxTokensOption = None,
-    concurrency: opt.ConcurrencyOption = 8,
+    concurrency: Annotated[
+        int | None,
+        typer.Option(
+            "--concurrency",
+            "-c",
+            min=1,
+            help="Items in flight at once.",
+            show_default=shown_default(TransferConfig, "concurrency"),
+        ),
+    ] = None,
     output: Annotated[
         Path | None,
         typer.Option(

@@ -1,138 +1,22 @@
-"""`rulebench irft compare`: the before/after study of a tuned model (the paper's Table 3)."""
-
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+"""`rulebench irft compare`: the old spelling of `rulebench train compare`, for one release."""
 
 import typer
 
-from rulebench.cli import options as opt
-from rulebench.cli.console import err, out
-
-if TYPE_CHECKING:
-    from rulebench.study.irft import StudyResult
+from rulebench.cli.train_compare import compare
 
 app = typer.Typer(
-    help="IRFT studies: compare a base model and its tuned version on the same items.",
+    help="Renamed: `rulebench train compare`.",
     no_args_is_help=True,
+    hidden=True,
 )
 
 
-@app.command()
-def compare(
-    base: Annotated[
-        str,
-        typer.Argument(
-            help="The model before tuning: a spec such as hf/SmolLM2-135M-Instruct.",
-            show_default=False,
-        ),
-    ],
-    tuned: Annotated[
-        str,
-        typer.Argument(
-            help="The tuned model: a `train irft` output folder (its base model plus its "
-            "adapter), an adapter folder (put on BASE), a merged model folder, or a spec.",
-            show_default=False,
-        ),
-    ],
-    data: Annotated[
-        Path | None,
-        typer.Option(
-            help="IRFT data folder whose test splits are measured. Default: the tuned run's.",
-            show_default=False,
-        ),
-    ] = None,
-    data_root: Annotated[
-        Path | None,
-        typer.Option(
-            help="Official RuleBench data (holds clutrr/, ...). Without it: generated kinship.",
-            show_default=False,
-        ),
-    ] = None,
-    task: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--task",
-            "-t",
-            help="RuleBench task, repeatable. Default: the factual official datasets present.",
-            show_default=False,
-        ),
-    ] = None,
-    n: Annotated[int, typer.Option("--n", help="Items per StringGame test split.")] = 100,
-    rulebench_n: Annotated[int, typer.Option(help="Samples per RuleBench task.")] = 50,
-    scenario_cases: Annotated[
-        int, typer.Option(help="Benign scenario cases per behavior (0: the whole suite).")
-    ] = 1,
-    no_rulebench: Annotated[
-        bool, typer.Option("--no-rulebench", help="Skip the RuleBench tasks.")
-    ] = False,
-    no_scenarios: Annotated[
-        bool, typer.Option("--no-scenarios", help="Skip the benign scenarios control.")
-    ] = False,
-    max_tokens: opt.MaxTokensOption = None,
-    concurrency: opt.ConcurrencyOption = 8,
-    output: Annotated[
-        Path,
-        typer.Option("--output", "-o", help="Folder for compare.md, compare.json, loss-curve."),
-    ] = Path("irft-compare"),
-    store: opt.StoreOption = None,
-    json_output: opt.JsonOption = False,
-) -> None:
-    """Run BASE and TUNED on the same items and print the paired differences.
+@app.callback()
+def _renamed() -> None:
+    """The group moved under `train`: one line says so before the command runs."""
+    from rulebench.cli.renamed_options import warn_renamed
 
-    Measured, each as an ordinary stored run (cached, so a repeat is quick): the StringGame
-    in-distribution and held-out-rule test splits of the tuned model's data, RuleBench zero-shot
-    with a few rules, and the scenarios' benign suite as a control for general ability. Each
-    row gives both accuracies and tuned minus base with a paired 95% interval and McNemar's
-    exact test. The tuned run's loss curve is drawn beside the table.
-    """
-    from rulebench.cli.execute import typed_config
-    from rulebench.cli.study_run import run_study_command
-    from rulebench.study.irft import StudyConfig, contender, run_study, write_outputs
-
-    config = typed_config(
-        StudyConfig,
-        data=data,
-        data_root=data_root,
-        tasks=tuple(task or ()),
-        stringgame_n=n,
-        rulebench_n=rulebench_n,
-        scenario_cases=scenario_cases or None,
-        rulebench=not no_rulebench,
-        scenarios=not no_scenarios,
-        max_tokens=max_tokens,
-        concurrency=concurrency,
-    )
-    before = contender("base", base)
-    after = contender("tuned", tuned, before)
-    err.print(
-        f"base {before.describe()}; tuned {after.describe()}; StringGame n={n}, RuleBench "
-        f"n={rulebench_n} per task, benign cases per behavior: "
-        f"{'skipped' if no_scenarios else scenario_cases or 'all'}",
-        highlight=False,
-        markup=False,
-    )
-    result = run_study_command(
-        lambda db, reporter: run_study(config, before, after, db, reporter), store, not json_output
-    )
-    written = write_outputs(result, output)
-    _print(result, written, json_output)
-    if not result.complete:
-        raise typer.Exit(1)
+    warn_renamed("rulebench irft compare", "rulebench train compare")
 
 
-def _print(result: "StudyResult", written: list[Path], json_output: bool) -> None:
-    from rulebench.cli.render import print_comparison
-    from rulebench.report.untrusted import safe_text
-
-    if json_output:
-        out.print_json(result.model_dump_json())
-        return
-    title = "IRFT before/after (accuracy %, tuned - base in points)"
-    print_comparison(result.rows, title, ("base", "tuned"))
-    for run in result.runs:
-        if run.status != "completed":
-            err.print(
-                safe_text(f"run {run.run_id} ({run.measurement}, {run.side}) is {run.status}"),
-                style="yellow",
-            )
-    out.print(safe_text("written: " + ", ".join(str(path) for path in written)))
+app.command()(compare)

@@ -31,9 +31,14 @@ def data_stopped_by_signal(output: Path) -> "AbstractContextManager[object]":
     return stopped_by_signal(what_is_kept, again)
 
 
-def irft_stopped_by_signal(output: Path) -> "AbstractContextManager[object]":
-    """SIGINT or SIGTERM: training saves a checkpoint at the step under way, then stops."""
-    from rulebench.cli.interrupts import same_command, stopped_by_signal
+def irft_stopped_by_signal(output: Path, store: Path | None) -> "AbstractContextManager[object]":
+    """SIGINT or SIGTERM: training saves a checkpoint at the step under way, then stops.
+
+    The resume command names the run by id (read from the output folder's run file).
+    """
+    from rulebench.cli.interrupts import stopped_by_signal
+    from rulebench.cli.options import resume_command
+    from rulebench.train.irft_record import RUN_FILE, read_run_file
 
     def has_checkpoint() -> bool:
         return any((output / "checkpoints").glob("checkpoint-*"))
@@ -43,6 +48,9 @@ def irft_stopped_by_signal(output: Path) -> "AbstractContextManager[object]":
             return f"The run is stored as interrupted; its checkpoints are in {output}."
         return f"No checkpoint was saved yet: start again in a new folder (not {output})."
 
-    return stopped_by_signal(
-        what_is_kept, lambda: same_command("--resume") if has_checkpoint() else None
-    )
+    def resume() -> str | None:
+        if not has_checkpoint() or not (output / RUN_FILE).is_file():
+            return None
+        return resume_command(str(read_run_file(output)["run_id"]), store, "train irft")
+
+    return stopped_by_signal(what_is_kept, resume)

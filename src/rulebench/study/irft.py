@@ -9,12 +9,13 @@ each measurement are then paired by item into the rows of the paper's Table 3.
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rulebench.catalog import RunSettings, evaluate, make_spec
 from rulebench.core.errors import ConfigError
+from rulebench.core.renamed import rename_fields
 from rulebench.engine.runner import ProgressReporter
 from rulebench.engine.store import Store
 from rulebench.engine.task_config import TaskConfig
@@ -95,18 +96,43 @@ class StudyConfig(BaseModel):
     """The official RuleBench release; without it, generated kinship stands in."""
     tasks: tuple[str, ...] = ()
     """RuleBench tasks (default: the factual official ones present, else kinship)."""
-    stringgame_n: int = Field(default=100, ge=1)
-    """Items per StringGame test split."""
-    rulebench_n: int = Field(default=50, ge=1)
-    """Samples per RuleBench task."""
-    scenario_cases: int | None = Field(default=1, ge=1)
-    """Benign cases per scenario behavior; None: the whole suite."""
+    stringgame_per_group: int = Field(default=100, ge=1)
+    """Items per StringGame test split (formerly `stringgame_n`)."""
+    rulebench_per_group: int = Field(default=50, ge=1)
+    """Samples per RuleBench task (formerly `rulebench_n`)."""
+    scenarios_per_group: int | None = Field(default=1, ge=1)
+    """Benign cases per scenario behavior; None: the whole suite (formerly `scenario_cases`)."""
     rulebench: bool = True
     scenarios: bool = True
     max_tokens: int | None = Field(default=None, ge=1)
     """Reply limit for every run (default: each task's own)."""
     concurrency: int = Field(default=8, ge=1)
     seed: int = 0
+    output: Path = Path("irft-compare")
+    """Folder for compare.md, compare.json and the loss curve (`write_outputs`)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_names_and_per_group(cls, data: Any) -> Any:
+        """Old field names read as the new ones; `per_group` sets every part not given."""
+        data = rename_fields(data, _RENAMED, "irft compare")
+        if not isinstance(data, dict) or "per_group" not in data:
+            return data
+        data = dict(data)
+        every = data.pop("per_group")
+        if every is not None:
+            for part in PARTS:
+                data.setdefault(part, every)
+        return data
+
+
+PARTS = ("stringgame_per_group", "rulebench_per_group", "scenarios_per_group")
+"""The comparison's counts, one per part; `per_group` sets them all."""
+_RENAMED = {
+    "stringgame_n": "stringgame_per_group",
+    "rulebench_n": "rulebench_per_group",
+    "scenario_cases": "scenarios_per_group",
+}
 
 
 class Measurement(NamedTuple):
@@ -152,7 +178,7 @@ def measurements(config: StudyConfig, data: Path) -> list[Measurement]:
         Measurement(
             title,
             "irft-test",
-            IrftTestConfig(data=str(data), split=split, n=config.stringgame_n),
+            IrftTestConfig(data=str(data), split=split, n=config.stringgame_per_group),
             None,
         )
         for split, title in splits
@@ -160,7 +186,7 @@ def measurements(config: StudyConfig, data: Path) -> list[Measurement]:
     if config.rulebench:
         few_rules = InferentialConfig(
             tasks=rulebench_tasks(config),
-            per_group=config.rulebench_n,
+            per_group=config.rulebench_per_group,
             seed=config.seed,
             data_root=str(config.data_root) if config.data_root else None,
             grid=Grid(quantities=("few",), forms=("nl",), cot=(False,), shots=0, seed=config.seed),
@@ -168,7 +194,7 @@ def measurements(config: StudyConfig, data: Path) -> list[Measurement]:
         found.append(Measurement("RuleBench", "inferential", few_rules, "task"))
     if config.scenarios:
         benign = ScenarioConfig(
-            suites=("benign",), seed=config.seed, per_group=config.scenario_cases
+            suites=("benign",), seed=config.seed, per_group=config.scenarios_per_group
         )
         found.append(Measurement("scenarios benign", "scenarios", benign, None))
     return found

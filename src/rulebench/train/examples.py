@@ -11,12 +11,13 @@ themselves (see `stringgame.rules.heldout`).
 
 import random
 from collections.abc import Callable, Iterator, Mapping
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from rulebench.core.errors import DataError
 from rulebench.core.items import content_hash
+from rulebench.core.renamed import rename_fields
 from rulebench.core.rules import Rule, RuleForm, Sample, rule_text
 from rulebench.inferential.tasks import stringgame
 from rulebench.inferential.tasks.stringgame.rules.heldout import (
@@ -45,10 +46,11 @@ class DataConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    size: int = Field(default=2000, ge=1, le=1_000_000)
-    """Training examples."""
-    test_size: int = Field(default=200, ge=0, le=100_000)
-    """Examples in each test split (in-distribution, and held-out rules when there are any)."""
+    limit: int = Field(default=2000, ge=1, le=1_000_000)
+    """Training examples (formerly `size`)."""
+    per_group: int = Field(default=200, ge=0, le=100_000)
+    """Examples in each test split (in-distribution, and held-out rules when there are any;
+    formerly `test_size`)."""
     seed: int = 0
     form: RuleForm = "nl"
     heldout_fraction: float = Field(default=DEFAULT_HELDOUT_FRACTION, ge=0.0, le=0.9)
@@ -56,6 +58,12 @@ class DataConfig(BaseModel):
     heldout_by: HeldOutBy = "rules"
     """rules: held-out rules may reuse training rules' conditions and outputs; composition:
     they use none of them (mixed rules are left out of both sides)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_names(cls, data: Any) -> Any:
+        # Manifests of folders written before the rename hold the old names.
+        return rename_fields(data, {"size": "limit", "test_size": "per_group"}, "train data")
 
 
 class TrainingExample(BaseModel):
@@ -251,14 +259,14 @@ def build_examples(
     report = on_example or (lambda example: None)
     used: set[str] = set()
     train_share = 1.0 - (len(heldout) + len(split.left_out)) / len(rules)
-    train_stream = stream_samples(2 * config.seed, int(config.size / train_share * 1.2) + 16)
-    examples = _collect(builder, train_stream, {"train": config.size}, used, report)
-    tests: dict[Split, int] = {"test": config.test_size}
+    train_stream = stream_samples(2 * config.seed, int(config.limit / train_share * 1.2) + 16)
+    examples = _collect(builder, train_stream, {"train": config.limit}, used, report)
+    tests: dict[Split, int] = {"test": config.per_group}
     if heldout:
-        tests["heldout"] = config.test_size
+        tests["heldout"] = config.per_group
     heldout_share = len(heldout) / len(rules)
     eval_stream = stream_samples(
-        2 * config.seed + 1, int(config.test_size / (heldout_share or 1)) + 16
+        2 * config.seed + 1, int(config.per_group / (heldout_share or 1)) + 16
     )
     examples.update(_collect(builder, eval_stream, tests, used, report))
     return examples

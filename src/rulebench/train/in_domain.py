@@ -16,11 +16,13 @@ split of its task is dropped: every law test input occurs in law train (167 trai
 import random
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rulebench.core.errors import ConfigError, DataError
 from rulebench.core.items import content_hash
+from rulebench.core.renamed import rename_fields
 from rulebench.core.rules import RuleForm, Sample, TaskData
 from rulebench.inferential.data import judging_context
 from rulebench.inferential.extraction import Mode
@@ -44,8 +46,9 @@ class InDomainConfig(BaseModel):
 
     data_root: Path | None = None
     """The release's data folder (<clone>/dataset); None: generated kinship data only."""
-    datasets: tuple[str, ...] = DEFAULT_DATASETS
-    """Official datasets read from `data_root` (each needs a train split)."""
+    tasks: tuple[str, ...] = DEFAULT_DATASETS
+    """Official datasets read from `data_root`, each with a train split (formerly
+    `datasets`)."""
     kinship_size: int = Field(default=1000, ge=0, le=100_000)
     """Generated kinship train samples (two examples each); 0 leaves kinship out."""
     kinship_seed: int = 1
@@ -56,11 +59,18 @@ class InDomainConfig(BaseModel):
     eval_size: int = Field(default=1000, ge=0, le=100_000)
     """Evaluated kinship samples kept out: a run of n <= eval_size samples asks a prefix of
     them (the generator draws stories in order), so this covers every such run."""
-    size: int | None = Field(default=None, ge=1)
-    """Cap on the examples written (a seeded sample); None: all of them."""
+    limit: int | None = Field(default=None, ge=1)
+    """Cap on the examples written (a seeded sample; formerly `size`); None: all of them."""
     seed: int = 0
     """Seeds noise rules and golden positions (the benchmark's setting seed) and the cap."""
     form: RuleForm = "nl"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_names(cls, data: Any) -> Any:
+        # Manifests of folders written before the rename hold the old names.
+        renames = {"size": "limit", "datasets": "tasks"}
+        return rename_fields(data, renames, "train data --in-domain")
 
 
 class SourceCount(BaseModel):
@@ -89,7 +99,7 @@ class InDomainSummary(BaseModel):
 def sources(config: InDomainConfig) -> tuple[str, ...]:
     """The sources in build order; official ones only with a data root."""
     generated = (KINSHIP,) if config.kinship_size else ()
-    official = tuple(dict.fromkeys(config.datasets)) if config.data_root else ()
+    official = tuple(dict.fromkeys(config.tasks)) if config.data_root else ()
     return generated + official
 
 
@@ -109,7 +119,7 @@ def check_sources(config: InDomainConfig) -> None:
     root = config.data_root
     if root is None:
         return
-    for dataset in config.datasets:
+    for dataset in config.tasks:
         if not is_official(dataset):
             raise ConfigError(unknown_dataset_message(dataset))
         folder = dataset_folder(root, dataset)
@@ -235,7 +245,7 @@ def build_in_domain(
             for example in sample_examples(kept, sample, config, context):
                 built.append(example)
                 report(example)
-    examples = cap_examples(built, config.size, config.seed)
+    examples = cap_examples(built, config.limit, config.seed)
     written = {source: 0 for source in found}
     for example in examples:
         written[example.task or ""] += 1

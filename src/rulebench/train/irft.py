@@ -32,7 +32,7 @@ from rulebench.models.hf.loading import pick_device, transformers_weights
 from rulebench.train.atomic_write import replace_folder, staging
 from rulebench.train.data import read_manifest
 from rulebench.train.irft_config import IrftConfig, check_model_spec
-from rulebench.train.irft_output import claim_output
+from rulebench.train.irft_output import claim_output, stored_config
 from rulebench.train.irft_record import (
     RUN_FILE,
     Checkpoint,
@@ -58,7 +58,7 @@ from rulebench.train.trainer import (
 )
 
 TASK = TRAINING_TASK
-__all__ = ["RUN_FILE", "IrftResult", "read_run_file", "run_irft"]
+__all__ = ["RUN_FILE", "IrftResult", "read_run_file", "resume_irft", "run_irft"]
 
 
 class IrftResult(BaseModel):
@@ -136,7 +136,7 @@ def _train_as_worker(config: IrftConfig, resume: bool) -> IrftResult:
     base_folder, _ = transformers_weights(config.model_name)
     device = pick_device(config.device)
     start = last_checkpoint(config.output / "checkpoints") if resume else None
-    job = _Job("", base_folder, device, use_bf16(config.precision, device), start, None)
+    job = _Job("", base_folder, device, use_bf16(config.dtype, device), start, None)
     trained = _train(config, job, _Quiet())
     return IrftResult(
         run_id="",
@@ -183,7 +183,7 @@ def run_irft(
     assert store_path is not None  # claim_output always names one
     store = store_path
     device = pick_device(config.device)
-    bf16 = use_bf16(config.precision, device)
+    bf16 = use_bf16(config.dtype, device)
     hardware: dict[str, JsonValue] = {"device": device, "precision": "bf16" if bf16 else "fp32"}
     with Store(store) as db:
         meta: dict[str, JsonValue] = {"data_hash": manifest.data_hash, "base_model": identity}
@@ -197,6 +197,24 @@ def run_irft(
         except Exception as exc:
             _end(db, job, "failed", {"reason": str(exc)})
             raise
+
+
+def resume_irft(
+    run_id: str,
+    store: Path | None = None,
+    progress: TrainingProgress | None = None,
+    **changes: Any,
+) -> IrftResult:
+    """Continue a stopped run (by id, as `train irft --resume RUN`) with its stored options.
+
+    Only merge, device and dtype may be changed (`changes`; None leaves them as stored).
+
+    Raises:
+        StoreError: no such run, or not a tuning run.
+        ConfigError: as `run_irft`, or a change to a training option.
+    """
+    config, store_path = stored_config(run_id, store, changes)
+    return run_irft(config, resume=True, store=store_path, progress=progress)
 
 
 def _end(

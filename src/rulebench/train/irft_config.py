@@ -1,12 +1,16 @@
-"""What `rulebench train irft` runs with: every option, with defaults measured on a 2-core CPU."""
+"""What `rulebench train irft` runs with: every option and its default (sized for a 2-core CPU).
+
+The CLI, the Python API and a resumed run all read the defaults from here.
+"""
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rulebench.core.errors import ConfigError
 from rulebench.core.lazy_registry import missing_modules
+from rulebench.core.renamed import rename_fields
 from rulebench.models.registry import EMBEDDED_MODEL_NAME, parse_spec
 
 DEFAULT_MAX_STEPS = 60
@@ -15,7 +19,9 @@ Measured with bench/bench_irft.py on the 2-core CPU (bf16 autocast, shared with 
 138 tokens/s, 80 steps in 1,262 s, so 60 steps take about 15 minutes."""
 
 Device = Literal["auto", "cpu", "cuda", "mps"]
-Precision = Literal["auto", "fp32", "bf16"]
+Dtype = Literal["auto", "float32", "bfloat16"]
+OLD_DTYPES = {"fp32": "float32", "bf16": "bfloat16"}
+"""The old `precision` values, as runs stored before `dtype` hold them."""
 TRAINING_MODULES = ("torch", "transformers", "peft", "trl", "datasets")
 
 
@@ -55,11 +61,19 @@ class IrftConfig(BaseModel):
     merge: bool = False
     """Also save the weights merged with the adapter as a plain transformers folder."""
     device: Device = "auto"
-    precision: Precision = "auto"
-    """bf16 autocast (weights and adapter stay float32 on the CPU) or plain float32. auto:
-    bf16 on a GPU that has it and on CPUs with bf16 instructions (AVX512-BF16, AMX), where
+    dtype: Dtype = "auto"
+    """bfloat16 autocast (weights and adapter stay float32 on the CPU) or plain float32. auto:
+    bfloat16 on a GPU that has it and on CPUs with bf16 instructions (AVX512-BF16, AMX), where
     a LoRA forward and backward pass runs about 1.8x faster than in float32 (measured on 2
-    cores: 330 vs 190 tokens/s), else fp32."""
+    cores: 330 vs 190 tokens/s), else float32. Formerly `precision` (fp32, bf16)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_names(cls, data: Any) -> Any:
+        data = rename_fields(data, {"precision": "dtype"}, "irft")
+        if isinstance(data, dict) and data.get("dtype") in OLD_DTYPES:
+            data = {**data, "dtype": OLD_DTYPES[data["dtype"]]}
+        return data
 
     @model_validator(mode="after")
     def _check(self) -> "IrftConfig":
@@ -97,5 +111,7 @@ def check_model_spec(spec: str) -> None:
         )
 
 
-TRAINING_FIELDS = frozenset(IrftConfig.model_fields) - {"merge", "device", "precision", "output"}
+RESUME_CHANGES = frozenset({"merge", "device", "dtype"})
+"""What a resumed run may change: where and how it computes, not what it learns."""
+TRAINING_FIELDS = frozenset(IrftConfig.model_fields) - RESUME_CHANGES - {"output"}
 """What a resumed run must keep: everything that changes the trained weights."""

@@ -3,10 +3,12 @@
 from pathlib import Path
 from typing import Any
 
-from rulebench.core.errors import ConfigError
-from rulebench.engine.store import default_store_path
+from rulebench.core.errors import ConfigError, StoreError
+from rulebench.core.run_kinds import TRAINING_TASK
+from rulebench.core.validation import validate_into
+from rulebench.engine.store import Store, default_store_path
 from rulebench.train.atomic_write import remove_stale
-from rulebench.train.irft_config import TRAINING_FIELDS, IrftConfig
+from rulebench.train.irft_config import RESUME_CHANGES, TRAINING_FIELDS, IrftConfig
 from rulebench.train.irft_record import RUN_FILE, read_run_file
 
 
@@ -54,3 +56,34 @@ def _check_same_training(config: IrftConfig, stored: dict[str, Any]) -> None:
     if changed:
         shown = ", ".join(f"{key} {given[key]!r} (run: {stored.get(key)!r})" for key in changed)
         raise ConfigError(f"--resume with other training options: {shown}; repeat the run's")
+
+
+def stored_config(
+    run_id: str, store: Path | None, changes: dict[str, Any]
+) -> tuple[IrftConfig, Path]:
+    """(the config a stored tuning run was started with, the store's path), for `--resume RUN`.
+
+    `changes` (None values ignored) may set only what a resumed run can change: merge,
+    device, dtype. Runs stored with old field names (`precision`) read as they are.
+
+    Raises:
+        StoreError: no such run, or a run of another task.
+        ConfigError: a change to a training option, or a stored config this version cannot read.
+    """
+    given = {name: value for name, value in changes.items() if value is not None}
+    if refused := sorted(set(given) - RESUME_CHANGES):
+        raise ConfigError(
+            f"--resume continues run {run_id} with its own training options: drop "
+            f"{', '.join('--' + name.replace('_', '-') for name in refused)}"
+        )
+    path = store or default_store_path()
+    with Store(path) as db:
+        record = db.get_run(run_id)
+    if record.task != TRAINING_TASK:
+        raise StoreError(
+            f"run {record.id} is a '{record.task}' run, not a tuning run (`rulebench train irft`)"
+        )
+    known = set(IrftConfig.model_fields) | {"precision"}  # the row also holds data_hash...
+    fields = {name: value for name, value in record.config.items() if name in known}
+    config = validate_into(IrftConfig, fields | given, f"run {record.id}: stored irft config")
+    return config, path

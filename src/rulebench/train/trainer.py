@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from rulebench.core.errors import ConfigError
 from rulebench.train.data import DATASET_FOLDER
-from rulebench.train.irft_config import IrftConfig, Precision
+from rulebench.train.irft_config import Dtype, IrftConfig
 
 LOG_EVERY = 0.005
 """Log the loss every 0.5% of the steps: each step of a short CPU run, at most ~200 points."""
@@ -30,12 +30,12 @@ class TrainingProgress(Protocol):
         ...
 
 
-def use_bf16(precision: Precision, device: str) -> bool:
+def use_bf16(dtype: Dtype, device: str) -> bool:
     """Whether to train in bf16: asked for, or (auto) where the hardware does it fast."""
     import torch
 
-    if precision != "auto":
-        return precision == "bf16"
+    if dtype != "auto":
+        return dtype == "bfloat16"
     if device == "cuda":
         return bool(torch.cuda.is_bf16_supported())
     if device == "cpu":

@@ -7,6 +7,7 @@ import typer
 
 from rulebench.cli import options as opt
 from rulebench.cli.console import err, out
+from rulebench.train.star_task import MAX_ATTEMPTS
 
 if TYPE_CHECKING:
     from rulebench.catalog import RunSettings
@@ -42,9 +43,14 @@ def star(
         typer.Option("--output", "-o", help="Folder to write (new or empty).", show_default=False),
     ],
     attempts: Annotated[
-        int,
-        typer.Option(min=1, max=3, help="Tries per example before it gets the plain target."),
-    ] = 3,
+        int | None,
+        typer.Option(
+            min=1,
+            max=MAX_ATTEMPTS,
+            help="Tries per example before it gets the plain target.",
+            show_default=str(MAX_ATTEMPTS),
+        ),
+    ] = None,
     limit: StarLimitOption = None,
     model_arg: opt.ModelArgOption = None,
     base_url: opt.BaseUrlOption = None,
@@ -78,9 +84,11 @@ def star(
         limit=limit,
     )
     spec = _first_spec(teacher, data, settings)
-    plan = StarPlan(spec=spec, output=output, attempts=attempts, overwrite=overwrite)
+    given = {"attempts": attempts} if attempts is not None else {}
+    plan = StarPlan(spec=spec, output=output, overwrite=overwrite, **given)
     err.print(
-        f"[bold]irft-star[/bold] on [bold]{_markup(teacher)}[/bold]: up to {attempts} attempts, "
+        f"[bold]irft-star[/bold] on [bold]{_markup(teacher)}[/bold]: up to {plan.attempts} "
+        "attempts, "
         f"max_tokens={spec.generate.max_tokens} temperature={spec.generate.temperature} "
         f"concurrency={concurrency}" + (f" limit={limit}" if limit is not None else ""),
         highlight=False,

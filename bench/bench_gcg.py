@@ -20,7 +20,6 @@ from rulebench.attack.gcg import GcgAttack
 from rulebench.attack.gcg_config import GcgConfig
 from rulebench.attack.gcg_prompt import load_attack_model
 from rulebench.attack.instances import RulePrompts
-from rulebench.cli.attack_gcg import QUICK
 from rulebench.engine.store import Store
 from rulebench.models.local_chat import template_takes_system
 from rulebench.scenarios.protocol import Protocol
@@ -53,7 +52,7 @@ def time_steps(model: str, widths: list[int], repeats: int, device: str) -> None
 
 def default_attacks(model: str, steps: int | None, device: str, store: Path) -> None:
     """The default attack on each rule of RULES: held-out loss and targets, before and after."""
-    gcg = GcgConfig(**(QUICK | ({"num_steps": steps} if steps else {})))
+    gcg = GcgConfig.preset("quick", **({"num_steps": steps} if steps else {}))
     print(f"default attacks: {gcg.num_steps} steps, width {gcg.search_width}, top-{gcg.topk}")
     with Store(store) as db:
         for scenario, behavior in RULES:
@@ -76,7 +75,7 @@ def main() -> None:
     parser.add_argument("--model", default="hf/SmolLM2-135M-Instruct")
     parser.add_argument("--widths", default="64,512", help="Search widths to time.")
     parser.add_argument("--repeats", type=int, default=5, help="Timed steps per width.")
-    parser.add_argument("--steps", type=int, default=None, help="Attack steps (default 250).")
+    parser.add_argument("--steps", type=int, default=None, help="Default: the quick preset's.")
     parser.add_argument("--device", default="auto")
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads.")
     parser.add_argument("--skip-attack", action="store_true", help="Only time steps.")

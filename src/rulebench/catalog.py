@@ -64,7 +64,7 @@ TASKS: dict[str, TaskEntry] = {
         "IRFT: a test split of a `rulebench train data` folder (in-distribution or held-out "
         "StringGame rules)",
         group_by="rules",
-        command="rulebench irft compare",
+        command="rulebench train compare",
     ),
     "irft-star": TaskEntry(
         "rulebench.train.star_task:StarTask",

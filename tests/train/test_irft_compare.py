@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import JsonValue
 from typer.testing import CliRunner, Result
 
 from rulebench.cli.app import app
@@ -16,6 +17,8 @@ from rulebench.study.irft import StudyConfig, contender, measurements, run_study
 from rulebench.train.comparison import ScoredItem, compare_rows, scored_items
 from rulebench.train.data import read_examples
 from rulebench.train.eval_task import IrftTestTask, named_rule
+
+from tests.stored_json import json_object
 
 runner = CliRunner()
 
@@ -79,7 +82,7 @@ def test_the_rule_a_reply_names(reply: str, position: int | None) -> None:
 
 
 def test_test_task_items_are_the_split_s_examples(tiny_data: Path) -> None:
-    task = IrftTestTask(data=str(tiny_data), split="heldout", n=3)
+    task = IrftTestTask(data=str(tiny_data), split="heldout", per_group=3)
     items = task.items()
     examples = read_examples(tiny_data, "heldout")[:3]
     assert [i.target for i in items] == [e.answer for e in examples]
@@ -91,6 +94,28 @@ def test_test_task_items_are_the_split_s_examples(tiny_data: Path) -> None:
     ]
     with pytest.raises(DataError):
         IrftTestTask(data=str(tiny_data.parent / "nothing"))
+
+
+def test_an_irft_test_run_stored_with_the_old_count_name_resumes(
+    tmp_path: Path, tiny_data: Path
+) -> None:
+    import rulebench
+
+    store = tmp_path / "s.sqlite"
+    config: dict[str, JsonValue] = {"data": str(tiny_data), "split": "test", "per_group": 4}
+    report = rulebench.run("irft-test", "scripted/echo", config=config, store=store)
+    with Store(store) as db:  # as a run stored before the rename, stopped halfway
+        stored = db.get_run(report.run.id).config
+        fields = dict(json_object(stored["task_config"]))
+        fields["n"] = fields.pop("per_group")
+        spec = json.dumps({**stored, "task_config": fields})
+        db._db.execute("UPDATE runs SET config = ?, status = 'interrupted'", (spec,))
+        db._db.execute("DELETE FROM results WHERE rowid % 2 = 0")
+    with pytest.warns(FutureWarning, match="irft-test field 'n' is now 'per_group'"):
+        resumed = rulebench.resume(report.run.id, store=store)
+    assert resumed.run.status == "completed" and 0 < resumed.completed_now < 4
+    with Store(store, readonly=True) as db:
+        assert db.count_results(report.run.id)["ok"] == 4
 
 
 # --- the sides -----------------------------------------------------------------------------

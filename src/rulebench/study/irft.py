@@ -1,4 +1,4 @@
-"""`rulebench irft compare`: a base and a tuned model measured on the same items.
+"""`rulebench train compare`: a base and a tuned model measured on the same items.
 
 Every measurement is an ordinary run in the store (cached, resumable, visible in `runs list`):
 the tuned model's own StringGame test splits (in-distribution and held-out rules), RuleBench
@@ -115,7 +115,7 @@ class StudyConfig(BaseModel):
     @classmethod
     def _old_names_and_per_group(cls, data: Any) -> Any:
         """Old field names read as the new ones; `per_group` sets every part not given."""
-        data = rename_fields(data, _RENAMED, "irft compare")
+        data = rename_fields(data, _RENAMED, "train compare")
         if not isinstance(data, dict) or "per_group" not in data:
             return data
         data = dict(data)
@@ -178,7 +178,7 @@ def measurements(config: StudyConfig, data: Path) -> list[Measurement]:
         Measurement(
             title,
             "irft-test",
-            IrftTestConfig(data=str(data), split=split, n=config.stringgame_per_group),
+            IrftTestConfig(data=str(data), split=split, per_group=config.stringgame_per_group),
             None,
         )
         for split, title in splits

@@ -1,6 +1,6 @@
 """The test splits of an IRFT data folder as an ordinary task: a tuned model's own measure.
 
-`rulebench irft compare` runs it on the in-distribution split (unseen strings, training rules)
+`rulebench train compare` runs it on the in-distribution split (unseen strings, training rules)
 and the held-out-rule split of the data the model was tuned on. Each item is one example's
 prompt; the reply is judged like the benchmark's StringGame (the number after "the answer is",
 else the last number), and the rule it names is recorded to separate triggering from execution.
@@ -8,12 +8,13 @@ else the last number), and the rule it names is recorded to separate triggering 
 
 import re
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field, JsonValue
+from pydantic import Field, JsonValue, model_validator
 
 from rulebench.core.items import Item, Outcome, content_hash
 from rulebench.core.messages import Message
+from rulebench.core.renamed import rename_fields
 from rulebench.core.rules import Sample
 from rulebench.engine.task import Session
 from rulebench.engine.task_config import GenerationDefaults, TaskConfig
@@ -39,11 +40,17 @@ class IrftTestConfig(TaskConfig):
     split: TestSplit = "test"
     """test: unseen strings, training rules; heldout: golden rules kept out of training (by
     rule or by composition: the data folder's manifest says which)."""
-    n: int | None = Field(default=None, ge=1)
-    """The first n examples of the split (default all)."""
+    per_group: int | None = Field(default=None, ge=1)
+    """The first examples of the split, this many (formerly `n`); None: all of them."""
     heldout_by: HeldOutBy | None = None
     """How the folder's held-out rules were kept out of training (its manifest's choice),
     recorded when the run is made so `runs show` and reports name the split measured."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_names(cls, data: Any) -> Any:
+        # Runs stored before the rename hold `n`; they still resume.
+        return rename_fields(data, {"n": "per_group"}, "irft-test")
 
     def resolved_for(self, model: str) -> "IrftTestConfig":
         """The data folder's held-out split, read from its manifest and recorded."""
@@ -90,9 +97,9 @@ class IrftTestTask:
         return self.settings.model_dump(mode="json")
 
     def items(self) -> list[Item]:
-        """The split's first n examples, in file order; ids are the examples' content ids."""
+        """The split's first `per_group` examples, in file order; ids: the examples' content ids."""
         examples = read_examples(self.folder, self.settings.split)
-        return [self._item(example) for example in examples[: self.settings.n]]
+        return [self._item(example) for example in examples[: self.settings.per_group]]
 
     def _item(self, example: TrainingExample) -> Item:
         # The example id hashes split, string, rules and form; the prompt is hashed too, so a

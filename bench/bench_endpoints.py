@@ -5,7 +5,7 @@ K requests at once (a replica's capacity; the rest queue at the server), then ru
 items through the library (Runner, SQLite store, cache off) against the first 1, 2, 3, 4 of them
 as one model with several base URLs, and prints: endpoints, items, wall s, items/s, speed-up vs 1.
 The ideal is k x K / 0.2 s items/s with k endpoints.
-Usage: python bench/bench_endpoints.py [--items 400] [--capacity 8] [--latency-ms 200]
+Usage: python bench/bench_endpoints.py [-n 400] [--capacity 8] [--latency-ms 200]
 """
 
 import argparse
@@ -64,7 +64,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--items", type=int, default=400)
+    parser.add_argument("-n", "--limit", type=int, default=400)
     parser.add_argument("--capacity", type=int, default=8, help="requests a replica serves at once")
     parser.add_argument("--latency-ms", type=float, default=200)
     parser.add_argument("--concurrency", type=int, default=64)
@@ -76,24 +76,24 @@ def main() -> None:
         urls = [server.stdout.readline().strip() for server in servers if server.stdout]
         rows = []
         for count in range(1, args.endpoints + 1):
-            wall, answered = asyncio.run(run_items(urls[:count], args.items, args.concurrency))
+            wall, answered = asyncio.run(run_items(urls[:count], args.limit, args.concurrency))
             rows.append((count, wall, answered))
     finally:
         for server in servers:
             server.terminate()
-    base_per_s = args.items / rows[0][1]
+    base_per_s = args.limit / rows[0][1]
     ideal = args.capacity / (args.latency_ms / 1000)
     print(
-        f"{args.items} loadtest items, concurrency {args.concurrency}; each replica: "
+        f"{args.limit} loadtest items, concurrency {args.concurrency}; each replica: "
         f"{args.latency_ms:.0f} ms per reply, {args.capacity} at once (ideal {ideal:.0f} items/s)"
     )
     print("| endpoints | items | wall s | items/s | speed-up vs 1 | items per endpoint |")
     print("|---:|---:|---:|---:|---:|---|")
     for count, wall, answered in rows:
-        per_s = args.items / wall
+        per_s = args.limit / wall
         spread = " / ".join(str(answered[url]) for url in urls[:count])
         print(
-            f"| {count} | {args.items} | {wall:.2f} | {per_s:.1f} | "
+            f"| {count} | {args.limit} | {wall:.2f} | {per_s:.1f} | "
             f"{per_s / base_per_s:.2f}x | {spread} |"
         )
 

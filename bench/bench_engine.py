@@ -7,7 +7,7 @@ Prints, for the figures the foundation issue asks for:
      ceil(N/C) x latency (target within 1.3x).
   3. 50,000 items: peak RSS vs the 5,000-item run (target: no more than 100 MB above).
 Each measurement runs in a fresh subprocess (clean peak RSS); the server runs in its own process.
-Usage: python bench/bench_engine.py [--items 5000] [--big 50000] [--concurrency 64]
+Usage: python bench/bench_engine.py [-n 5000] [--big 50000] [--concurrency 64]
 """
 
 import argparse
@@ -99,7 +99,7 @@ def measure(kind: str, url: str, n: int, concurrency: int) -> dict[str, float]:
             kind,
             "--url",
             url,
-            "--items",
+            "--limit",
             str(n),
             "--concurrency",
             str(concurrency),
@@ -116,7 +116,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--items", type=int, default=5000)
+    parser.add_argument("-n", "--limit", type=int, default=5000)
     parser.add_argument("--big", type=int, default=50000)
     parser.add_argument("--slow-items", type=int, default=500)
     parser.add_argument("--latency-ms", type=float, default=200)
@@ -126,18 +126,18 @@ def main() -> None:
     args = parser.parse_args()
     if args.worker:
         work = bare_loop if args.worker == "bare" else rulebench_run
-        print(json.dumps(asyncio.run(work(args.url, args.items, args.concurrency))))
+        print(json.dumps(asyncio.run(work(args.url, args.limit, args.concurrency))))
         return
 
     c = args.concurrency
     server, url = start_server(0)
     try:
-        bare = measure("bare", url, args.items, c)
-        ours = measure("rulebench", url, args.items, c)
+        bare = measure("bare", url, args.limit, c)
+        ours = measure("rulebench", url, args.limit, c)
         big = measure("rulebench", url, args.big, c)
     finally:
         server.terminate()
-    print(f"1. {args.items} items, concurrency {c}, zero latency")
+    print(f"1. {args.limit} items, concurrency {c}, zero latency")
     print(f"   bare aiohttp loop : {bare['per_s']:8,.0f} requests/s")
     print(f"   rulebench         : {ours['per_s']:8,.0f} items/s (results stored)")
     print(f"   ratio             : {ours['per_s'] / bare['per_s']:8.2f}  (target >= 0.5)")
@@ -153,7 +153,7 @@ def main() -> None:
     print(f"   wall {wall:.2f} s vs ideal {ideal:.2f} s: {wall / ideal:.2f}x (target <= 1.3x)")
 
     small_mb, big_mb = ours["rss_mb"], big["rss_mb"]
-    print(f"3. peak RSS: {args.items} items {small_mb:.0f} MB, {args.big} items {big_mb:.0f} MB")
+    print(f"3. peak RSS: {args.limit} items {small_mb:.0f} MB, {args.big} items {big_mb:.0f} MB")
     print(f"   difference +{big_mb - small_mb:.0f} MB (target <= +100 MB)")
     print(f"   {args.big} items ran at {big['per_s']:,.0f} items/s")
 

@@ -8,7 +8,7 @@ SmolLM2-135M-Instruct, run through the real runner and store (cache off). Prints
 The llamacpp backend decodes one sequence at a time; "batched" there means requests queue up
 and the backend serves the one sharing the longest prefix with its KV cache first. With
 --backend hf, batched means real batched generation.
-Usage: python bench/bench_inferential.py [--items 20] [--max-tokens 16] [--backend llamacpp|hf]
+Usage: python bench/bench_inferential.py [--per-group 20] [--max-tokens 16] [--backend llamacpp|hf]
 """
 
 import argparse
@@ -30,7 +30,9 @@ async def measure(
 ) -> float:
     """Items/s for one combination, in a fresh store."""
     grid = Grid(quantities=("all",), layout=layout)
-    task = InferentialTask(tasks=["kinship"], n=args.items, seed=args.seed, grid=grid.model_dump())
+    task = InferentialTask(
+        tasks=["kinship"], per_group=args.per_group, seed=args.seed, grid=grid.model_dump()
+    )
     model = create_model(f"{backend}/{EMBEDDED_MODEL_NAME}", BackendOptions())
     spec = RunSpec(task="inferential", model=backend, concurrency=concurrency, use_cache=False)
     spec = spec.model_copy(
@@ -41,7 +43,7 @@ async def measure(
         await Runner(store).run(task, model, spec)
         wall = time.perf_counter() - start
     await model.aclose()
-    items: int = args.items
+    items: int = args.per_group
     return items / wall
 
 
@@ -49,17 +51,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--items", type=int, default=20)
+    parser.add_argument("--per-group", type=int, default=20, help="kinship samples")
     parser.add_argument("--max-tokens", type=int, default=16)
     parser.add_argument("--batch", type=int, default=8, help="concurrency of the batched runs")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--backend", choices=["llamacpp", "hf"], default="llamacpp")
     args = parser.parse_args()
     asyncio.run(
-        measure(args.backend, "per-item", 1, argparse.Namespace(**{**vars(args), "items": 1}))
+        measure(args.backend, "per-item", 1, argparse.Namespace(**{**vars(args), "per_group": 1}))
     )  # load once
     model = f"{args.backend}/{EMBEDDED_MODEL_NAME}"
-    print(f"kinship all-rule items on {model}: {args.items} items, max_tokens {args.max_tokens}")
+    print(
+        f"kinship all-rule items on {model}: {args.per_group} items, max_tokens {args.max_tokens}"
+    )
     print(f"{'layout':<10} {'one at a time':>14} {'batched (c=' + str(args.batch) + ')':>16}")
     for layout in ("per-item", "shared"):
         naive = asyncio.run(measure(args.backend, layout, 1, args))

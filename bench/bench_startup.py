@@ -1,9 +1,9 @@
-"""Start-up time of `rulebench run loadtest --items 1` against a bare aiohttp script.
+"""Start-up time of `rulebench run loadtest -n 1` against a bare aiohttp script.
 
 Prints the best wall time of N runs (each a fresh process; the machine is shared, so the best
 run is the one least disturbed) of:
   1. a bare aiohttp script posting one chat request to the local mock server (the floor);
-  2. `rulebench run loadtest --items 1` against that server (openai-api backend, --no-cache:
+  2. `rulebench run loadtest -n 1` against that server (openai-api backend, --no-cache:
      one real request, like the script; results stored);
   3. the same with `-m scripted/echo`: no network, start-up and bookkeeping alone;
   4. the same with the default model (the embedded llama.cpp model, when installed); the
@@ -125,17 +125,17 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         bare = Path(tmp) / "bare_aiohttp.py"
         bare.write_text(BARE_SCRIPT)
-        loadtest = [*RULEBENCH, "run", "loadtest", "--items", "1"]
+        loadtest = [*RULEBENCH, "run", "loadtest", "-n", "1"]
         mock = [*loadtest, "-m", "openai-api/mock/m", "--base-url", url, "--no-cache"]
         commands = {
             "bare aiohttp script, 1 request": [PYTHON, str(bare), url],
-            "rulebench run loadtest --items 1, mock server": [*mock, "--store", f"{tmp}/m.db"],
-            "rulebench run loadtest --items 1 -m scripted/echo": [
+            "rulebench run loadtest -n 1, mock server": [*mock, "--store", f"{tmp}/m.db"],
+            "rulebench run loadtest -n 1 -m scripted/echo": [
                 *loadtest, "-m", "scripted/echo", "--store", f"{tmp}/e.db",
             ],
         }  # fmt: skip
         if has_embedded_model():
-            commands["rulebench run loadtest --items 1 (embedded model, cached)"] = [
+            commands["rulebench run loadtest -n 1 (embedded model, cached)"] = [
                 *loadtest, "--store", f"{tmp}/d.db",
             ]  # fmt: skip
         try:
@@ -147,7 +147,7 @@ def main() -> None:
                 print("  (embedded model not installed: its run is skipped)")
             targets = {
                 "import rulebench.cli.app": [PYTHON, "-c", "import rulebench.cli.app"],
-                "rulebench run loadtest --items 1, mock server": [
+                "rulebench run loadtest -n 1, mock server": [
                     *mock, "--store", f"{tmp}/m.db",
                 ],
             }  # fmt: skip

@@ -2,10 +2,10 @@
 
 Builds the default data set, runs the default `rulebench train irft` (or the steps given), and
 measures the base and the tuned model on the same in-distribution and held-out-rule test items
-the way `rulebench irft compare` does (hf backend, greedy, stored runs). Prints the training
+the way `rulebench train compare` does (hf backend, greedy, stored runs). Prints the training
 figures (steps, tokens/s, wall time, eval loss before/after) and the before/after table.
 Issue 11 targets at least +20 points in-distribution on the default CPU run.
-Usage: python bench/bench_train.py [--n 100] [--max-steps N] [--work DIR] [--run DIR]
+Usage: python bench/bench_train.py [--per-group 100] [--max-steps N] [--work DIR] [--run DIR]
 """
 
 import argparse
@@ -53,7 +53,7 @@ def answer_baselines(data: Path, split: Split, n: int) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=100, help="Items per test split.")
+    parser.add_argument("--per-group", type=int, default=100, help="Items per test split.")
     parser.add_argument("--max-steps", type=int, default=None, help="Default: irft's default.")
     parser.add_argument("--work", type=Path, default=None, help="Folder for data, run, store.")
     parser.add_argument("--run", type=Path, default=None, help="Skip training: this run folder.")
@@ -62,7 +62,7 @@ def main() -> None:
     data = work / "data"
     print(f"work folder {work}; {platform.processor() or platform.machine()}", flush=True)
     if not (data / "manifest.json").is_file():
-        write_dataset(DataConfig(per_group=max(args.n, 200)), data)
+        write_dataset(DataConfig(per_group=max(args.per_group, 200)), data)
     run_folder = args.run
     if run_folder is None:
         run_folder = work / "run"
@@ -74,14 +74,16 @@ def main() -> None:
         print(f"trained in {time.monotonic() - start:.0f} s:", json.dumps(summary), flush=True)
     base = contender("base", "hf/SmolLM2-135M-Instruct")
     tuned = contender("tuned", str(run_folder))
-    study = StudyConfig(data=data, stringgame_n=args.n, rulebench=False, scenarios=False)
+    study = StudyConfig(
+        data=data, stringgame_per_group=args.per_group, rulebench=False, scenarios=False
+    )
     start = time.monotonic()
     with Store(work / "store.sqlite") as store:
         outcome = asyncio.run(run_study(study, base, tuned, store))
     print(f"measured in {time.monotonic() - start:.0f} s", flush=True)
     print(markdown_table(outcome.rows), end="")
     for split in ("test", "heldout"):
-        found = answer_baselines(data, split, args.n)
+        found = answer_baselines(data, split, args.per_group)
         shown = ", ".join(f"{name} {100 * value:.1f}%" for name, value in found.items())
         print(f"answer-prior baselines on {split}: {shown}")
 

@@ -10,7 +10,7 @@ the store and from the server's request log:
   - re-requested: requests for an item whose result was already stored when that invocation
     started (finished work must never be asked for again).
 Prints those figures and exits 1 unless all are zero and the run is "completed".
-Usage: python bench/soak_kill_resume.py [--items 3000] [--kills 12] [--fault-rate 0.3]
+Usage: python bench/soak_kill_resume.py [-n 3000] [--kills 12] [--fault-rate 0.3]
 """
 
 import argparse
@@ -125,7 +125,7 @@ def count_rerequests(log: Path, invocations: list[Invocation], token_of: dict[st
 def main() -> int:
     """Soak, check, print; 0 when nothing was lost, duplicated, misattributed or re-requested."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--items", type=int, default=3000)
+    parser.add_argument("-n", "--limit", type=int, default=3000, help="loadtest items")
     parser.add_argument("--kills", type=int, default=12, help="SIGKILLs at random moments")
     parser.add_argument("--fault-rate", type=float, default=0.3)
     parser.add_argument("--concurrency", type=int, default=8)
@@ -137,7 +137,7 @@ def main() -> int:
     server, url = start_server(log, args.fault_rate, args.seed, args.latency_ms)
     backend = ["-m", "openai-api/mock/echo", "--base-url", url, "--store", str(store)]
     retries = ["-M", "max_retries=12", "-M", "initial_backoff_s=0.01", "-M", "max_backoff_s=0.05"]
-    first = [PYTHON, "-m", "rulebench", "run", "loadtest", "--items", str(args.items)]
+    first = [PYTHON, "-m", "rulebench", "run", "loadtest", "-n", str(args.limit)]
     first += ["-c", str(args.concurrency), *backend, *retries]
     started = time.monotonic()
     try:
@@ -154,12 +154,12 @@ def main() -> int:
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait()
-    token_of = {item.id: str(item.target) for item in LoadTestItems(args.items, 0)}
+    token_of = {item.id: str(item.target) for item in LoadTestItems(args.limit, 0)}
     rows = store_rows(store)
     per_item = Counter(item_id for _, item_id, _, _ in rows)
     ok = {i for _, i, status, _ in rows if status == "ok"}
     figures = {
-        "items": args.items,
+        "items": args.limit,
         "invocations": len(invocations),
         "killed": sum(inv.killed for inv in invocations),
         "requests": sum(1 for _ in log.open(encoding="utf-8")),

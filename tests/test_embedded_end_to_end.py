@@ -33,7 +33,7 @@ def test_inferential_loglik_scoring_on_the_embedded_model(tmp_path: Path) -> Non
         "inferential",
         "-t",
         "kinship",
-        "--samples",
+        "--per-group",
         "3",
         "-q",
         "golden",
@@ -58,7 +58,7 @@ def test_scenarios_on_the_embedded_model(tmp_path: Path) -> None:
     args = [
         "run",
         "scenarios",
-        "--per-behavior",
+        "--per-group",
         "1",
         "--scenario",
         "Encryption",

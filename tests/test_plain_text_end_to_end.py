@@ -21,7 +21,7 @@ from rulebench.models.transcript import DEFAULT_TRANSCRIPT
 pytestmark = pytest.mark.slow
 runner = CliRunner()
 PLAIN = ["-M", "transcript=default"]
-INFERENTIAL = ["run", "inferential", "-t", "kinship", "--samples", "2", "-q", "golden"]
+INFERENTIAL = ["run", "inferential", "-t", "kinship", "--per-group", "2", "-q", "golden"]
 
 
 def spy_on(worker_type: type[JobWorker[Any]], monkeypatch: pytest.MonkeyPatch) -> list[Any]:
@@ -98,7 +98,7 @@ def test_inferential_loglik_scoring_in_plain_text_mode(
 def test_scenarios_in_plain_text_mode(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     store = tmp_path / "s.sqlite"
     requests = spy_on(LlamaEngine, monkeypatch)
-    args = ["run", "scenarios", "--per-behavior", "1", "--scenario", "Encryption"]
+    args = ["run", "scenarios", "--per-group", "1", "--scenario", "Encryption"]
     plain = run([*args, "--scenario", "Integrity", "--max-tokens", "16", *PLAIN], store)
     assert requests
     for request in requests:

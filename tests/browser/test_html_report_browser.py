@@ -90,7 +90,7 @@ def test_browser_shows_scenarios_buckets_mcnemar_and_opens_items_offline(
     tmp_path: Path, open_offline: Opener
 ) -> None:
     store, html = tmp_path / "s.sqlite", tmp_path / "scenarios.html"
-    config: dict[str, JsonValue] = {"suites": ["basic"], "per_behavior": 1}
+    config: dict[str, JsonValue] = {"suites": ["basic"], "per_group": 1}
     run_ids = [
         rulebench.run("scenarios", model, config=config, store=store).run.id
         for model in ("scripted/echo", "scripted/fixed")
@@ -139,7 +139,7 @@ def test_browser_draws_the_inferential_charts_and_tables_offline(
 ) -> None:
     store, html = tmp_path / "s.sqlite", tmp_path / "inferential.html"
     grid = Grid(quantities=("none", "golden", "few", "all"), forms=("nl", "fol"), cot=(False, True))
-    config = InferentialConfig(tasks=("kinship",), n=4, grid=grid)
+    config = InferentialConfig(tasks=("kinship",), per_group=4, grid=grid)
     run_id = rulebench.run("inferential", "scripted/echo", config=config, store=store).run.id
     numbers = json.loads(
         invoke(
@@ -182,7 +182,7 @@ def test_browser_runs_nothing_from_a_hostile_reply_and_shows_it_as_text(
     tmp_path: Path, open_offline: Opener
 ) -> None:
     store, html = tmp_path / "s.sqlite", tmp_path / "hostile.html"
-    config: dict[str, JsonValue] = {"suites": ["basic"], "per_behavior": 1}
+    config: dict[str, JsonValue] = {"suites": ["basic"], "per_group": 1}
     report = rulebench.run(
         "scenarios", "scripted/fixed", config=config, store=store, model_args={"reply": HOSTILE}
     )

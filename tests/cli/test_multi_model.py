@@ -24,7 +24,7 @@ TWO_MODELS = ("-m", "scripted/echo", "-m", "scripted/fixed")
 def loadtest_batch(tmp_path: Path, *args: str, models: tuple[str, ...] = TWO_MODELS) -> Result:
     store = str(tmp_path / "s.sqlite")
     output = str(tmp_path / "out")
-    command = ["run", "loadtest", "--items", str(ITEMS), *models, "--store", store, "-o", output]
+    command = ["run", "loadtest", "-n", str(ITEMS), *models, "--store", store, "-o", output]
     return runner.invoke(app, [*command, *args])
 
 
@@ -108,7 +108,7 @@ def test_one_model_prints_the_single_run_summary_as_before(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     store = str(tmp_path / "s.sqlite")
-    command = ["run", "loadtest", "--items", "3", "-m", "scripted/echo", "--store", store]
+    command = ["run", "loadtest", "-n", "3", "-m", "scripted/echo", "--store", store]
     result = runner.invoke(app, [*command, "--json"])
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
@@ -153,7 +153,7 @@ def test_a_dead_server_fails_its_run_and_the_same_command_finishes_later(tmp_pat
 
 def test_scenarios_on_two_models_get_the_comparison_report(tmp_path: Path) -> None:
     output = tmp_path / "compare"
-    command = ["run", "scenarios", "--scenario", "Encryption", "--per-behavior", "2", *TWO_MODELS]
+    command = ["run", "scenarios", "--scenario", "Encryption", "--per-group", "2", *TWO_MODELS]
     result = runner.invoke(
         app, [*command, "--store", str(tmp_path / "s.sqlite"), "-o", str(output)]
     )

@@ -24,7 +24,7 @@ MODELS = ("scripted/echo", "openai-api/mock/echo", "scripted/fixed")
 def batch_args(store: Path, output: Path, url: str) -> list[str]:
     """Three models; the batch is hit in the second, on a mock server (0.1 s a reply, 6 s all)."""
     models = [arg for model in MODELS for arg in ("-m", model)]
-    common = ["--items", str(ITEMS), "-c", "2", "--base-url", url, "--json"]
+    common = ["-n", str(ITEMS), "-c", "2", "--base-url", url, "--json"]
     return ["run", "loadtest", *models, *common, "--store", str(store), "-o", str(output)]
 
 

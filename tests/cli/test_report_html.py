@@ -36,7 +36,7 @@ def results_of(store: str, run_id: str) -> int:
 
 
 def scenarios_run(store: str, model: str) -> str:
-    invoke("run", "scenarios", "-s", "basic", "--per-behavior", "1", "-m", model, "--store", store)
+    invoke("run", "scenarios", "-s", "basic", "--per-group", "1", "-m", model, "--store", store)
     return newest_run(store)
 
 
@@ -59,7 +59,7 @@ def test_report_scenarios_and_judge_write_html_beside_markdown_and_json(tmp_path
     assert markdown.exists() and "Paired comparison" in result.stdout
     assert_page(page, "Rule-obeying scenarios report", items_shown=4)  # 2 runs x 2 items
 
-    judge = ["run", "judge", "--per-rule", "3", "-m", "scripted/fixed", "-M", "reply=fail"]
+    judge = ["run", "judge", "--per-group", "3", "-m", "scripted/fixed", "-M", "reply=fail"]
     invoke(*judge, *[p for s in sources for p in ("--from-run", s)], "--store", store)
     judged, page = newest_run(store), tmp_path / "judge.html"
     result = invoke("report", "judge", judged, "--json", "--store", store, "--html", str(page))

@@ -40,7 +40,7 @@ def newest_run(store: str) -> str:
 
 
 def scenarios_run(store: str, model: str) -> str:
-    invoke("run", "scenarios", "-s", "basic", "--per-behavior", "1", "-m", model, "--store", store)
+    invoke("run", "scenarios", "-s", "basic", "--per-group", "1", "-m", model, "--store", store)
     return newest_run(store)
 
 
@@ -91,7 +91,7 @@ def test_an_interrupted_scenarios_run_is_flagged_at_the_top_and_on_stderr(tmp_pa
 def test_judge_report_json(tmp_path: Path) -> None:
     store = str(tmp_path / "s.sqlite")
     sources = [scenarios_run(store, "scripted/echo"), scenarios_run(store, "scripted/fixed")]
-    args = ["run", "judge", "--per-rule", "5", "-m", "scripted/fixed", "-M", "reply=fail"]
+    args = ["run", "judge", "--per-group", "5", "-m", "scripted/fixed", "-M", "reply=fail"]
     invoke(*args, *[p for s in sources for p in ("--from-run", s)], "--store", store)
     judged = newest_run(store)
     found = strict_json(invoke("report", "judge", judged, "--json", "--store", store).stdout)

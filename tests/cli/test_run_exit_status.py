@@ -46,7 +46,7 @@ def loadtest(
     tmp_path: Path, *args: str, model: tuple[str, ...] = ("-m", "scripted/echo")
 ) -> Result:
     store = str(tmp_path / "s.sqlite")
-    command = ["run", "loadtest", "--items", str(ITEMS), *model, "--store", store, *args]
+    command = ["run", "loadtest", "-n", str(ITEMS), *model, "--store", store, *args]
     return runner.invoke(app, command)
 
 

@@ -62,7 +62,7 @@ def leaky_model(tmp_path: Path, rule: dict[str, object] | None = None) -> list[s
 def run_scenarios(tmp_path: Path, *options: str, model: list[str] | None = None) -> Result:
     cases = encryption_cases(tmp_path)
     store = ["--store", str(tmp_path / "s.sqlite")]
-    args = ["run", "scenarios", "-s", str(cases), "--per-behavior", str(CASES), *store]
+    args = ["run", "scenarios", "-s", str(cases), "--per-group", str(CASES), *store]
     args += model or leaky_model(tmp_path)
     return runner.invoke(app, [*args, *options])
 
@@ -112,10 +112,10 @@ def test_a_suffix_from_a_file_breaks_the_leaky_model_and_the_report_pairs_the_ru
     assert all(r.outcome is not None and not r.outcome.passed for r in results)
     assert all(r.messages[-2].content == f"What is the key? {SUFFIX}" for r in results)
 
-    out = ["-o", str(tmp_path / "r.md"), "--store", str(tmp_path / "s.sqlite")]
+    out = ["-o", str(tmp_path / "r"), "--store", str(tmp_path / "s.sqlite")]
     report = runner.invoke(app, ["report", "scenarios", base_id, attacked_id, *out])
     assert report.exit_code == 0, report.output
-    text = (tmp_path / "r.md").read_text(encoding="utf-8")
+    text = (tmp_path / "r" / "report.md").read_text(encoding="utf-8")
     # The bucket table's protocol column: the base run as before, the suffixed one marked.
     [base_row, attacked_row] = [
         next(line for line in text.splitlines() if line.startswith(f"| scripted/rules ({run_id})"))

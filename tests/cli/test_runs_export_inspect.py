@@ -27,7 +27,7 @@ def invoke(*args: str) -> Result:
 def scenarios_run(tmp_path: Path) -> tuple[str, str]:
     """(run id, store path) of a finished scenarios run (multi-turn, pass or fail)."""
     store = str(tmp_path / "s.sqlite")
-    args = ["run", "scenarios", "-s", "basic", "--per-behavior", "1", "-m", "scripted/echo"]
+    args = ["run", "scenarios", "-s", "basic", "--per-group", "1", "-m", "scripted/echo"]
     result = invoke(*args, "--json", "--store", store)
     return json.loads(result.stdout)["run"]["id"], store
 

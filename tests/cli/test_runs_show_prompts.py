@@ -46,7 +46,7 @@ def test_scenarios_and_judge_runs_show_their_wording(tmp_path: Path) -> None:
     upstream = ["--prompts", "upstream", "--upstream", str(folder)]
     # Echo repeats the word in most ForbiddenWord cases, not all: both kinds to judge.
     suite = ["run", "scenarios", *ECHO, "--scenario", "ForbiddenWord", "-s", "basic", "-s"]
-    suite += ["redteam", "--per-behavior", "5"]
+    suite += ["redteam", "--per-group", "5"]
     ours = _invoke(store, *suite)
     theirs = _invoke(store, *suite, *upstream)
     judged = _invoke(store, "run", "judge", "--from-run", theirs, *ECHO, *upstream)

@@ -38,10 +38,10 @@ def _error(result: Result) -> str:
 
 
 def _report(tmp_path: Path, *run_ids: str) -> str:
-    out = ["-o", str(tmp_path / "r.md"), "--store", str(tmp_path / "s.sqlite")]
+    out = ["-o", str(tmp_path / "r"), "--store", str(tmp_path / "s.sqlite")]
     result = runner.invoke(app, ["report", "scenarios", *run_ids, *out])
     assert result.exit_code == 0, result.output
-    return (tmp_path / "r.md").read_text(encoding="utf-8")
+    return (tmp_path / "r" / "report.md").read_text(encoding="utf-8")
 
 
 def test_published_preset_with_upstream_prompts_found_from_the_data(tmp_path: Path) -> None:
@@ -64,7 +64,7 @@ def test_published_preset_with_upstream_prompts_found_from_the_data(tmp_path: Pa
 
 def test_published_preset_with_our_wording_warns(tmp_path: Path) -> None:
     result = _run(
-        tmp_path, "--per-behavior", "1", "--scenario", "Encryption", "--preset", "published-v3"
+        tmp_path, "--per-group", "1", "--scenario", "Encryption", "--preset", "published-v3"
     )
     assert result.exit_code == 0, result.output
     assert "not comparable with the published v3 table" in result.stderr
@@ -86,14 +86,14 @@ def test_a_report_comparing_the_two_wordings_says_so(tmp_path: Path) -> None:
 
 
 def test_upstream_prompts_without_a_clone_is_one_error(tmp_path: Path) -> None:
-    message = _error(_run(tmp_path, "--per-behavior", "1", "--prompts", "upstream"))
+    message = _error(_run(tmp_path, "--per-group", "1", "--prompts", "upstream"))
     assert "normster/llm_rules" in message and "--upstream PATH" in message
     assert not (tmp_path / "s.sqlite").exists() or _run_ids(tmp_path) == []
 
 
 def test_upstream_path_without_upstream_prompts_is_refused(tmp_path: Path) -> None:
     folder = build_clone(tmp_path / "clone")
-    result = _run(tmp_path, "--per-behavior", "1", "--upstream", str(folder))
+    result = _run(tmp_path, "--per-group", "1", "--upstream", str(folder))
     assert "read only with --prompts upstream" in _error(result)
 
 

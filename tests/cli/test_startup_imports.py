@@ -1,4 +1,4 @@
-"""Start-up imports only what the command uses (issue 14: `run loadtest --items 1` under 0.5 s).
+"""Start-up imports only what the command uses (issue 14: `run loadtest -n 1` under 0.5 s).
 
 Nothing here is timed (the machine is shared): the tests pin which modules load, which is
 what made start-up slow. `bench/bench_startup.py` measures the times.
@@ -80,7 +80,7 @@ def test_importing_the_cli_loads_no_command_and_no_library() -> None:
 @pytest.mark.subprocess
 def test_a_loadtest_run_loads_only_the_run_commands(tmp_path: Path) -> None:
     store = tmp_path / "s.sqlite"
-    args = ["run", "loadtest", "--items", "1", "-m", "scripted/echo", "--store", str(store)]
+    args = ["run", "loadtest", "-n", "1", "-m", "scripted/echo", "--store", str(store)]
     modules = loaded_modules(f"sys.argv = ['rulebench', *{args!r}]\n{ENTRY}")
     assert "rulebench.loadtest" in modules and store.exists()  # it did run
     assert not roots(modules) & set(HEAVY)
@@ -109,7 +109,7 @@ def test_a_run_answered_from_the_cache_never_loads_the_embedded_model(tmp_path: 
     """The first run loads llama.cpp and keeps the GGUF's facts; the same run again is all
     cache hits, so neither llama_cpp nor numpy is imported."""
     store = tmp_path / "s.sqlite"
-    args = ["run", "loadtest", "--items", "2", "--store", str(store)]
+    args = ["run", "loadtest", "-n", "2", "--store", str(store)]
     code = (
         f"import os; os.environ['RULEBENCH_CACHE_DIR'] = {str(tmp_path / 'cache')!r}\n"
         f"sys.argv = ['rulebench', *{args!r}]\n{ENTRY}"

@@ -27,7 +27,7 @@ def invoke(*args: str, code: int = 0, env: dict[str, str] | None = None) -> Resu
 def scenarios_run(tmp_path: Path) -> tuple[str, str]:
     store = str(tmp_path / "s.sqlite")
     invoke(
-        "run", "scenarios", "-s", "basic", "--per-behavior", "1", "-m", "scripted/echo",
+        "run", "scenarios", "-s", "basic", "--per-group", "1", "-m", "scripted/echo",
         "--store", store,
     )  # fmt: skip
     with Store(store, readonly=True) as db:

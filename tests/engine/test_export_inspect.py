@@ -110,7 +110,7 @@ def overall_metrics(log: EvalLog, store: Path) -> tuple[dict[str, float], Any]:
 
 def test_an_inferential_run_keeps_answers_scores_gold_and_accuracy(tmp_path: Path) -> None:
     store = tmp_path / "s.sqlite"
-    config: dict[str, JsonValue] = {"tasks": ["kinship"], "n": 4}
+    config: dict[str, JsonValue] = {"tasks": ["kinship"], "per_group": 4}
     report = rulebench.run("inferential", "scripted/echo", config=config, store=store)
     path, results = export(store, report.run.id, tmp_path)
     log = read_checked(path, results)
@@ -145,7 +145,7 @@ def test_an_inferential_run_keeps_answers_scores_gold_and_accuracy(tmp_path: Pat
 
 def test_a_scenarios_run_records_verdicts_as_c_or_i_with_the_pass_rate(tmp_path: Path) -> None:
     store = tmp_path / "s.sqlite"
-    config: dict[str, JsonValue] = {"suites": ["basic"], "per_behavior": 1}
+    config: dict[str, JsonValue] = {"suites": ["basic"], "per_group": 1}
     report = rulebench.run("scenarios", "scripted/echo", config=config, store=store)
     path, results = export(store, report.run.id, tmp_path)
     log = read_checked(path, results)
@@ -171,13 +171,13 @@ def test_a_scenarios_run_records_verdicts_as_c_or_i_with_the_pass_rate(tmp_path:
 
 def test_a_judge_run_has_the_true_verdict_as_target(tmp_path: Path) -> None:
     store = tmp_path / "s.sqlite"
-    scenarios: dict[str, JsonValue] = {"suites": ["basic"], "per_behavior": 1}
+    scenarios: dict[str, JsonValue] = {"suites": ["basic"], "per_group": 1}
     # Two models that keep and break different rules give exchanges of both verdicts.
     sources = [
         rulebench.run("scenarios", model, config=scenarios, store=store).run.id
         for model in ("scripted/echo", "scripted/fixed")
     ]
-    config: dict[str, JsonValue] = {"runs": list(sources), "store": str(store), "per_rule": 2}
+    config: dict[str, JsonValue] = {"runs": list(sources), "store": str(store), "per_group": 2}
     report = rulebench.run(
         "judge", "scripted/fixed", config=config, store=store, model_args={"reply": "fail"}
     )

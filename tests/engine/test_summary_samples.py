@@ -8,7 +8,7 @@ import rulebench
 from rulebench.engine.store import Store
 from rulebench.engine.summary import summarize
 
-SCENARIOS: dict[str, JsonValue] = {"suites": ["basic"], "per_behavior": 1}
+SCENARIOS: dict[str, JsonValue] = {"suites": ["basic"], "per_group": 1}
 
 
 def test_scenario_repeats_keep_the_pass_rate_and_its_interval(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ def items_of(**config: object) -> list[Item]:
 def test_counterfactual_on_a_task_without_a_counterfactual_form_is_an_error() -> None:
     grid = Grid(counterfactual=(True,)).model_dump()
     with pytest.raises(ConfigError, match="'stringgame' has no counterfactual form"):
-        items_of(tasks=["stringgame"], n=3, grid=grid)
+        items_of(tasks=["stringgame"], per_group=3, grid=grid)
     with pytest.raises(ConfigError, match="'clutrr' has no counterfactual form"):
         items_of(tasks=["clutrr"], data_root=str(OFFICIAL), grid=grid)
 
@@ -54,15 +54,19 @@ def test_factual_prompts_list_factual_rules_and_counterfactual_prompts_counterfa
 
 def test_an_item_id_changes_whenever_its_prompt_does() -> None:
     grid = Grid(quantities=("all",)).model_dump()
-    small = {i.metadata["sample_id"]: i for i in items_of(tasks=["kinship"], n=10, grid=grid)}
-    large = {i.metadata["sample_id"]: i for i in items_of(tasks=["kinship"], n=40, grid=grid)}
+    small = {
+        i.metadata["sample_id"]: i for i in items_of(tasks=["kinship"], per_group=10, grid=grid)
+    }
+    large = {
+        i.metadata["sample_id"]: i for i in items_of(tasks=["kinship"], per_group=40, grid=grid)
+    }
     for sample_id, item in small.items():
         other = large[sample_id]
         assert (item.id == other.id) == (item.messages == other.messages)
 
 
 def test_repeats_are_separate_items_with_their_index() -> None:
-    items = items_of(tasks=["stringgame"], n=5, repeats=3)
+    items = items_of(tasks=["stringgame"], per_group=5, repeats=3)
     assert len(items) == 15 and len({i.id for i in items}) == 15
     assert sorted(i.repeat for i in items) == [0] * 5 + [1] * 5 + [2] * 5
     assert all(i.metadata["repeat"] == i.repeat for i in items)
@@ -70,8 +74,8 @@ def test_repeats_are_separate_items_with_their_index() -> None:
 
 def test_a_generated_prompt_does_not_depend_on_how_many_samples_are_generated() -> None:
     grid = Grid(quantities=("few", "all"), counterfactual=(False, True)).model_dump()
-    small = {i.id: i for i in items_of(tasks=["kinship"], n=8, grid=grid)}
-    large = {i.id: i for i in items_of(tasks=["kinship"], n=60, grid=grid)}
+    small = {i.id: i for i in items_of(tasks=["kinship"], per_group=8, grid=grid)}
+    large = {i.id: i for i in items_of(tasks=["kinship"], per_group=60, grid=grid)}
     assert set(small) <= set(large)  # same samples, same prompts, so same ids
     for item_id, item in small.items():
         assert large[item_id].messages == item.messages

@@ -32,7 +32,7 @@ async def echo_run(
     """A run of the scripted echo model (it replies with the prompt, untruncated)."""
     grid = Grid(quantities=("golden", "few"), counterfactual=(False, True))
     task = InferentialTask(
-        tasks=tasks, n=6, seed=3, data_root=str(FIXTURES), grid=grid.model_dump()
+        tasks=tasks, per_group=6, seed=3, data_root=str(FIXTURES), grid=grid.model_dump()
     )
     spec = RunSpec(
         task="inferential",

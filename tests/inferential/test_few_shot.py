@@ -18,7 +18,7 @@ DATASETS = [
 def prompts(task: str, **grid: object) -> list[str]:
     config = Grid.model_validate({"quantities": ("few",)} | grid)
     inferential = InferentialTask(
-        tasks=[task], n=4, data_root=str(OFFICIAL), grid=config.model_dump()
+        tasks=[task], per_group=4, data_root=str(OFFICIAL), grid=config.model_dump()
     )
     return [item.messages[0].content for item in inferential.items()]
 
@@ -45,7 +45,7 @@ def test_two_shot_works_where_the_release_has_only_a_test_split(dataset: str) ->
 
 def test_demonstrations_cite_their_golden_rule_and_follow_counterfactual_settings() -> None:
     grid = Grid(quantities=("few",), cot=(True,), counterfactual=(True,), shots=2, cite_rule=True)
-    task = InferentialTask(tasks=["kinship"], n=3, seed=2, grid=grid.model_dump())
+    task = InferentialTask(tasks=["kinship"], per_group=3, seed=2, grid=grid.model_dump())
     data = task.data("kinship")
     by_nl = {rule.nl: rule for rule in data.rules.values()}
     for item in task.items():

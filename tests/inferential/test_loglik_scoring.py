@@ -42,8 +42,8 @@ class TableModel:
 @pytest.mark.parametrize("scoring", ["loglik", "loglik-norm"])
 def test_log_likelihood_is_refused_for_a_task_without_candidates(scoring: str) -> None:
     with pytest.raises(ConfigError, match="task 'stringgame' has open answers"):
-        InferentialTask(tasks=["kinship", "stringgame"], n=2, scoring=scoring)
-    InferentialTask(tasks=["kinship"], n=2, scoring=scoring)  # candidates: accepted
+        InferentialTask(tasks=["kinship", "stringgame"], per_group=2, scoring=scoring)
+    InferentialTask(tasks=["kinship"], per_group=2, scoring=scoring)  # candidates: accepted
 
 
 @pytest.mark.parametrize(("scoring", "answer"), [("loglik", "a"), ("loglik-norm", "bbbbbbbb")])
@@ -61,7 +61,7 @@ async def test_both_picks_are_stored_and_the_option_decides(scoring: str, answer
 
 
 async def test_reports_label_scoring_per_cell_not_per_run(tmp_path: Path) -> None:
-    task = InferentialTask(tasks=["kinship"], n=3, scoring="loglik-norm")
+    task = InferentialTask(tasks=["kinship"], per_group=3, scoring="loglik-norm")
     spec = RunSpec(task="inferential", model="test/table", task_config=task.config())
     with Store(tmp_path / "s.sqlite") as store:
         report = await Runner(store).run(task, TableModel(), spec)

@@ -55,7 +55,7 @@ def test_grid_paper_decodes_like_the_paper(tmp_path: Path) -> None:
     store = str(tmp_path / "s.sqlite")
     command = ["run", "inferential", "--grid", "paper", "-t", "deer", "--data-root", str(OFFICIAL)]
     result = CliRunner().invoke(
-        app, [*command, "-m", "scripted/echo", "--samples", "1", "--store", store, "--json"]
+        app, [*command, "-m", "scripted/echo", "--per-group", "1", "--store", store, "--json"]
     )
     assert result.exit_code in (0, 1), result.output  # an echo answers wrong, never errs
     with Store(store, readonly=True) as db:

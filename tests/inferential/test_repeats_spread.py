@@ -47,7 +47,7 @@ class CoinModel:
 
 
 async def test_repeats_of_a_sampled_run_really_differ(tmp_path: Path) -> None:
-    task = InferentialTask(tasks=["kinship"], n=30, repeats=3)
+    task = InferentialTask(tasks=["kinship"], per_group=30, repeats=3)
     answers = {item.messages[0].content: str(item.target) for item in task.items()}
     spec = RunSpec(
         task="inferential",

@@ -155,7 +155,7 @@ def test_a_server_refusing_every_request_stops_the_run_early(store: str, status:
     config = MockServerConfig(fault_rate=1.0, fault_kinds=(status,))
     with serve_in_thread(config) as server:
         result = rulebench(
-            "run", "loadtest", "--items", "100", "-c", "1", *OPENAI, "--base-url", server.url,
+            "run", "loadtest", "-n", "100", "-c", "1", *OPENAI, "--base-url", server.url,
             "--store", store,
         )  # fmt: skip
         requests = len(server.requests)

@@ -49,7 +49,7 @@ def test_two_resumes_started_together_one_proceeds_the_other_refuses(tmp_path: P
     with serve_in_thread(config) as server:
         backend = ["-m", "openai-api/mock/echo", "--base-url", server.url, "--store", str(store)]
         first = subprocess.run(
-            rulebench_command("run", "loadtest", "--items", "200", "-n", "10", "--json", *backend),
+            rulebench_command("run", "loadtest", "-n", "10", "--json", *backend),
             capture_output=True,
             text=True,
             timeout=120,
@@ -58,7 +58,9 @@ def test_two_resumes_started_together_one_proceeds_the_other_refuses(tmp_path: P
         assert first.returncode == 0, first.stderr
         with Store(store) as db:
             [run] = db.list_runs()
-            db._db.execute("UPDATE runs SET config = json_set(config, '$.limit', NULL)")
+            # Made as 10 items, resumed as the first 10 of 200 (item ids do not depend on n).
+            grown = "json_set(config, '$.limit', NULL, '$.task_config.n', 200)"
+            db._db.execute(f"UPDATE runs SET config = {grown}")
         resumes = [
             subprocess.Popen(
                 rulebench_command("run", "--resume", run.id, "--store", str(store), "-c", "2"),
@@ -85,7 +87,7 @@ def test_a_lock_held_by_another_process_during_a_run_loses_nothing(tmp_path: Pat
     store = tmp_path / "s.sqlite"
     Store(store).close()
     command = rulebench_command(
-        "run", "loadtest", "--items", "300", "-c", "4", "-m", "scripted/echo",
+        "run", "loadtest", "-n", "300", "-c", "4", "-m", "scripted/echo",
         "-M", "delay_s=0.02", "--store", str(store),
     )  # fmt: skip
     process = subprocess.Popen(

@@ -34,7 +34,7 @@ def test_ctrl_c_leaves_a_resumable_run(tmp_path: Path) -> None:
         "rulebench",
         "run",
         "loadtest",
-        "--items",
+        "-n",
         str(ITEMS),
         "-c",
         "2",
@@ -72,7 +72,7 @@ def test_ctrl_c_leaves_a_resumable_run(tmp_path: Path) -> None:
 
 
 def start_loadtest(store_path: Path) -> subprocess.Popen[str]:
-    command = [sys.executable, "-m", "rulebench", "run", "loadtest", "--items", str(ITEMS)]
+    command = [sys.executable, "-m", "rulebench", "run", "loadtest", "-n", str(ITEMS)]
     slow_model = ["-c", "2", "-m", "scripted/echo", "-M", "delay_s=0.1"]
     return subprocess.Popen(
         [*command, *slow_model, "--store", str(store_path)],

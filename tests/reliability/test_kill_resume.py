@@ -35,7 +35,7 @@ def test_sigkill_midway_then_resume_loses_and_repeats_nothing(tmp_path: Path) ->
             rulebench_command(
                 "run",
                 "loadtest",
-                "--items",
+                "-n",
                 str(ITEMS),
                 "-c",
                 "4",

@@ -25,7 +25,7 @@ def test_api_key_never_appears_in_store_logs_or_exports(tmp_path: Path) -> None:
             "--debug",
             "run",
             "loadtest",
-            "--items",
+            "-n",
             "20",
             "-m",
             "openai-api/mockai/echo",
@@ -101,7 +101,7 @@ def test_a_key_echoed_in_a_malformed_reply_reaches_no_file_or_log(tmp_path: Path
     with serve_in_thread(config) as server:
         env["MOCKAI_BASE_URL"] = server.url
         run = rulebench(
-            "--debug", "run", "loadtest", "--items", "5", "-m", "openai-api/mockai/echo",
+            "--debug", "run", "loadtest", "-n", "5", "-m", "openai-api/mockai/echo",
             "-M", "max_retries=1", "-M", "initial_backoff_s=0.01", "--store", str(store),
             env=env,
         )  # fmt: skip

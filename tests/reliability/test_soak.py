@@ -15,7 +15,7 @@ SOAK = Path(__file__).parents[2] / "bench" / "soak_kill_resume.py"
 @pytest.mark.timeout(300)
 def test_soak_with_kills_and_faults_loses_duplicates_and_misattributes_nothing() -> None:
     result = subprocess.run(
-        [sys.executable, str(SOAK), "--items", "1200", "--kills", "6", "--fault-rate", "0.35"],
+        [sys.executable, str(SOAK), "-n", "1200", "--kills", "6", "--fault-rate", "0.35"],
         capture_output=True,
         text=True,
         timeout=280,

@@ -25,7 +25,7 @@ from rulebench.scenarios.scoring import CaseRecord
 from tests.report.html_page import Page, markdown_table
 from tests.stored_json import json_at, json_list
 
-SCENARIOS: dict[str, JsonValue] = {"suites": ["basic"], "per_behavior": 1}
+SCENARIOS: dict[str, JsonValue] = {"suites": ["basic"], "per_group": 1}
 HOSTILE = (
     '<script>alert(1)</script> <img src=x onerror=alert(1)> " onmouseover="x '
     "[link](http://evil.example) \x1b[2J"
@@ -75,7 +75,7 @@ def test_an_inferential_page_has_its_tables_and_inline_charts_and_writes_no_file
 ) -> None:
     store = tmp_path / "s.sqlite"
     grid = Grid(quantities=("none", "golden", "few", "all"), forms=("nl", "fol"), cot=(False, True))
-    config = InferentialConfig(tasks=("kinship",), n=4, grid=grid)
+    config = InferentialConfig(tasks=("kinship",), per_group=4, grid=grid)
     run_id = rulebench.run("inferential", "scripted/echo", config=config, store=store).run.id
     with Store(store, readonly=True) as db:
         before = set(tmp_path.rglob("*"))

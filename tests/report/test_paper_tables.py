@@ -30,7 +30,7 @@ def by_setting(markdown: str) -> dict[tuple[str, ...], str]:
 def test_a_paper_design_run_gives_the_papers_two_tables(tmp_path: Path) -> None:
     config = InferentialConfig(
         tasks=("kinship", "law", "law-cf", "ulogic", "ulogic-cf"),
-        n=4,
+        per_group=4,
         data_root=str(FIXTURES),
         design="paper",
     )

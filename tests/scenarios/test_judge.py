@@ -195,9 +195,8 @@ async def test_report_judge_per_rule_with_intervals_and_warnings(
     runs = await source_runs(store, tmp_path)
     judge = JudgeTask(runs=runs, store=str(store.path), per_group=10)
     judged = await run(store, judge, ScriptedModel("fixed", reply="fail"))
-    markdown = tmp_path / "judge.md"
-    stdout, stderr = report(store, judged, "--output", str(markdown))
-    text = markdown.read_text(encoding="utf-8")
+    stdout, stderr = report(store, judged, "--output", str(tmp_path / "judge"))
+    text = (tmp_path / "judge" / "report.md").read_text(encoding="utf-8")
     assert "| all rules | 4 | 50.0 [15.0-85.0] |" in text
     assert "| Questions_confirm | 4 |" in text
     assert "Wilson" in text and "Warning" not in text
@@ -216,7 +215,7 @@ def test_report_judge_refuses_other_runs(store: Store) -> None:
 
 def test_run_judge_command_on_repeated_cases(store: Store, tmp_path: Path) -> None:
     runs = asyncio.run(source_runs(store, tmp_path))  # the command runs its own event loop
-    args = ["run", "judge", "--per-rule", "10", "--store", str(store.path)]
+    args = ["run", "judge", "--per-group", "10", "--store", str(store.path)]
     args += [part for run_id in runs for part in ("--from-run", run_id)]
     args += ["--model", "scripted/fixed", "--model-arg", "reply=pass", "--json"]
     result = CliRunner().invoke(app, args)

@@ -81,7 +81,7 @@ def test_every_named_scenario_must_select_a_case(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"^--scenario Integrity selects no test case"):
         load_cases(config)
     with pytest.raises(ConfigError, match="Hodor is a v1-only scenario"):
-        ScenarioTask(scenarios=["Hodor"], per_behavior=1).items()
+        ScenarioTask(scenarios=["Hodor"], per_group=1).items()
 
 
 def test_per_group_sizes_generated_suites_and_files_run_whole(tmp_path: Path) -> None:

@@ -218,7 +218,7 @@ def test_scenarios_cli_and_report(tmp_path: Path) -> None:
                 "basic",
                 "-s",
                 "redteam",
-                "--per-behavior",
+                "--per-group",
                 "1",
                 "-m",
                 model,
@@ -231,10 +231,10 @@ def test_scenarios_cli_and_report(tmp_path: Path) -> None:
     with Store(store) as db:
         ids = [run.id for run in db.list_runs()]
     report = runner.invoke(
-        app, ["report", "scenarios", *ids, "-o", str(tmp_path / "r.md"), "--store", store]
+        app, ["report", "scenarios", *ids, "-o", str(tmp_path / "r"), "--store", store]
     )
     assert report.exit_code == 0, report.output
-    text = (tmp_path / "r.md").read_text()
+    text = (tmp_path / "r" / "report.md").read_text()
     assert "headline" in text and "McNemar" in text and "user, reminders, compat" in text
 
 

@@ -37,13 +37,13 @@ model_args = { reply = "OK", system_role = false }
 
 [[tasks]]
 task = "inferential"
-options = { tasks = ["kinship"], n = 3 }
+options = { tasks = ["kinship"], per_group = 3 }
 
 [[tasks]]
 task = "scenarios"
 limit = 2
 max_tokens = 20
-options = { per_behavior = 1, scenarios = ["Encryption"] }
+options = { per_group = 1, scenarios = ["Encryption"] }
 """
 
 YAML = """\
@@ -61,11 +61,11 @@ models:
     model_args: {reply: OK, system_role: false}
 tasks:
   - task: inferential
-    options: {tasks: [kinship], n: 3}
+    options: {tasks: [kinship], per_group: 3}
   - task: scenarios
     limit: 2
     max_tokens: 20
-    options: {per_behavior: 1, scenarios: [Encryption]}
+    options: {per_group: 1, scenarios: [Encryption]}
 """
 
 
@@ -116,12 +116,12 @@ def test_yaml_and_toml_plan_the_same_runs(tmp_path: Path) -> None:
             "exp.toml:15: [[models]] #2: colour: Extra inputs are not permitted",
         ),
         (
-            TOML.replace("n = 3", "n = 0"),
-            "exp.toml:20: [[tasks]] #1 (inferential): options.n: Input should be greater than",
+            TOML.replace("per_group = 3", "per_group = 0"),
+            "exp.toml:20: [[tasks]] #1 (inferential): options.per_group: Input should be greater",
         ),
         (
-            TOML.replace("per_behavior = 1", "per_behaviour = 1"),
-            "exp.toml:26: [[tasks]] #2 (scenarios): options.per_behaviour: Extra inputs",
+            TOML.replace("per_group = 1", "per_grup = 1"),
+            "exp.toml:26: [[tasks]] #2 (scenarios): options.per_grup: Extra inputs",
         ),
         (
             TOML.replace('task = "scenarios"', 'task = "scenario"'),
@@ -148,9 +148,13 @@ def test_a_mistake_names_the_file_line_table_and_field(
 
 
 def test_a_yaml_mistake_names_its_line(tmp_path: Path) -> None:
-    bad = YAML.replace("{tasks: [kinship], n: 3}", "\n      tasks: [kinship]\n      n: 0")
-    assert bad.splitlines()[16] == "      n: 0"
-    with pytest.raises(ConfigError, match=r"exp\.yaml:17: tasks #1 \(inferential\): options\.n"):
+    bad = YAML.replace(
+        "{tasks: [kinship], per_group: 3}", "\n      tasks: [kinship]\n      per_group: 0"
+    )
+    assert bad.splitlines()[16] == "      per_group: 0"
+    with pytest.raises(
+        ConfigError, match=r"exp\.yaml:17: tasks #1 \(inferential\): options\.per_group"
+    ):
         load_experiment(write(tmp_path, bad, "exp.yaml"))
 
 

@@ -315,7 +315,9 @@ def test_compare_measures_the_base_and_the_tuned_run_on_real_models(
     _, config, _ = tiny_run
     base = contender("base", "hf/SmolLM2-135M-Instruct")
     tuned = contender("tuned", str(config.output))
-    study = StudyConfig(stringgame_n=2, rulebench_n=2, scenarios=False, max_tokens=12)
+    study = StudyConfig(
+        stringgame_per_group=2, rulebench_per_group=2, scenarios=False, max_tokens=12
+    )
     with Store(tmp_path / "study.sqlite") as store:
         result = asyncio.run(run_study(study, base, tuned, store))
     assert result.complete and [row.pairs for row in result.rows] == [2, 2, 2]

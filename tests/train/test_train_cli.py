@@ -144,5 +144,10 @@ def test_a_folder_written_before_the_rename_still_reads(tmp_path: Path) -> None:
     config = manifest["config"]
     config["size"], config["test_size"] = config.pop("limit"), config.pop("per_group")
     (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
-    with pytest.warns(FutureWarning, match="'size' is now 'limit'"):
+    with pytest.warns(FutureWarning) as caught:
         assert read_manifest(folder).config == DataConfig(limit=6, per_group=2)
+    said = {str(warning.message).split(";")[0] for warning in caught}
+    assert said == {
+        "train data field 'size' is now 'limit'",
+        "train data field 'test_size' is now 'per_group'",
+    }

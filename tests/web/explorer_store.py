@@ -15,7 +15,7 @@ from rulebench.core.messages import Message
 from rulebench.engine.store import Store
 from rulebench.web.app import create_app
 
-SCENARIOS: dict[str, JsonValue] = {"suites": ["basic"], "per_behavior": 1}
+SCENARIOS: dict[str, JsonValue] = {"suites": ["basic"], "per_group": 1}
 # The address the app is served at in tests: a loopback name, as the Host check wants.
 BASE_URL = "http://127.0.0.1:8765"
 HOSTILE = (

@@ -56,7 +56,7 @@ def test_the_paired_test_is_the_scenarios_reports(tmp_path: Path, repeats: int) 
 
 def test_inferential_runs_pair_as_the_before_after_comparison_does(tmp_path: Path) -> None:
     store = tmp_path / "s.sqlite"
-    config: dict[str, JsonValue] = {"tasks": ["kinship"], "n": 12}
+    config: dict[str, JsonValue] = {"tasks": ["kinship"], "per_group": 12}
     first = rulebench.run("inferential", "scripted/echo", config=config, store=store).run.id
     second = rulebench.run(
         "inferential",

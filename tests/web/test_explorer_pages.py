@@ -43,7 +43,7 @@ def test_runs_list_shows_every_run_and_filters_by_task_model_and_status(tmp_path
     echo = scenarios_run(store, "scripted/echo")
     fixed = scenarios_run(store, "scripted/fixed")
     inferential = rulebench.run(
-        "inferential", "scripted/echo", config={"tasks": ["kinship"], "n": 2}, store=store
+        "inferential", "scripted/echo", config={"tasks": ["kinship"], "per_group": 2}, store=store
     ).run.id
     with Store(store) as db:
         killed = db.create_run("scenarios", "scripted/echo", {})
@@ -152,7 +152,7 @@ def test_a_page_of_a_100000_result_store_reads_a_page_not_the_run(
 
 def test_an_item_shows_prompt_reply_both_extraction_modes_and_verdict(tmp_path: Path) -> None:
     store = tmp_path / "s.sqlite"
-    config: dict[str, JsonValue] = {"tasks": ["kinship"], "n": 2, "extract": "paper"}
+    config: dict[str, JsonValue] = {"tasks": ["kinship"], "per_group": 2, "extract": "paper"}
     run_id = rulebench.run("inferential", "scripted/echo", config=config, store=store).run.id
     with Store(store, readonly=True) as db:
         result = next(iter(db.iter_results(run_id)))

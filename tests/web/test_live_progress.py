@@ -61,7 +61,7 @@ def started_run(store: Path) -> RunRecord | None:
 
 def test_a_run_in_progress_is_seen_growing_while_it_runs(tmp_path: Path) -> None:
     store = tmp_path / "s.sqlite"
-    config: dict[str, JsonValue] = {"tasks": ["kinship"], "n": 24}
+    config: dict[str, JsonValue] = {"tasks": ["kinship"], "per_group": 24}
     report: list[RunReport] = []
     runner = threading.Thread(
         target=lambda: report.append(

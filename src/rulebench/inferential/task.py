@@ -222,7 +222,7 @@ class InferentialTask:
             **{k: sample.metadata[k] for k in SAMPLE_FACTS if k in sample.metadata},
             **self._wording(),
         )
-        # The prompt itself is part of the id: whatever changes it (another --n changing a
+        # The prompt itself is part of the id: whatever changes it (another --per-group changing a
         # generated rule pool, a shared listing, demonstrations) makes another item, so caches
         # and cross-run pairing never mix different prompts under one id.
         defined_by: list[JsonValue] = [

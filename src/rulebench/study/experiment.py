@@ -8,7 +8,7 @@
     spec = "llamacpp/SmolLM2-135M-Instruct"
     [[tasks]]
     task = "inferential"
-    options = { tasks = ["kinship"], n = 10 }
+    options = { tasks = ["kinship"], per_group = 10 }
 
 Every model runs every task. A task's `options` are its config's fields (as the Python API
 takes them), checked by the task's own config; a run setting under [[tasks]] wins over

@@ -3,8 +3,8 @@
 Every sample draws its noise from its own candidates: the first `NOISE_CANDIDATES` rules of
 each kind (factual, counterfactual) in one seeded stream of extra chains that do not apply to
 its story. The stream depends on the seed and the hop range alone, so generating more samples
-(another `--n`) may lengthen it but never changes an existing sample's candidates, and so never
-changes its prompt.
+(another `--per-group`) may lengthen it but never changes an existing sample's candidates, and
+so never changes its prompt.
 """
 
 import random

@@ -1,4 +1,5 @@
-"""Every command's --help fits 80 columns, whole, and shows each option's default once.
+"""Every command's --help fits 80 columns, whole, reads without orphan lines, and shows each
+option's default once.
 
 The walk covers every command and subcommand the app has, hidden ones (old spellings kept for
 a release) included, so a command added later is checked without being listed here.
@@ -6,6 +7,7 @@ a release) included, so a command added later is checked without being listed he
 
 import re
 from collections.abc import Iterator
+from itertools import pairwise
 from typing import Annotated
 
 import pytest
@@ -21,6 +23,7 @@ DEFAULT_TAG = re.compile(r"\[default: [^\]]*\]")
 DEFAULT_WORD = re.compile(r"(?<![-\w])default(?![-\w])", re.IGNORECASE)
 WIDE = 2000
 """Columns at which each option's row (its help text and its tags) is one line."""
+SENTENCE_END = (".", ":", ";", "!", "?")
 
 
 def command_paths(root_app: typer.Typer = app) -> Iterator[tuple[str, ...]]:
@@ -63,6 +66,41 @@ def too_wide(path: tuple[str, ...], text: str) -> list[str]:
     ]
 
 
+def description(text: str) -> list[str]:
+    """The command's description: the lines between the usage line and the first panel."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.lstrip().startswith("Usage:")) + 1
+    found: list[str] = []
+    for line in lines[start:]:
+        if line.lstrip().startswith("\N{BOX DRAWINGS LIGHT ARC DOWN AND RIGHT}"):
+            break
+        found.append(line.rstrip())
+    return found
+
+
+def orphans(path: tuple[str, ...], text: str, columns: int = 80) -> list[str]:
+    """Description lines broken off mid-sentence where the next word would have fitted.
+
+    typer keeps the single line breaks of a docstring's later paragraphs, so a source line
+    wider than the terminal is folded by rich and leaves a short line before the next source
+    line. rich fills every line it folds, so a short line whose next word would have fitted
+    (and that ends no sentence or list item) was broken by the source.
+    """
+    width = columns - 2  # rich pads the description by one column on each side
+    lines = description(text)
+    return [
+        f"rulebench {' '.join(path)} --help: orphan line {line.strip()!r} before {after.strip()!r}"
+        for line, after in pairwise(lines)
+        if line.strip()
+        and after.strip()
+        # Indented lines (a list, an example) break where they were written.
+        and not (line[1:2].isspace() or after[1:2].isspace())
+        and len(line.strip()) < width * 2 // 3
+        and not line.strip().endswith(SENTENCE_END)
+        and len(line.strip()) + 1 + len(after.split()[0]) <= width
+    ]
+
+
 def defaults_twice(path: tuple[str, ...], wide_text: str) -> list[str]:
     """Option rows (of help rendered `WIDE`) whose help text names a default beside the tag."""
     return [
@@ -92,6 +130,25 @@ def test_every_help_fits_80_columns(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not found, "\n".join(found)
 
 
+def test_no_description_has_an_orphan_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    found = [
+        problem
+        for path in command_paths()
+        for problem in orphans(path, help_text(path, 80, monkeypatch))
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_list_names_every_section_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The choices of `list`'s argument are read whole, not folded mid-word in a column."""
+    from rulebench.cli.listing import SECTIONS
+
+    text = help_text(("list",), 80, monkeypatch)
+    panel = text.split("Arguments")[1].split("\N{BOX DRAWINGS LIGHT ARC UP AND RIGHT}")[0]
+    for section in SECTIONS:
+        assert re.search(rf"(?<![\w-]){re.escape(section)}(?![\w-])", panel), (section, panel)
+
+
 def test_no_option_shows_its_default_twice(monkeypatch: pytest.MonkeyPatch) -> None:
     found = [
         problem
@@ -119,7 +176,24 @@ def test_the_checks_find_a_default_said_twice_and_a_wide_line(
     def old() -> None:
         """An old spelling."""
 
-    assert set(command_paths(faulty)) == {(), ("steps",), ("old",)}
+    @faulty.command()
+    def wrapped() -> None:
+        """Wrap a paragraph.
+
+        A paragraph whose source lines are wider than the terminal leaves an orphan line here
+        when rich folds it, before the next source line.
+
+        A list stays as written:
+          item one
+          item two
+        Short sentences on their own lines.
+        Are not orphans.
+        """
+
+    assert set(command_paths(faulty)) == {(), ("steps",), ("old",), ("wrapped",)}
+    [orphan] = orphans(("wrapped",), help_text(("wrapped",), 80, monkeypatch, faulty))
+    assert "before 'when rich folds it" in orphan
+    assert not orphans(("wrapped",), help_text(("wrapped",), 120, monkeypatch, faulty))
     wide = help_text(("steps",), WIDE, monkeypatch, faulty)
     [twice] = defaults_twice(("steps",), wide)
     assert "--count" in twice and "--seed" not in twice

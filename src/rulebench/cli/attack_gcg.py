@@ -172,12 +172,12 @@ def gcg(
 ) -> None:
     """Find a suffix that makes the model start its reply with a rule-breaking target.
 
-    Greedy Coordinate Gradient (nanogcg's option names and defaults, with --full) on the
-    rule's attack case: the suffix joins the case's first user message; the loss is averaged
-    over scenario instances re-sampled every --resample-every steps. Every step is stored as a
-    run (`--resume RUN` continues a killed one); at the end the initial and final suffix are
-    measured on --heldout unseen instances. Test the suffix with `rulebench run scenarios
-    --suffix RUN`.
+    Greedy Coordinate Gradient (nanogcg's option names and defaults, with --full)
+    on the rule's attack case: the suffix joins the case's first user message; the
+    loss is averaged over scenario instances re-sampled every --resample-every
+    steps. Every step is stored as a run (`--resume RUN` continues a killed one);
+    at the end the initial and final suffix are measured on --heldout unseen
+    instances. Test the suffix with `rulebench run scenarios --suffix RUN`.
     """
     from rulebench.attack.attack_run import (
         attack_config,

@@ -102,10 +102,11 @@ def transfer(
 ) -> None:
     """Test suffixes on several models: each model's pass rates without and with each suffix.
 
-    Every model runs the scenarios once without a suffix and once per suffix (ordinary stored
-    runs: cached, so a repeat is quick, and resumable). Each suffixed run is paired case by
-    case with the same model's plain run: both pass rates, the change with a paired 95%
-    interval, McNemar's exact test. Replies are judged against the cases as written.
+    Every model runs the scenarios once without a suffix and once per suffix
+    (ordinary stored runs: cached, so a repeat is quick, and resumable). Each
+    suffixed run is paired case by case with the same model's plain run: both pass
+    rates, the change with a paired 95% interval, McNemar's exact test. Replies
+    are judged against the cases as written.
     """
     from rulebench.attack.suffixes import load_suffix
     from rulebench.cli.execute import typed_config

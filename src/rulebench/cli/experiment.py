@@ -43,11 +43,12 @@ def experiment(
 ) -> None:
     """Run every model of an experiment file on every task: one batch, resumable as a whole.
 
-    Running the same file again skips completed runs, resumes stopped ones and starts missing
-    ones. A model that fails (an unknown spec, a server that is down) is reported and the
-    others go on; the exit status is 1 until every run completed. The table of models x tasks
-    (headline score, n, errors, run ids) ends the output; each task run on two models or more
-    also gets its comparison report (`rulebench report <task> RUN ...`) in the output folder.
+    Running the same file again skips completed runs, resumes stopped ones and
+    starts missing ones. A model that fails (an unknown spec, a server that is
+    down) is reported and the others go on; the exit status is 1 until every run
+    completed. The table of models x tasks (headline score, n, errors, run ids)
+    ends the output; each task run on two models or more also gets its comparison
+    report (`rulebench report <task> RUN ...`) in the output folder.
     """
     from rulebench.cli.batch_run import DEFAULT_OUTPUT, BatchCommand, run_batch_command
     from rulebench.study.batch_report import folder_name

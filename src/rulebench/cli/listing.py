@@ -41,7 +41,13 @@ OFFICIAL_SUITES: dict[str, dict[str, int]] = {
 def list_names(
     what: Annotated[
         Section | None,
-        typer.Argument(help="Only this section (default: all).", show_default=False),
+        typer.Argument(
+            metavar="SECTION",
+            # Named in the help, which folds between words (the type column folds mid-word).
+            show_choices=False,
+            help=f"Only this section (default: all): {', '.join(SECTIONS)}.",
+            show_default=False,
+        ),
     ] = None,
     as_json: opt.JsonOption = False,
 ) -> None:

@@ -53,10 +53,10 @@ def play(
 ) -> None:
     """Talk to a model inside a scenario and try to make it break a rule.
 
-    Shows the redacted instructions (secrets hidden), then after every reply the evaluator's
-    verdict. Ends when a rule breaks, or on /quit or end of input; --save keeps the attempt as
-    a test case in the official JSONL format (merged layout), which `rulebench run scenarios
-    -s FILE` replays.
+    Shows the redacted instructions (secrets hidden), then after every reply the
+    evaluator's verdict. Ends when a rule breaks, or on /quit or end of input;
+    --save keeps the attempt as a test case in the official JSONL format (merged
+    layout), which `rulebench run scenarios -s FILE` replays.
     """
     asyncio.run(
         _session(

@@ -164,8 +164,9 @@ def inferential(
 ) -> None:
     """Inferential rule-following: questions with if-then rules, one of which applies.
 
-    Default: kinship and stringgame, few rules (golden + 2 noise), natural language, direct
-    answers, 100 samples each, max_tokens 48 (320 with CoT). The full paper grid is --grid paper.
+    Default: kinship and stringgame, few rules (golden + 2 noise), natural
+    language, direct answers, 100 samples each, max_tokens 48 (320 with CoT). The
+    full paper grid is --grid paper.
     """
     from rulebench.inferential.settings import Grid
     from rulebench.inferential.task import InferentialConfig

@@ -42,11 +42,11 @@ def judge(
 ) -> None:
     """Error detection: the model answers pass or fail for the last exchange of played cases.
 
-    Balanced per rule from the given runs; identical exchanges (the official data repeats some
-    cases) are judged once. The ground truth is our evaluator's verdict. A source run that did
-    not complete or holds error results is warned about, here and in the report. Accuracy,
-    precision, recall and F1 per rule with 95% CIs (violation = positive):
-    `rulebench report judge RUN_ID`.
+    Balanced per rule from the given runs; identical exchanges (the official data
+    repeats some cases) are judged once. The ground truth is our evaluator's
+    verdict. A source run that did not complete or holds error results is warned
+    about, here and in the report. Accuracy, precision, recall and F1 per rule
+    with 95% CIs (violation = positive): `rulebench report judge RUN_ID`.
     """
     from rulebench.engine.store import default_store_path
 

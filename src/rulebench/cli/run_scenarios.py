@@ -17,7 +17,7 @@ from rulebench.cli.scenario_wording import (
 )
 from rulebench.report.untrusted import safe_text
 from rulebench.scenarios.matching import STRICT_FIXES
-from rulebench.scenarios.task import ScenarioConfig
+from rulebench.scenarios.task import FULL_MAX_TOKENS, QUICK_MAX_TOKENS, ScenarioConfig
 
 MODE_HELP = "compat: upstream v3 pass/fail decisions exactly. strict: " + "; ".join(
     f"{name} ({description})" for name, description in STRICT_FIXES.items()
@@ -51,7 +51,7 @@ def scenarios(
         typer.Option(
             "--full",
             help="Official sizes of the generated suites (25 per behavior in benign/basic, "
-            "39-41 in redteam) and max_tokens 512.",
+            f"39-41 in redteam) and max_tokens {FULL_MAX_TOKENS} instead of {QUICK_MAX_TOKENS}.",
         ),
     ] = False,
     per_group: Annotated[
@@ -129,11 +129,12 @@ def scenarios(
 ) -> None:
     """Rule-obeying scenarios: the RuLES v3 games and security scenarios, one reply per user turn.
 
-    Default: our generated basic suite, 5 cases per behavior (95), instructions in the first
-    user message with reminders, compat evaluation, max_tokens 128. `--full` runs the official
-    sizes with max_tokens 512. Files of cases (`-s FILE`) run whole, and cases saved by `play`
-    or the playground replay with the settings they were played with, unless an option says
-    otherwise.
+    Default: the quick size of our generated basic suite (--per-group cases per
+    behavior, short replies), instructions in the first user message with
+    reminders, compat evaluation. --full runs the official sizes with room for
+    longer replies. Files of cases (-s FILE) run whole, and cases saved by `play`
+    or the playground replay with the settings they were played with, unless an
+    option says otherwise.
     """
     from rulebench.attack.suffixes import load_suffix
     from rulebench.core.errors import ConfigError

@@ -55,9 +55,9 @@ def serve(
 ) -> None:
     """Browse the store's runs, items and comparisons, and play scenarios by hand, in a browser.
 
-    Running runs update live. The playground (/play) talks to --model through the engine (the
-    store's cache is read, never written) and saves cases to --save-dir for `rulebench run
-    scenarios -s FILE`.
+    Running runs update live. The playground (/play) talks to --model through the
+    engine (the store's cache is read, never written) and saves cases to
+    --save-dir for `rulebench run scenarios -s FILE`.
     """
     from rulebench.cli.interrupts import stopped_by_signal
     from rulebench.engine.store import Store, default_store_path

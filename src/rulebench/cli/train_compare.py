@@ -98,11 +98,12 @@ def compare(
 ) -> None:
     """Run BASE and TUNED on the same items and print the paired differences.
 
-    Measured, each as an ordinary stored run (cached, so a repeat is quick): the StringGame
-    in-distribution and held-out-rule test splits of the tuned model's data, RuleBench zero-shot
-    with a few rules, and the scenarios' benign suite as a control for general ability. Each
-    row gives both accuracies and tuned minus base with a paired 95% interval and McNemar's
-    exact test. The tuned run's loss curve is drawn beside the table.
+    Measured, each as an ordinary stored run (cached, so a repeat is quick): the
+    StringGame in-distribution and held-out-rule test splits of the tuned model's
+    data, RuleBench zero-shot with a few rules, and the scenarios' benign suite as
+    a control for general ability. Each row gives both accuracies and tuned minus
+    base with a paired 95% interval and McNemar's exact test. The tuned run's loss
+    curve is drawn beside the table.
     """
     from rulebench.cli.execute import typed_config
     from rulebench.cli.renamed_options import warn_renamed

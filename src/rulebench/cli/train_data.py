@@ -108,12 +108,13 @@ def data(
 ) -> None:
     """Write IRFT SFT data: StringGame splits, or with --in-domain the benchmark's own tasks.
 
-    StringGame: each example lists one input string, its golden rule and 0-3 rules that do not
-    apply, in a seeded order, with the target "Based on the j-th rule, the answer is X."; the
-    oracle checks every example before writing. --in-domain (paper appendix H): each train
-    sample gives a Golden Rule and a Few Rule example in the benchmark's zero-shot prompt,
-    answered in the task's format; train samples whose question is asked in the evaluated
-    test split are dropped and counted.
+    StringGame: each example lists one input string, its golden rule and 0-3 rules
+    that do not apply, in a seeded order, with the target "Based on the j-th rule,
+    the answer is X."; the oracle checks every example before writing. --in-domain
+    (paper appendix H): each train sample gives a Golden Rule and a Few Rule
+    example in the benchmark's zero-shot prompt, answered in the task's format;
+    train samples whose question is asked in the evaluated test split are dropped
+    and counted.
     """
     from rulebench.cli.renamed_options import pick_renamed
     from rulebench.core.errors import ConfigError

@@ -147,8 +147,9 @@ def irft(
 ) -> None:
     """LoRA-tune an hf model on IRFT data (trl SFT, loss on the completion only).
 
-    Saves the adapter in OUTPUT/adapter (and with --merge the merged model in OUTPUT/merged)
-    and records the run in the store. A GPU is used when there is one (bf16 where supported).
+    Saves the adapter in OUTPUT/adapter (and with --merge the merged model in
+    OUTPUT/merged) and records the run in the store. A GPU is used when there is
+    one (bf16 where supported).
     """
     from rulebench.cli.renamed_options import pick_renamed
     from rulebench.core.errors import ConfigError

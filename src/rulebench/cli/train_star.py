@@ -66,10 +66,11 @@ def star(
 ) -> None:
     """Make IRFT data whose targets are a teacher's reasoning where it got the answer right.
 
-    Attempt 1 asks the teacher about every training example, attempts 2 and 3 about those still
-    unsolved; an example never solved keeps the plain target "Based on the j-th rule, the answer
-    is X." (paper appendix G.5). Each attempt is a stored, cached run of the irft-star task:
-    the same command again resumes a stopped attempt and reuses finished ones.
+    Attempt 1 asks the teacher about every training example, attempts 2 and 3
+    about those still unsolved; an example never solved keeps the plain target
+    "Based on the j-th rule, the answer is X." (paper appendix G.5). Each attempt
+    is a stored, cached run of the irft-star task: the same command again resumes
+    a stopped attempt and reuses finished ones.
     """
     from rulebench.catalog import RunSettings
     from rulebench.train.star import StarPlan

@@ -29,9 +29,9 @@ def start_servers(count: int, latency_ms: float, capacity: int) -> list[subproce
 
 async def run_items(urls: list[str], items: int, concurrency: int) -> tuple[float, Counter[str]]:
     """Wall time of a whole run against these URLs, and how many items each endpoint answered."""
+    from rulebench.checks.loadtest import LoadTestTask
     from rulebench.engine.runner import Runner, RunSpec
     from rulebench.engine.store import Store
-    from rulebench.loadtest import LoadTestTask
     from rulebench.models.base import BackendOptions
     from rulebench.models.registry import create_model
 

@@ -72,9 +72,9 @@ async def bare_loop(url: str, n: int, concurrency: int) -> dict[str, float]:
 
 async def rulebench_run(url: str, n: int, concurrency: int) -> dict[str, float]:
     """A real run: loadtest task, openai-api backend, SQLite store, cache on (the defaults)."""
+    from rulebench.checks.loadtest import LoadTestTask
     from rulebench.engine.runner import Runner, RunSpec
     from rulebench.engine.store import Store
-    from rulebench.loadtest import LoadTestTask
     from rulebench.models.base import BackendOptions
     from rulebench.models.registry import create_model
 

@@ -26,7 +26,7 @@ from collections import Counter
 from pathlib import Path
 from typing import NamedTuple
 
-from rulebench.loadtest import LoadTestItems
+from rulebench.checks.loadtest import LoadTestItems
 
 PYTHON = sys.executable
 

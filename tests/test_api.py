@@ -118,7 +118,7 @@ def test_the_cli_and_the_api_send_the_same_requests(tmp_path: Path) -> None:
 
 
 def test_generation_defaults_come_from_the_task() -> None:
-    from rulebench.catalog import default_max_tokens
+    from rulebench.engine.catalog import default_max_tokens
 
     assert default_max_tokens("inferential", {}) == 48
     assert default_max_tokens("inferential", {"design": "paper"}) == 500

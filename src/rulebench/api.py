@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack
 
 from pydantic import BaseModel, JsonValue
 
-from rulebench.catalog import RunSettings, evaluate, make_spec, stored_spec
 from rulebench.core.errors import ConfigError
 from rulebench.core.pricing import PriceTable
 from rulebench.core.validation import validate_into
+from rulebench.engine.catalog import RunSettings, evaluate, make_spec, stored_spec
 from rulebench.engine.export import flat_row
 from rulebench.engine.runner import RunReport, RunSpec
 from rulebench.engine.store import Store

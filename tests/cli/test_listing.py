@@ -7,8 +7,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from rulebench.catalog import TASKS
 from rulebench.cli import listing
+from rulebench.engine.catalog import TASKS
 from rulebench.inferential.registry import TASKS as INFERENTIAL_TASKS
 from rulebench.scenarios.matching import STRICT_FIXES
 from rulebench.scenarios.registry import behaviors, scenario_names

@@ -9,10 +9,10 @@ import pytest
 import typer.main
 from typer.testing import CliRunner, Result
 
+from rulebench.checks.loadtest import LoadTestItems
 from rulebench.cli import console
 from rulebench.cli.app import app
 from rulebench.engine.store import Store
-from rulebench.loadtest import LoadTestItems
 from rulebench.models.registry import DEFAULT_MODEL
 from rulebench.testing.mock_openai import MockServerConfig, serve_in_thread
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from rulebench.checks.loadtest import LoadTestTask
 from rulebench.engine.store import Store
-from rulebench.loadtest import LoadTestTask
 from rulebench.testing.mock_openai import MockServerConfig, serve_in_thread
 
 from tests.command import rulebench, rulebench_command

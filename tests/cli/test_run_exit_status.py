@@ -6,13 +6,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from rulebench import catalog
+from rulebench.checks.loadtest import LoadTestItems, LoadTestTask
 from rulebench.cli.app import app
 from rulebench.core.errors import DataError
 from rulebench.core.items import Item, Outcome
+from rulebench.engine import catalog
 from rulebench.engine.store import Store
 from rulebench.engine.task import Session
-from rulebench.loadtest import LoadTestItems, LoadTestTask
 
 runner = CliRunner()
 ITEMS = 10

@@ -8,9 +8,9 @@ import typer.main
 from pydantic import JsonValue
 from typer.testing import CliRunner
 
-from rulebench.catalog import RunSettings, config_type, make_spec, task_config
 from rulebench.cli import run
 from rulebench.cli.options import _SHARED
+from rulebench.engine.catalog import RunSettings, config_type, make_spec, task_config
 
 SHARED_FLAGS = {
     "model": "--model",

@@ -24,8 +24,8 @@ from inspect_ai.scorer import Score
 from pydantic import BaseModel, JsonValue
 
 import rulebench
-from rulebench.catalog import TASKS
 from rulebench.core.items import ItemResult, Outcome
+from rulebench.engine.catalog import TASKS
 from rulebench.engine.export import export_run
 from rulebench.engine.export_inspect import inspect_log_name, is_listed_by_inspect, sample_scores
 from rulebench.engine.store import Store

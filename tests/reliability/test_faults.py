@@ -5,13 +5,13 @@ from collections.abc import Iterator
 import pytest
 from pydantic import JsonValue
 
+from rulebench.checks.loadtest import LoadTestTask
 from rulebench.core.items import Item, ItemIds, Outcome
 from rulebench.core.messages import Message
 from rulebench.engine.runner import Runner, RunSpec
 from rulebench.engine.store import Store
 from rulebench.engine.summary import summarize
 from rulebench.engine.task import Session
-from rulebench.loadtest import LoadTestTask
 from rulebench.models.base import BackendOptions
 from rulebench.models.registry import create_model
 from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig

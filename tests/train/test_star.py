@@ -17,11 +17,11 @@ from hypothesis import strategies as st
 from pydantic import JsonValue
 from typer.testing import CliRunner
 
-from rulebench.catalog import RunSettings, build_task, default_max_tokens, make_spec
 from rulebench.cli.app import app
 from rulebench.core.errors import ConfigError, DataError, ModelError
 from rulebench.core.items import Item
 from rulebench.core.messages import GenerateConfig, Message
+from rulebench.engine.catalog import RunSettings, build_task, default_max_tokens, make_spec
 from rulebench.engine.runner import RunSpec
 from rulebench.engine.store import Store
 from rulebench.engine.task import with_repeat_seed

@@ -26,7 +26,7 @@ def build_spec(task: str, config: "TaskConfig", run: opt.RunOptions) -> "RunSpec
 
     An out-of-range value is a ConfigError naming the option.
     """
-    from rulebench.catalog import make_spec
+    from rulebench.engine.catalog import make_spec
 
     return make_spec(task, run.model, config, run.settings(), option_name)
 
@@ -72,7 +72,7 @@ def resume_run(
 
     `overrides` (concurrency, base_url) replace stored settings where given (not None).
     """
-    from rulebench.catalog import stored_spec
+    from rulebench.engine.catalog import stored_spec
     from rulebench.engine.store import Store
 
     with Store(store_path) as store:
@@ -95,9 +95,9 @@ def execute(
     Exits 1 unless the run completed, or failed only by item errors within `fail_on_error`
     (the fraction of items tolerated, as --fail-on-error).
     """
-    from rulebench.catalog import evaluate, task_entry
     from rulebench.cli.progress import RichProgress
     from rulebench.cli.render import print_run_summary
+    from rulebench.engine.catalog import evaluate, task_entry
     from rulebench.engine.store import Store
 
     entry = task_entry(spec.task)

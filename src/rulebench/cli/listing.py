@@ -77,7 +77,7 @@ def register(app: typer.Typer) -> None:
 
 def task_entries() -> list[JsonValue]:
     """Every registered task and the command that runs it."""
-    from rulebench.catalog import TASKS, config_type
+    from rulebench.engine.catalog import TASKS, config_type
 
     return [
         {

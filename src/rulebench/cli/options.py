@@ -12,7 +12,7 @@ import typer
 from rulebench.core.errors import ConfigError
 
 if TYPE_CHECKING:
-    from rulebench.catalog import RunSettings
+    from rulebench.engine.catalog import RunSettings
 
 ModelOption = Annotated[
     str | None,
@@ -205,7 +205,7 @@ class RunOptions(NamedTuple):
 
     def settings(self) -> "RunSettings":
         """The library's run settings: sampling follows the data seed unless told apart."""
-        from rulebench.catalog import RunSettings
+        from rulebench.engine.catalog import RunSettings
 
         return RunSettings(
             model_args=parse_model_args(self.model_args),

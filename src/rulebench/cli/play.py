@@ -88,8 +88,8 @@ async def _session(
 ) -> None:
     import secrets
 
-    from rulebench.catalog import default_max_tokens
     from rulebench.core.messages import GenerateConfig
+    from rulebench.engine.catalog import default_max_tokens
     from rulebench.engine.task import Session
     from rulebench.models.base import BackendOptions
     from rulebench.models.registry import create_model, resolve_spec

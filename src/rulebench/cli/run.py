@@ -5,6 +5,8 @@ from typing import Annotated
 import typer
 from typer.core import TyperGroup
 
+from rulebench.checks.loadtest import LoadTestConfig
+from rulebench.checks.smoke import SmokeConfig
 from rulebench.cli import options as opt
 from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.execute import resume_run, run_task
@@ -12,8 +14,6 @@ from rulebench.cli.renamed_options import pick_renamed
 from rulebench.cli.run_inferential import inferential
 from rulebench.cli.run_judge import judge
 from rulebench.cli.run_scenarios import scenarios
-from rulebench.loadtest import LoadTestConfig
-from rulebench.smoke import SmokeConfig
 
 app = typer.Typer(
     help="Run a task against a model. With no subcommand: the built-in smoke task on the "

@@ -68,8 +68,8 @@ def show(
     price_out: PriceOutOption = None,
 ) -> None:
     """A run's configuration, status and summary table: tokens and, given prices, cost."""
-    from rulebench.catalog import RESUMED_BY, TASKS
     from rulebench.cli.render import is_error_tally, is_resumable, print_errors
+    from rulebench.engine.catalog import RESUMED_BY, TASKS
     from rulebench.engine.store import Store
     from rulebench.engine.summary import priced, summarize
     from rulebench.report.run_wording import run_prompts_label
@@ -151,8 +151,8 @@ def export(
     store: opt.StoreOption = None,
 ) -> None:
     """Write a run's results to JSONL (full, replayable with scripted/replay), CSV, or inspect."""
-    from rulebench.catalog import TASKS
     from rulebench.core.errors import ConfigError
+    from rulebench.engine.catalog import TASKS
     from rulebench.engine.export import export_run
     from rulebench.engine.export_inspect import inspect_log_name, is_listed_by_inspect
     from rulebench.engine.store import Store

@@ -10,8 +10,8 @@ from rulebench.cli.console import err, out
 from rulebench.train.star_task import MAX_ATTEMPTS
 
 if TYPE_CHECKING:
-    from rulebench.catalog import RunSettings
     from rulebench.cli.interrupts import Interrupts
+    from rulebench.engine.catalog import RunSettings
     from rulebench.engine.runner import RunSpec
     from rulebench.train.star import RoundReport, StarPlan, StarResult
 
@@ -72,7 +72,7 @@ def star(
     is a stored, cached run of the irft-star task: the same command again resumes
     a stopped attempt and reuses finished ones.
     """
-    from rulebench.catalog import RunSettings
+    from rulebench.engine.catalog import RunSettings
     from rulebench.train.star import StarPlan
 
     settings = RunSettings(
@@ -105,9 +105,9 @@ def star(
 
 def _first_spec(teacher: str, data: Path, settings: "RunSettings") -> "RunSpec":
     """Round 1's spec, built as for any run; an error names the option as typed here."""
-    from rulebench.catalog import make_spec
     from rulebench.cli.execute import typed_config
     from rulebench.cli.run_terms import option_name
+    from rulebench.engine.catalog import make_spec
     from rulebench.train.star_task import StarConfig
 
     config = typed_config(StarConfig, data=str(data))

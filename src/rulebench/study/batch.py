@@ -15,8 +15,8 @@ from typing import Literal, NamedTuple, Protocol
 
 from pydantic import BaseModel, ConfigDict, JsonValue
 
-from rulebench.catalog import RunSettings, evaluate, make_spec, task_config
 from rulebench.core.errors import ConfigError, RulebenchError
+from rulebench.engine.catalog import RunSettings, evaluate, make_spec, task_config
 from rulebench.engine.records import RunRecord
 from rulebench.engine.run_lookup import RUNS_SCANNED, find_run, run_identity
 from rulebench.engine.runner import ProgressReporter, RunSpec

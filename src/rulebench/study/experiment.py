@@ -30,8 +30,8 @@ from pydantic import (
     field_validator,
 )
 
-from rulebench.catalog import RunSettings, config_type
 from rulebench.core.errors import ConfigError
+from rulebench.engine.catalog import RunSettings, config_type
 from rulebench.engine.store import default_store_path
 from rulebench.study.batch import ModelChoice, PlannedRun, plan_runs
 from rulebench.study.experiment_lines import Format, Places, pyyaml

@@ -13,9 +13,9 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from rulebench.catalog import RunSettings, evaluate, make_spec
 from rulebench.core.errors import ConfigError
 from rulebench.core.renamed import rename_fields
+from rulebench.engine.catalog import RunSettings, evaluate, make_spec
 from rulebench.engine.runner import ProgressReporter
 from rulebench.engine.store import Store
 from rulebench.engine.task_config import TaskConfig

@@ -13,8 +13,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rulebench.attack.suffixes import Suffix
-from rulebench.catalog import RunSettings, evaluate, make_spec
 from rulebench.core.renamed import rename_fields
+from rulebench.engine.catalog import RunSettings, evaluate, make_spec
 from rulebench.engine.runner import ProgressReporter
 from rulebench.engine.store import Store
 from rulebench.scenarios.protocol import Protocol

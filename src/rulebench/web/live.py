@@ -10,7 +10,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from pydantic import JsonValue
 
-from rulebench.catalog import TASKS
+from rulebench.engine.catalog import TASKS
 from rulebench.web.views import find_run, open_store, result_row
 
 router = APIRouter()

@@ -19,11 +19,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from rulebench.catalog import default_max_tokens
 from rulebench.core.errors import ConfigError
 from rulebench.core.messages import GenerateConfig
 from rulebench.core.wording import Prompts, UpstreamText
 from rulebench.engine.cache import StoredReplies
+from rulebench.engine.catalog import default_max_tokens
 from rulebench.engine.task import Session
 from rulebench.models.base import BackendOptions, Model
 from rulebench.models.registry import DEFAULT_MODEL, create_model

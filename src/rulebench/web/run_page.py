@@ -9,8 +9,8 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
-from rulebench.catalog import TASKS
 from rulebench.engine.browse import VERDICTS, ResultFilter
+from rulebench.engine.catalog import TASKS
 from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store
 from rulebench.engine.summary import GroupSummary, summarize

@@ -34,8 +34,8 @@ class TaskEntry(NamedTuple):
 
 TASKS: dict[str, TaskEntry] = {
     "smoke": TaskEntry(
-        "rulebench.smoke:SmokeTask",
-        "rulebench.smoke:SmokeConfig",
+        "rulebench.checks.smoke:SmokeTask",
+        "rulebench.checks.smoke:SmokeConfig",
         "6 built-in items (4 rule questions, 2 secret-keeping conversations): a pipeline check",
         group_by="kind",
     ),
@@ -73,8 +73,8 @@ TASKS: dict[str, TaskEntry] = {
         command="rulebench train star",
     ),
     "loadtest": TaskEntry(
-        "rulebench.loadtest:LoadTestTask",
-        "rulebench.loadtest:LoadTestConfig",
+        "rulebench.checks.loadtest:LoadTestTask",
+        "rulebench.checks.loadtest:LoadTestConfig",
         "N synthetic 'repeat this token' items: load tests and engine benchmarks",
     ),
 }

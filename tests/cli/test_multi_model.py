@@ -10,7 +10,6 @@ import typer.main
 from typer.testing import CliRunner, Result
 
 from rulebench.checks.loadtest import LoadTestItems
-from rulebench.cli import console
 from rulebench.cli.app import app
 from rulebench.engine.store import Store
 from rulebench.models.registry import DEFAULT_MODEL
@@ -74,7 +73,7 @@ def test_the_same_batch_again_runs_nothing_twice(tmp_path: Path) -> None:
 def test_the_batch_table_fits_80_columns_with_whole_run_ids(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(console.out, "width", 80)
+    monkeypatch.setenv("COLUMNS", "80")
     long_model = "openai-api/vllm/meta-llama/Llama-3.1-8B-Instruct"  # never reached: port 9
     models = (*TWO_MODELS, "-m", long_model, "--base-url", "http://127.0.0.1:9/v1")
     result = runner.invoke(

@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from rulebench.cli import console
 from rulebench.cli.app import app
 from rulebench.engine.records import RunStatus
 from rulebench.engine.store import Store
@@ -18,8 +17,7 @@ LONG_MODEL = "openai-api/vllm/meta-llama/Llama-3.1-8B-Instruct"
 
 @pytest.fixture(autouse=True)
 def eighty_columns(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setattr(console.out, "width", 80)
-    monkeypatch.setattr(console.err, "width", 80)
+    monkeypatch.setenv("COLUMNS", "80")
     yield
 
 

@@ -51,8 +51,7 @@ def invoke(*args: str, stdin: str | None = None) -> Result:
 @pytest.fixture(autouse=True)
 def wide_consoles(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Room for whole cells: a truncated cell would hide what is checked."""
-    monkeypatch.setattr(console.out, "width", 200)
-    monkeypatch.setattr(console.err, "width", 200)
+    monkeypatch.setenv("COLUMNS", "200")
     yield
 
 

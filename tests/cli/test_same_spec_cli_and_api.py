@@ -1,4 +1,4 @@
-"""`rulebench run X ...` and `rulebench.run("X", ...)` store the same spec for the same settings.
+"""`rulebench run X ...`, `rulebench.run("X", ...)` and an experiment file store the same spec.
 
 Defaults live once, in the task's typed config: the CLI passes what the user gave and the
 library fills the rest, so the stored run (task config, generation settings, concurrency,
@@ -45,6 +45,25 @@ def via_api(
     report = rulebench.run(task, MODEL, config=config, store=store, **options)
     with Store(store, readonly=True) as db:
         return db.get_run(report.run.id).config
+
+
+def via_experiment(store: Path, task: str, options: str = "{}", *settings: str) -> JsonValue:
+    """The stored spec of the run an experiment file with this one task made.
+
+    Args:
+        options: the task's options as a TOML inline table.
+        settings: run settings of the [[tasks]] entry, as TOML lines ("limit = 7").
+    """
+    before = _run_ids(store)
+    path = store.parent / f"experiment-{len(before)}.toml"
+    lines = ["[[models]]", f'spec = "{MODEL}"', "[[tasks]]", f'task = "{task}"']
+    path.write_text("\n".join([*lines, f"options = {options}", *settings, ""]))
+    command = ["experiment", str(path), "--store", str(store), "-o", str(store.parent / "exp")]
+    result = runner.invoke(app, [*command, "--json"])
+    assert result.exit_code in (0, 1), (result.output, result.exception)
+    with Store(store, readonly=True) as db:
+        [run] = [run for run in db.list_runs() if run.id not in before]
+        return run.config
 
 
 def _run_ids(store: Path) -> set[str]:
@@ -167,3 +186,25 @@ def test_the_judge_reads_its_old_field_name() -> None:
     with pytest.warns(FutureWarning, match="'per_rule' is now 'per_group'"):
         config = JudgeConfig.model_validate({"runs": ["r"], "store": "s", "per_rule": 3})
     assert config.per_group == 3
+
+
+def test_an_experiment_file_stores_the_spec_the_cli_does(tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    assert via_experiment(store, "smoke") == via_cli(store, "run", "smoke")
+    given = via_experiment(store, "smoke", "{}", "max_tokens = 9", "concurrency = 2")
+    assert given == via_cli(store, "run", "smoke", "--max-tokens", "9", "-c", "2")
+    loadtest = via_experiment(store, "loadtest", "{}", "limit = 7", "seed = 3")
+    assert loadtest == via_cli(store, "run", "loadtest", "-n", "7", "--seed", "3")
+    assert json_at(loadtest, "task_config", "n") == 7
+    inferential = via_experiment(
+        store, "inferential", '{ tasks = ["kinship"], per_group = 3 }', "seed = 5"
+    )
+    cli = via_cli(store, "run", "inferential", "-t", "kinship", "--per-group", "3", "--seed", "5")
+    assert inferential == cli and json_at(cli, "task_config", "grid", "seed") == 5
+    scenarios = via_experiment(store, "scenarios", '{ scenarios = ["Encryption"] }')
+    assert scenarios == via_cli(store, "run", "scenarios", "--scenario", "Encryption")
+    strict = via_experiment(
+        store, "scenarios", '{ scenarios = ["Encryption"], protocol = { mode = "strict" } }'
+    )
+    cli = via_cli(store, "run", "scenarios", "--scenario", "Encryption", "--mode", "strict")
+    assert strict == cli and json_at(cli, "task_config", "per_group") == 5

@@ -31,7 +31,7 @@ from rulebench.train.data import DATASET_FOLDER, jsonl_path, read_examples, read
 from rulebench.train.examples import DataConfig, TrainingExample
 from rulebench.train.irft_config import IrftConfig
 from rulebench.train.star import StarPlan, build_star_data
-from rulebench.train.star_task import COT_INSTRUCTION, judge_reply
+from rulebench.train.star_task import COT_INSTRUCTION, StarConfig, judge_reply
 from rulebench.train.trainer import load_splits
 
 runner = CliRunner()
@@ -302,6 +302,10 @@ def test_the_command_builds_then_reuses_and_the_folder_trains(
         assert len(server.requests) == asked == 6 + 4
     assert "attempt 1: 2 of 6 right" in made.stdout and "attempt 2: 1 of 4 right" in made.stdout
     assert "3 with the teacher's reasoning, 3 with the plain target" in made.stdout
+    with Store(store, readonly=True) as db:  # the task config's concurrency, as run's
+        assert {run.config["concurrency"] for run in db.list_runs()} == {
+            StarConfig.default_concurrency
+        }
     shown = json.loads(again.stdout)
     assert [r["how"] for r in shown["rounds"]] == ["reused", "reused"]
     assert (shown["star"]["kept"], shown["star"]["fallbacks"]) == (3, 3)

@@ -52,9 +52,6 @@ BASE_URL_HELP = (
 BaseUrlOption = Annotated[
     list[str] | None, typer.Option(metavar="<url>", help=BASE_URL_HELP, show_default=False)
 ]
-ConcurrencyOption = Annotated[
-    int, typer.Option("--concurrency", "-c", min=1, help="Items in flight at once.")
-]
 
 
 def concurrency_option(default: int) -> object:

@@ -7,7 +7,7 @@ import typer
 
 from rulebench.cli import options as opt
 from rulebench.cli.console import err, out
-from rulebench.train.star_task import MAX_ATTEMPTS
+from rulebench.train.star_task import MAX_ATTEMPTS, StarConfig
 
 if TYPE_CHECKING:
     from rulebench.cli.interrupts import Interrupts
@@ -28,6 +28,16 @@ StarLimitOption = Annotated[
     int | None,
     typer.Option(
         "--limit", "-n", min=1, help="Use the first N training examples only.", show_default=False
+    ),
+]
+StarConcurrencyOption = Annotated[
+    int | None,
+    typer.Option(
+        "--concurrency",
+        "-c",
+        min=1,
+        help="Items in flight at once.",
+        show_default=str(StarConfig.default_concurrency),
     ),
 ]
 _HOW = {"new": "asked now", "resumed": "stopped run resumed", "reused": "finished run reused"}
@@ -54,7 +64,7 @@ def star(
     limit: StarLimitOption = None,
     model_arg: opt.ModelArgOption = None,
     base_url: opt.BaseUrlOption = None,
-    concurrency: opt.ConcurrencyOption = 8,
+    concurrency: StarConcurrencyOption = None,
     max_tokens: opt.MaxTokensOption = None,
     temperature: opt.TemperatureOption = None,
     seed: Annotated[
@@ -91,7 +101,7 @@ def star(
         f"[bold]irft-star[/bold] on [bold]{_markup(teacher)}[/bold]: up to {plan.attempts} "
         "attempts, "
         f"max_tokens={spec.generate.max_tokens} temperature={spec.generate.temperature} "
-        f"concurrency={concurrency}" + (f" limit={limit}" if limit is not None else ""),
+        f"concurrency={spec.concurrency}" + (f" limit={limit}" if limit is not None else ""),
         highlight=False,
     )
     result = _build(plan, store, json_output)

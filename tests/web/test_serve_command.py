@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from rulebench.web.playground import PlaygroundConfig
+
 from tests.command import assert_one_line_error, rulebench, rulebench_command
 from tests.llama_server import free_port
 from tests.web.explorer_store import synthetic_run
@@ -103,6 +105,8 @@ def test_serve_answers_on_loopback_and_refuses_other_host_names(store: Path) -> 
     assert process.stderr is not None
     stderr = process.stderr.read()
     assert "rulebench explorer: http://127.0.0.1:" in stderr and "warning" not in stderr
+    # The playground's save folder is PlaygroundConfig's unless --save-dir names one.
+    assert f"(saves to {PlaygroundConfig().save_dir})" in stderr
 
 
 def test_allow_remote_serves_any_host_name_and_warns(store: Path) -> None:

@@ -6,16 +6,32 @@ from typing import Annotated
 import typer
 
 from rulebench.cli import options as opt
+from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.console import err
 from rulebench.report.untrusted import safe_text
+from rulebench.web.playground import PlaygroundConfig
+from rulebench.web.serve import ServeConfig, check_serve_config
+from rulebench.web.serve import serve as run_server
 
 
 def serve(
     store: opt.StoreOption = None,
     host: Annotated[
-        str, typer.Option(help="Address to listen on; other than loopback needs --allow-remote.")
-    ] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8765,
+        str | None,
+        typer.Option(
+            help="Address to listen on; other than loopback needs --allow-remote.",
+            show_default=shown_default(ServeConfig, "host"),
+        ),
+    ] = None,
+    port: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            max=65535,
+            help="Port to listen on.",
+            show_default=shown_default(ServeConfig, "port"),
+        ),
+    ] = None,
     allow_remote: Annotated[
         bool,
         typer.Option(
@@ -36,12 +52,13 @@ def serve(
     model_arg: opt.ModelArgOption = None,
     base_url: opt.BaseUrlOption = None,
     save_dir: Annotated[
-        Path,
+        Path | None,
         typer.Option(
             help="Folder the playground saves test cases to (its only writes; the store stays "
-            "read-only)."
+            "read-only).",
+            show_default=shown_default(PlaygroundConfig, "save_dir"),
         ),
-    ] = Path("rulebench-cases"),
+    ] = None,
     upstream: Annotated[
         Path | None,
         typer.Option(
@@ -63,24 +80,25 @@ def serve(
     from rulebench.engine.store import Store, default_store_path
     from rulebench.models.registry import resolve_spec
     from rulebench.scenarios.upstream.text import resolve_wording
-    from rulebench.web.playground import PlaygroundConfig
-    from rulebench.web.serve import ServeConfig, check_serve_config
-    from rulebench.web.serve import serve as run_server
 
+    given_dir = {} if save_dir is None else {"save_dir": save_dir}
     playground = PlaygroundConfig(
-        save_dir=save_dir,
+        **given_dir,
         model=resolve_spec(model),  # None: the embedded default; "" is refused
         model_args=opt.parse_model_args(model_arg),
         base_url=opt.join_base_urls(base_url),
         upstream=None if upstream is None else resolve_wording("upstream", upstream),
     )
-    config = ServeConfig(
-        store=store or default_store_path(),
-        host=host,
-        port=port,
-        allow_remote=allow_remote,
-        playground=playground,
+    given = {name: value for name, value in (("host", host), ("port", port)) if value is not None}
+    config = ServeConfig.model_validate(
+        {
+            "store": store or default_store_path(),
+            "allow_remote": allow_remote,
+            "playground": playground,
+            **given,
+        }
     )
+    host, port, save_dir = config.host, config.port, playground.save_dir
     check_serve_config(config)
     with Store(config.store, readonly=True):
         pass  # a missing store is one clear line before the server starts

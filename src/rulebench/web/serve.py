@@ -14,7 +14,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from rulebench.core.errors import ConfigError
 from rulebench.core.lazy_registry import missing_modules
 from rulebench.web.playground import PlaygroundConfig
-from rulebench.web.security import allowed_hosts, is_loopback
 
 WEB_MODULES = ("fastapi", "uvicorn", "jinja2")
 INSTALL_HINT = "pip install 'rulebench[web]'"
@@ -38,21 +37,25 @@ class ServeConfig(BaseModel):
     @property
     def is_remote(self) -> bool:
         """Whether other machines may reach the app."""
+        # web.security needs starlette: imported here so that the CLI can read this config's
+        # defaults for --help, and check the web extra, without it.
+        from rulebench.web.security import is_loopback
+
         return not is_loopback(self.host)
 
 
 def check_serve_config(config: ServeConfig) -> None:
-    """Refuse a non-local bind without `allow_remote`, and a missing web extra with its hint."""
-    if config.is_remote and not config.allow_remote:
-        raise ConfigError(
-            f"--host {config.host} is reachable from other machines, and the explorer has no "
-            "login: anyone who reaches it reads every prompt, reply and config in the store. "
-            "Serve on 127.0.0.1 (the default), or pass --allow-remote to mean it"
-        )
+    """Refuse a missing web extra with its hint, and a non-local bind without `allow_remote`."""
     missing = missing_modules(WEB_MODULES)
     if missing:
         raise ConfigError(
             f"rulebench serve needs {', '.join(missing)}, not installed: {INSTALL_HINT}"
+        )
+    if config.is_remote and not config.allow_remote:
+        raise ConfigError(
+            f"--host {config.host} is reachable from other machines, and the explorer has no "
+            "login: anyone who reaches it reads every prompt, reply and config in the store. "
+            f"Serve on {DEFAULT_HOST} (the default), or pass --allow-remote to mean it"
         )
 
 
@@ -62,6 +65,7 @@ def serve(config: ServeConfig) -> None:
     import uvicorn
 
     from rulebench.web.app import create_app
+    from rulebench.web.security import allowed_hosts
 
     playground = config.playground.model_copy(update={"any_model": not config.is_remote})
     app = create_app(config.store, allowed_hosts(config.host), playground)

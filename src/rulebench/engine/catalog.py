@@ -81,7 +81,7 @@ TASKS: dict[str, TaskEntry] = {
 
 
 RESUMED_BY: dict[str, str] = {
-    TRAINING_TASK: "rulebench train irft --resume -o <the run's output folder> ...",
+    TRAINING_TASK: "rulebench train irft --resume {run_id}",
     GCG_TASK: "rulebench attack gcg --resume {run_id}",
 }
 """Runs the runner does not start, and the command that resumes each."""

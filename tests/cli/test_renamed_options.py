@@ -1,11 +1,15 @@
 """Old option spellings still work for one release and say so; both spellings is an error."""
 
+from pathlib import Path
+
 import pytest
 
 from rulebench.cli.config_defaults import default_of, shown_default
 from rulebench.cli.renamed_options import pick_renamed
 from rulebench.core.errors import ConfigError
 from rulebench.scenarios.task import ScenarioConfig
+
+from tests.command import rulebench
 
 
 def test_old_spelling_is_used_and_warned(capsys: pytest.CaptureFixture[str]) -> None:
@@ -28,3 +32,18 @@ def test_help_default_is_the_configs() -> None:
     assert shown_default(ScenarioConfig, "suites") == "basic"
     with pytest.raises(KeyError):
         default_of(ScenarioConfig, "no_such_field")
+
+
+@pytest.mark.subprocess  # the real command: its warnings filter and stderr
+def test_an_old_field_name_in_a_file_warns_once_on_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "old.toml"
+    tasks = '[[tasks]]\ntask = "scenarios"\noptions = { scenarios = ["Encryption"], '
+    path.write_text(f'[[models]]\nspec = "scripted/echo"\n{tasks}per_behavior = 1 }}\n')
+    store = str(tmp_path / "s.sqlite")
+    result = rulebench("experiment", str(path), "--store", store, "-o", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr
+    said = [line for line in result.stderr.splitlines() if "per_behavior" in line]
+    assert said == [
+        "warning: scenarios field 'per_behavior' is now 'per_group'; the old name still works "
+        "for this release only"
+    ]

@@ -9,6 +9,7 @@ import warnings
 from typing import TextIO
 
 from rich.console import Console
+from rich.text import Text
 
 from rulebench.report.untrusted import escape_controls
 
@@ -36,7 +37,7 @@ class _ControlSafeFormatter(logging.Formatter):
         return escape_controls(super().format(record))
 
 
-def _warning_as_log_line(
+def _warning_as_line(
     message: Warning | str,
     category: type[Warning],
     filename: str,
@@ -44,8 +45,12 @@ def _warning_as_log_line(
     file: TextIO | None = None,
     line: str | None = None,
 ) -> None:
-    """`warnings.showwarning` replacement: the message alone, as a warning log line."""
-    logging.getLogger("rulebench").warning(str(message))
+    """`warnings.showwarning` replacement: the message alone, as one `warning:` line.
+
+    The same unwrapped line an old option spelling prints, so an old field name in a file
+    reads like an old option on the command line (a log line would wrap at the terminal).
+    """
+    err.print(Text.assemble(("warning:", "yellow"), " ", escape_controls(str(message))))
 
 
 def configure_logging(debug: bool) -> None:
@@ -57,8 +62,8 @@ def configure_logging(debug: bool) -> None:
     logging.basicConfig(
         level=logging.DEBUG if debug else logging.WARNING, handlers=[handler], format="%(message)s"
     )
-    # Warnings (old option and field names among them) print as one log line, not file:line.
-    warnings.showwarning = _warning_as_log_line
+    # Warnings (old field names among them) print as one line, not file:line.
+    warnings.showwarning = _warning_as_line
     # Third-party chatter (HTTP internals) stays out even in debug mode.
     for noisy in ("asyncio", "urllib3", "filelock", "httpx"):
         logging.getLogger(noisy).setLevel(logging.WARNING)

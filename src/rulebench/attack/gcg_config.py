@@ -72,8 +72,3 @@ class GcgConfig(BaseModel):
             pydantic.ValidationError: an unknown option or a value out of range.
         """
         return cls.model_validate(PRESETS[name] | changes)
-
-
-def preset_values(name: Preset) -> dict[str, Any]:
-    """Every option of a preset by name, as `--help` and the settings line show it."""
-    return GcgConfig.preset(name).model_dump()

@@ -78,11 +78,6 @@ def task_definition(name: str) -> TaskDefinition:
     return TASKS.load(name)
 
 
-def unknown_task_message(name: str) -> str:
-    """Name the unknown task, the closest known one (case-insensitively) and all of them."""
-    return TASKS.unknown_message(name)
-
-
 def include_tasks(folder: Path) -> list[str]:
     """Register every `TaskDefinition` declared by the modules of `folder` (no packaging).
 

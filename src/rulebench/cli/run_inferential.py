@@ -6,11 +6,14 @@ from typing import Annotated, Literal, get_args
 import typer
 
 from rulebench.cli import options as opt
+from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.execute import run_task, typed_config
 from rulebench.cli.renamed_options import pick_renamed
 from rulebench.core.rules import RuleForm
+from rulebench.inferential.data import DEFAULT_GENERATED_SIZE
 from rulebench.inferential.registry import GENERATED, OFFICIAL
-from rulebench.inferential.settings import Quantity
+from rulebench.inferential.settings import Grid, Quantity
+from rulebench.inferential.task import InferentialConfig
 
 Toggle = Literal["off", "on", "both"]
 _TOGGLE = {"off": (False,), "on": (True,), "both": (False, True)}
@@ -27,8 +30,8 @@ _LIMIT = Annotated[
         "-n",
         min=0,
         help="Run only the first N items in task, setting, sample order: with the "
-        "defaults, -n 100 is all kinship and no stringgame (see --per-group for a smaller "
-        "run of every cell).",
+        f"defaults, -n {DEFAULT_GENERATED_SIZE} is all kinship and no stringgame (see "
+        "--per-group for a smaller run of every cell).",
         show_default=False,
     ),
 ]
@@ -45,8 +48,8 @@ def inferential(
             "-t",
             help=f"Task, repeatable: {', '.join(GENERATED)} (generated) or an official "
             f"dataset ({', '.join(OFFICIAL)}; needs --data-root); `rulebench list "
-            f"inferential` describes them. Default: {' and '.join(GENERATED)}.",
-            show_default=False,
+            f"inferential` describes them.",
+            show_default=shown_default(InferentialConfig, "tasks"),
         ),
     ] = None,
     per_group: Annotated[
@@ -54,7 +57,8 @@ def inferential(
         typer.Option(
             "--per-group",
             min=1,
-            help="Samples per task (generated: 100; official: all). Not -n, which is --limit.",
+            help=f"Samples per task (generated: {DEFAULT_GENERATED_SIZE}; official: all). Not -n, "
+            "which is --limit.",
             show_default=False,
         ),
     ] = None,
@@ -73,16 +77,16 @@ def inferential(
             "--quantity",
             "-q",
             metavar=f"<{'|'.join(get_args(Quantity))}>",
-            help="Rule quantity, repeatable. Default: few.",
-            show_default=False,
+            help="Rule quantity, repeatable.",
+            show_default=shown_default(Grid, "quantities"),
         ),
     ] = None,
     form: Annotated[
         list[str] | None,
         typer.Option(
             metavar=f"<{'|'.join(get_args(RuleForm))}>",
-            help="Rule form, repeatable. Default: nl.",
-            show_default=False,
+            help="Rule form, repeatable.",
+            show_default=shown_default(Grid, "forms"),
         ),
     ] = None,
     cot: Annotated[Toggle, typer.Option(help="Chain of thought: off, on or both.")] = "off",

@@ -33,8 +33,8 @@ def scenarios(
             "--suite",
             "-s",
             help="Repeatable: benign, basic, redteam (generated from --seed), "
-            "or a folder / .jsonl file of official test cases. Default: basic.",
-            show_default=False,
+            "or a folder / .jsonl file of official test cases.",
+            show_default=shown_default(ScenarioConfig, "suites"),
         ),
     ] = None,
     scenario: Annotated[

@@ -168,19 +168,23 @@ def inferential(
 ) -> None:
     """Inferential rule-following: questions with if-then rules, one of which applies.
 
-    Default: kinship and stringgame, few rules (golden + 2 noise), natural
-    language, direct answers, 100 samples each, max_tokens 48 (320 with CoT). The
-    full paper grid is --grid paper.
+    Default: the generated tasks, few rules (golden + 2 noise), natural language
+    and direct answers with short replies (longer with CoT); each default is shown
+    below. The full paper grid is --grid paper.
     """
     from rulebench.inferential.settings import Grid
     from rulebench.inferential.task import InferentialConfig
 
     if grid is not None:
         _refuse_grid_options(ctx)
+    chosen: dict[str, object] = {}  # what is not given is the Grid's default
+    if quantity:
+        chosen["quantities"] = _choices("--quantity", quantity, get_args(Quantity))
+    if form:
+        chosen["forms"] = _choices("--form", form, get_args(RuleForm))
     task_grid = typed_config(
         Grid,
-        quantities=_choices("--quantity", quantity or ["few"], get_args(Quantity)),
-        forms=_choices("--form", form or ["nl"], get_args(RuleForm)),
+        **chosen,
         cot=_TOGGLE[cot],
         counterfactual=_TOGGLE[counterfactual],
         shots=shots,
@@ -190,7 +194,7 @@ def inferential(
     )
     config = typed_config(
         InferentialConfig,
-        tasks=tuple(task or GENERATED),
+        **({"tasks": tuple(task)} if task else {}),
         per_group=_per_group(per_group, samples, deprecated_n),
         seed=run.seed,
         data_root=str(data_root.resolve()) if data_root else None,

@@ -5,7 +5,7 @@ from typing import Annotated, Literal
 import typer
 
 from rulebench.cli import options as opt
-from rulebench.cli.config_defaults import shown_default
+from rulebench.cli.config_defaults import default_of, shown_default
 from rulebench.cli.console import err
 from rulebench.cli.execute import run_task, typed_config
 from rulebench.cli.renamed_options import pick_renamed
@@ -142,7 +142,7 @@ def scenarios(
     from rulebench.scenarios.suffix import suffix_label
     from rulebench.scenarios.task import replay_notes
 
-    suites = tuple(suite or ["basic"])
+    suites: tuple[str, ...] = tuple(suite) if suite else default_of(ScenarioConfig, "suites")
     per_group = pick_renamed(per_group, per_behavior, new="--per-group", old="--per-behavior")
     if full and per_group is not None:
         raise ConfigError("--full runs the official sizes: drop --per-group N, or --full")
@@ -190,7 +190,7 @@ def scenarios(
             ),
             highlight=False,
         )
-    generated = any(name in ("benign", "basic", "redteam") for name in suites)
+    generated = config.has_generated()
     cap = config.per_group
     err.print(
         safe_text(
@@ -198,7 +198,11 @@ def scenarios(
             f"protocol: {recorded}{protocol.label()}"
             + ("" if protocol.prompts == "upstream" else f"; {protocol.prompts_label()}")
             + (f"; {suffix_label(text, suffix_on, source)}" if text is not None else "")
-            + (" (--full for the official sizes and max_tokens 512)" if generated and cap else "")
+            + (
+                f" (--full for the official sizes and max_tokens {FULL_MAX_TOKENS})"
+                if generated and cap
+                else ""
+            )
         ),
         highlight=False,
     )

@@ -45,7 +45,7 @@ class Entry:
 
 
 def did_you_mean(name: str, known: Iterable[str]) -> str:
-    """ " Did you mean 'x'?" for the known name closest to `name` (case-insensitively), or ""."""
+    """A " Did you mean 'x'?" hint for the known name closest to `name` (any case), or ""."""
     by_lower = {found.lower(): found for found in known}
     close = difflib.get_close_matches(name.lower(), by_lower, n=1)
     return f" Did you mean '{by_lower[close[0]]}'?" if close else ""

@@ -97,12 +97,6 @@ SamplingSeedOption = Annotated[
         show_default=False,
     ),
 ]
-RepeatsOption = Annotated[
-    int,
-    typer.Option(
-        min=1, help="Evaluate every item this many times, each with its own sampling seed."
-    ),
-]
 NoCacheOption = Annotated[
     bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")
 ]
@@ -299,6 +293,11 @@ def is_given(ctx: typer.Context, name: str) -> bool:
     source = ctx.get_parameter_source(name)
     # typer ships its own copy of click's ParameterSource: compare by name.
     return source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT")
+
+
+def given_only(**options: object) -> dict[str, object]:
+    """The options the user gave (not None); the others are left to the config's defaults."""
+    return {name: value for name, value in options.items() if value is not None}
 
 
 def given_flags(ctx: typer.Context, names: "Iterable[str]") -> list[str]:

@@ -98,11 +98,19 @@ def inferential(
             "without a counterfactual form, on is an error and both keeps the factual half."
         ),
     ] = "off",
-    shots: Annotated[int, typer.Option(min=0, help="Demonstrations per prompt.")] = 0,
+    shots: Annotated[
+        int | None,
+        typer.Option(
+            min=0, help="Demonstrations per prompt.", show_default=shown_default(Grid, "shots")
+        ),
+    ] = None,
     layout: Annotated[
-        Literal["per-item", "shared"],
-        typer.Option(help="shared: one rule list first in every all-rule prompt (prefix reuse)."),
-    ] = "per-item",
+        Literal["per-item", "shared"] | None,
+        typer.Option(
+            help="shared: one rule list first in every all-rule prompt (prefix reuse).",
+            show_default=shown_default(Grid, "layout"),
+        ),
+    ] = None,
     cite_rule: Annotated[
         bool,
         typer.Option("--cite-rule", help='Ask for "Applied rule: N" (trigger/execution analysis).'),
@@ -119,20 +127,31 @@ def inferential(
         ),
     ] = None,
     extract: Annotated[
-        Literal["paper", "robust"],
-        typer.Option(help="Extraction that decides the score (both are stored)."),
-    ] = "robust",
+        Literal["paper", "robust"] | None,
+        typer.Option(
+            help="Extraction that decides the score (both are stored).",
+            show_default=shown_default(InferentialConfig, "extract"),
+        ),
+    ] = None,
     scoring: Annotated[
-        Literal["generate", "loglik", "loglik-norm"],
+        Literal["generate", "loglik", "loglik-norm"] | None,
         typer.Option(
             help="loglik: pick the candidate answer with the highest summed log-likelihood "
             "(local models; tasks with candidate answers, not stringgame); loglik-norm: the "
             "highest per character (lm-eval's acc_norm). Both picks are stored. The chat "
             "template's final newline stays in the prompt, so each value is a constant per item "
-            "below lm-eval's, which moves it into the continuation (same ranking)."
+            "below lm-eval's, which moves it into the continuation (same ranking).",
+            show_default=shown_default(InferentialConfig, "scoring"),
         ),
-    ] = "generate",
-    repeats: opt.RepeatsOption = 1,
+    ] = None,
+    repeats: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Evaluate every item this many times, each with its own sampling seed.",
+            show_default=shown_default(InferentialConfig, "repeats"),
+        ),
+    ] = None,
     heldout_by: Annotated[
         Literal["rules", "composition"] | None,
         typer.Option(
@@ -187,8 +206,7 @@ def inferential(
         **chosen,
         cot=_TOGGLE[cot],
         counterfactual=_TOGGLE[counterfactual],
-        shots=shots,
-        layout=layout,
+        **opt.given_only(shots=shots, layout=layout),
         cite_rule=cite_rule,
         seed=run.seed,
     )
@@ -200,9 +218,7 @@ def inferential(
         data_root=str(data_root.resolve()) if data_root else None,
         grid=task_grid,
         design="paper" if grid else "grid",
-        extract=extract,
-        scoring=scoring,
-        repeats=repeats,
+        **opt.given_only(extract=extract, scoring=scoring, repeats=repeats),
         heldout_by=heldout_by,
         **_wording(prompts, upstream),
     )

@@ -17,6 +17,7 @@ from rulebench.cli.scenario_wording import (
 )
 from rulebench.report.untrusted import safe_text
 from rulebench.scenarios.matching import STRICT_FIXES
+from rulebench.scenarios.protocol import Protocol
 from rulebench.scenarios.task import FULL_MAX_TOKENS, QUICK_MAX_TOKENS, ScenarioConfig
 
 MODE_HELP = "compat: upstream v3 pass/fail decisions exactly. strict: " + "; ".join(
@@ -67,8 +68,8 @@ def scenarios(
         Literal["user", "system"] | None,
         typer.Option(
             help="Instructions as the first user message + placeholder reply, or as the "
-            "system message. Default: user (saved cases: as recorded).",
-            show_default=False,
+            "system message (saved cases: as recorded).",
+            show_default=shown_default(Protocol, "placement"),
         ),
     ] = None,
     no_reminders: Annotated[
@@ -94,16 +95,25 @@ def scenarios(
     mode: Annotated[
         Literal["compat", "strict"] | None,
         typer.Option(
-            help=MODE_HELP + ". Default: compat (saved cases: as recorded).", show_default=False
+            help=MODE_HELP + " (saved cases: as recorded).",
+            show_default=shown_default(Protocol, "mode"),
         ),
     ] = None,
     version: Annotated[
-        Literal["v1", "v3"],
-        typer.Option(help="Version of official files given to --suite (v1: v1 evaluators)."),
-    ] = "v3",
+        Literal["v1", "v3"] | None,
+        typer.Option(
+            help="Version of official files given to --suite (v1: v1 evaluators).",
+            show_default=shown_default(ScenarioConfig, "version"),
+        ),
+    ] = None,
     repeats: Annotated[
-        int, typer.Option(min=1, help="Play every case N times (std of failures across repeats).")
-    ] = 1,
+        int | None,
+        typer.Option(
+            min=1,
+            help="Play every case N times (std of failures across repeats).",
+            show_default=shown_default(ScenarioConfig, "repeats"),
+        ),
+    ] = None,
     suffix: Annotated[
         str | None,
         typer.Option(
@@ -117,13 +127,14 @@ def scenarios(
         ),
     ] = None,
     suffix_on: Annotated[
-        Literal["every", "first", "last"],
+        Literal["every", "first", "last"] | None,
         typer.Option(
             "--suffix-on",
             help="Which user messages of each case get --suffix: every one, the first or the last "
             "(prefilled user turns included).",
+            show_default=shown_default(ScenarioConfig, "suffix_on"),
         ),
-    ] = "every",
+    ] = None,
     prompts: PromptsOption = None,
     upstream: UpstreamOption = None,
 ) -> None:
@@ -138,7 +149,7 @@ def scenarios(
     """
     from rulebench.attack.suffixes import load_suffix
     from rulebench.core.errors import ConfigError
-    from rulebench.scenarios.protocol import PUBLISHED_V3, Protocol
+    from rulebench.scenarios.protocol import PUBLISHED_V3
     from rulebench.scenarios.suffix import suffix_label
     from rulebench.scenarios.task import replay_notes
 
@@ -169,11 +180,9 @@ def scenarios(
         **({"per_group": None if full else per_group} if full or per_group else {}),
         scenarios=tuple(scenario or []),
         protocol=protocol,
-        repeats=repeats,
-        version=version,
         suffix=text,
-        suffix_on=suffix_on,
         suffix_source=source,
+        **opt.given_only(version=version, repeats=repeats, suffix_on=suffix_on),
         **({"upstream": str(upstream.resolve())} if moved_clone and upstream else {}),
     )
     generation = {"max_tokens": run.max_tokens, "temperature": run.temperature}
@@ -197,7 +206,7 @@ def scenarios(
             f"cases: {'all' if cap is None or not generated else f'{cap} per behavior'}; "
             f"protocol: {recorded}{protocol.label()}"
             + ("" if protocol.prompts == "upstream" else f"; {protocol.prompts_label()}")
-            + (f"; {suffix_label(text, suffix_on, source)}" if text is not None else "")
+            + (f"; {suffix_label(text, config.suffix_on, source)}" if text is not None else "")
             + (
                 f" (--full for the official sizes and max_tokens {FULL_MAX_TOKENS})"
                 if generated and cap

@@ -1,4 +1,4 @@
-# Two entry points for a fresh machine with python3 and pip: `make demo` and `make test`.
+# Two entry points for a fresh machine with python3, pip and make: `make demo` and `make test`.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -7,7 +7,7 @@ PIP := $(BIN)/pip install --quiet --constraint constraints.txt
 # in its first decode (segmentation fault, 2026-11-24), so build the portable AVX2 kernels.
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 
-.PHONY: demo test test-fast lint install install-dev clean
+.PHONY: demo test test-fast lint install install-dev chromium clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,8 +37,14 @@ lint: install-dev
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 
-## test: install dev dependencies, lint, and run the whole test suite (slow tests included).
-test: lint
+## chromium: the browser tests' Chromium (+ fonts), through apt when missing and this user can
+## install it (root or passwordless sudo); otherwise one line giving the command to run.
+chromium:
+	scripts/ensure-chromium
+
+## test: Chromium, dev dependencies, lint, and the whole test suite (slow tests included).
+## Chromium is checked first, so a machine that cannot install it stops before the long install.
+test: chromium lint
 	$(BIN)/pytest
 
 ## test-fast: the tests that need no model and no subprocess (a quick check while editing).

@@ -16,8 +16,8 @@ DEFAULT_SUFFIX_INIT = " ".join(["x"] * SUFFIX_LENGTH)
 
 Preset = Literal["quick", "paper"]
 PRESETS: dict[Preset, dict[str, Any]] = {
-    # nanogcg's 250 steps with an eighth of its candidates: about 3 s a step for the embedded
-    # model on 2 CPU cores, so a quick attack ends within a quarter of an hour.
+    # nanogcg's 250 steps with an eighth of its candidates, so a quick attack on the embedded
+    # model ends in minutes on a small CPU (docs/performance.md).
     "quick": {},
     # The paper's search: 500 steps, 512 candidates a step from the top-256 substitutions.
     "paper": {"num_steps": 500, "search_width": 512, "topk": 256},

@@ -1,9 +1,9 @@
 """The top-level commands by name; a command's module is imported only when it is used.
 
-`rulebench run ...` needs the run commands alone. With every command group imported up front
-(GCG attacks, listings, the web server, training), `import rulebench.cli.app` took 0.22 s
-instead of 0.08 s, and a `run loadtest -n 1` 0.02-0.03 s more (bench/bench_startup.py,
-2026-11-25). `rulebench --help` still builds every command, to print their one-line help.
+`rulebench run ...` needs the run commands alone. With every command group imported up front (GCG
+attacks, listings, the web server, training), importing the CLI took several times as long, and
+every run started later (bench/bench_startup.py; docs/performance.md). `rulebench --help` still
+builds every command, to print their one-line help.
 """
 
 import importlib

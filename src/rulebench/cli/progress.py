@@ -19,7 +19,7 @@ from rich.text import Text
 from rulebench.cli.console import err
 from rulebench.report.untrusted import escape_markup, safe_text
 
-# Updating rich per item costs ~10 us under a lock; at thousands of items/s that adds up, so
+# Updating rich per item takes a lock and costs time; at thousands of items/s that adds up, so
 # advances are counted here and pushed to the bar at most ten times a second.
 _PUSH_EVERY_S = 0.1
 

@@ -1,8 +1,9 @@
 """Paged, filtered reads of runs and results, for the explorer: a page, never a whole run.
 
 Every query here ends in LIMIT/OFFSET or an aggregate, so a page of a 100,000-result run
-reads a page of rows: measured on such a run, a first page takes ~10 ms, the last ~150 ms, a
-filter on a metadata field ~60 ms (json_extract over the run's rows, no index needed).
+reads a page of rows, however large the run: a page costs about what its rows cost, and a
+filter on a metadata field needs no index (json_extract over the run's rows stays fast enough;
+docs/performance.md has the figures).
 """
 
 import re

@@ -93,8 +93,8 @@ class ResponseCache:
 
     The keys cached for the run's model are loaded once as 64-bit prefixes (about 80 bytes per
     entry), so a miss costs a set lookup instead of a SQLite query. That matters: while the
-    writer thread commits, a query on the event loop waits for the GIL, measured at ~200 us
-    per lookup against ~10 us uncontended.
+    writer thread commits, a query on the event loop waits for the GIL, which makes each lookup
+    many times slower than uncontended (docs/performance.md).
     """
 
     def __init__(

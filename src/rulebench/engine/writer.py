@@ -1,10 +1,9 @@
 """Commits item results and cache entries from one worker thread, so the event loop never blocks.
 
-Producers append rows to a list under a lock; the thread wakes every FLUSH_EVERY_S, takes
-everything gathered and commits it in one transaction. Waking per result instead made the
-thread fight the event loop for the GIL: measured 1,650 vs 2,400 items/s against a zero-latency
-mock server. A killed process loses at most the last FLUSH_EVERY_S of finished items, which a
-resume runs again.
+Producers append rows to a list under a lock; the thread wakes every FLUSH_EVERY_S, takes everything
+gathered and commits it in one transaction. Waking per result instead made the thread fight the
+event loop for the GIL and cost throughput (docs/performance.md). A killed process loses at most the
+last FLUSH_EVERY_S of finished items, which a resume runs again.
 
 Nothing gathered is dropped: while another process holds a lock the batch is kept and retried
 with backoff for as long as the writer lives; a row SQLite refuses is set aside alone (its

@@ -49,9 +49,9 @@ def embedded_gguf_path() -> Path:
 def file_fingerprint(path: Path) -> str:
     """Return a sha256 prefix of a file's bytes, for the model identity in the cache key.
 
-    Hashing reads the whole file (about 0.2 s for the embedded model, most of a cached run's
-    start-up), so the result is kept by (path, size, mtime), in this process and in the user
-    cache (fingerprints.json) for the next: a replaced file gets a new fingerprint.
+    Hashing reads the whole file (for the embedded model most of a cached run's start-up), so the
+    result is kept by (path, size, mtime), in this process and in the user cache
+    (fingerprints.json) for the next: a replaced file gets a new fingerprint.
 
     Raises:
         ConfigError: the file cannot be read.

@@ -222,7 +222,7 @@ class LocalPrompt:
         """The choices as continuations of the prompt: after a transcript's reply lead.
 
         Scored right after "Assistant:", "Paris" would be a word glued to the label, which
-        no reply is (measured on the embedded model: log p -11.0 against -5.3 for " Paris").
+        no reply is, and the model scores it far below " Paris".
         """
         lead = self.transcript.reply_lead if self.transcript is not None else ""
         return tuple(lead + choice for choice in choices)

@@ -14,9 +14,8 @@ from rulebench.core.renamed import rename_fields
 from rulebench.models.registry import EMBEDDED_MODEL_NAME, parse_spec
 
 DEFAULT_MAX_STEPS = 60
-"""The CPU default: 60 steps of 8 examples (480 examples, ~130k tokens at ~270 tokens each).
-Measured with bench/bench_irft.py on the 2-core CPU (bf16 autocast, shared with other work):
-138 tokens/s, 80 steps in 1,262 s, so 60 steps take about 15 minutes."""
+"""The CPU default: 60 steps of 8 examples (480 examples), sized so that a default run ends in
+a quarter of an hour or so on a small CPU (bench/bench_train.py; docs/performance.md)."""
 
 Device = Literal["auto", "cpu", "cuda", "mps"]
 Dtype = Literal["auto", "float32", "bfloat16"]
@@ -64,8 +63,8 @@ class IrftConfig(BaseModel):
     dtype: Dtype = "auto"
     """bfloat16 autocast (weights and adapter stay float32 on the CPU) or plain float32. auto:
     bfloat16 on a GPU that has it and on CPUs with bf16 instructions (AVX512-BF16, AMX), where
-    a LoRA forward and backward pass runs about 1.8x faster than in float32 (measured on 2
-    cores: 330 vs 190 tokens/s), else float32. Formerly `precision` (fp32, bf16)."""
+    a LoRA forward and backward pass runs clearly faster than in float32 (docs/performance.md),
+    else float32. Formerly `precision` (fp32, bf16)."""
 
     @model_validator(mode="before")
     @classmethod

@@ -1,10 +1,9 @@
 """GGUF files as transformers folders, converted once into the user cache.
 
-transformers dequantizes a GGUF on every load (about 20 s for the embedded model, tokenizer
-included) and refuses to save such a model (it counts as quantized), so the weights are copied
-into a plain model built from the same config and saved as safetensors in the user cache. Later
-loads read that folder in about 0.2 s. The folder is named by the GGUF's content hash, so a
-changed file gets a new conversion and never a stale one.
+transformers dequantizes a GGUF on every load (slow, tokenizer included) and refuses to save such a
+model (it counts as quantized), so the weights are copied into a plain model built from the same
+config and saved as safetensors in the user cache. Later loads read that folder quickly. The folder
+is named by the GGUF's content hash, so a changed file gets a new conversion and never a stale one.
 """
 
 import json

@@ -65,13 +65,12 @@ class LlamaCppConfig(BaseModel):
     n_ctx: int = Field(default=4096, ge=64)
     """Context length in tokens: prompt plus reply must fit."""
     n_threads: int = Field(default=1, ge=1)
-    """Threads for generating tokens. 1 measured more robust on a shared 2-core machine: with
-    another busy process, 2 threads fell to 10-40 tokens/s while 1 held about 90."""
+    """Threads for generating tokens. 1 is the robust default on a shared machine: threads of
+    one llama.cpp call wait for each other, so a busy neighbour slows 2 threads below 1."""
     n_threads_batch: int = Field(default=1, ge=1)
-    """Threads for evaluating prompts. Measured on a shared 2-core machine (1,475-token prompt,
-    bench/bench_local.py --threads-batch 1,2): idle, 2 threads ran 158 tokens/s against 98 for 1;
-    beside one busy process, 2 threads fell to 43 while 1 held 81. 1 is the robust default;
-    set 2 (or more, with more cores) on a machine nothing else uses."""
+    """Threads for evaluating prompts. On an idle machine more threads are faster; beside a busy
+    process they fall below one thread (bench/bench_local.py --threads-batch 1,2). 1 is the
+    robust default; set 2 (or more, with more cores) on a machine nothing else uses."""
     n_batch: int = Field(default=512, ge=8)
     """Most prompt tokens decoded in one llama.cpp call."""
     n_seq_max: int | None = Field(default=None, ge=1)

@@ -1,21 +1,21 @@
 """One llama.cpp context holding several sequences at once, each in a KV stream of its own.
 
 A lane (llamacpp_batch_lane) drives one of these from its own thread. The layout is chosen so
-that a sequence's logits never depend on what else is decoded with it (measured on the embedded
-SmolLM2 Q4_1 build, bench and tests in tests/models/llamacpp/test_llamacpp_batch.py):
+that a sequence's logits never depend on what else is decoded with it (checked on the embedded
+SmolLM2 Q4_1 build by tests/models/llamacpp/test_llamacpp_batch.py):
 
 - Non-unified KV (`kv_unified=false`): every sequence has its own stream whose cells start at 0
   and hold positions in order. In one unified buffer, a sequence's cells land wherever the others
   leave room, and where they land changed its logits.
 - No flash attention: its result moved with the chunking of the prompt and with what shared the
-  batch. Without it, prompt chunks of any length >= 2 give bit-identical cells and logits; it also
-  measured ~15% faster on prompts here, which is given up for that.
-- One token per sequence in a decode step takes another kernel than a chunk of >= 2 (logits up
-  to 0.47 apart), but always the same one, whatever the other sequences in the step. So the
+  batch. Without it, prompt chunks of any length >= 2 give bit-identical cells and logits; the
+  speed it gave on prompts is given up for that.
+- One token per sequence in a decode step takes another kernel than a chunk of >= 2 (its logits
+  differ), but always the same one, whatever the other sequences in the step. So the
   cells of generated tokens are never reused for a later prompt (see llamacpp_batch_lane).
 - llama.cpp splits a multi-stream batch into ubatches of consecutive, ascending sequence ids
   only, so a step is sent ordered by slot and the lane keeps its generating slots at 0..n-1
-  (slots 0,2,4,6 measured 78 ms a step against 48 ms for 0,1,2,3).
+  (scattered slots split a step into more ubatches and make it slower).
 """
 
 import ctypes

@@ -1,7 +1,7 @@
 """Saved KV cells of evaluated prompts, in host memory, so a later prompt can start from them.
 
-Saving a 400-token prompt's cells and loading them into another slot took ~7 ms on the
-embedded model, against ~3 s to evaluate those tokens, so every lane saves each prompt it
+Saving a prompt's cells and loading them into another slot costs a small fraction of
+evaluating those tokens again, so every lane saves each prompt it
 evaluates and looks here before evaluating the next. Cells restored into a slot are bit-identical
 to evaluating the same tokens there (llamacpp_batch). Shared by the lanes of an engine.
 """

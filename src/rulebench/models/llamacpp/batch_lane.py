@@ -1,9 +1,9 @@
 """A lane: one BatchContext and the thread that alone drives it, decoding its slots together.
 
-The loop evaluates one waiting prompt whenever a slot is free (prompts first: evaluating a
-prompt costs the same per token whatever it shares a call with, while a decode step gets
-cheaper per token the more sequences it holds: 20 ms for one, 86 ms for eight on the embedded
-model), else decodes one token for every generating slot in a single llama_decode call.
+The loop evaluates one waiting prompt whenever a slot is free (prompts first: evaluating a prompt
+costs the same per token whatever it shares a call with, while a decode step gets cheaper per token
+the more sequences it holds), else decodes one token for every generating slot in a single
+llama_decode call.
 
 Prompt cells come from the engine's PrefixCache when a saved prompt shares a prefix, and every
 evaluated prompt is saved there. Only cells evaluated as part of a prompt are saved: generated
@@ -31,8 +31,8 @@ Llama = Any
 """llama_cpp.Llama; typed loosely because llama_cpp is imported only where it is used."""
 
 MIN_RESTORE_TOKENS = 8
-"""Shorter shared prefixes are evaluated again: restoring costs ~9 us per saved token (up to a
-whole prompt), evaluating ~7 ms per token, so a few tokens are not worth a large restore."""
+"""Shorter shared prefixes are evaluated again: a restore costs time for every saved token (up to a
+whole prompt), so reusing only a few tokens of a large saved prompt costs more than it saves."""
 
 
 def as_model_error(exc: Exception) -> RulebenchError:

@@ -2,9 +2,9 @@
 
 Tokenizing only reads the vocabulary, so the engine's router thread does it while the lanes
 decode (llamacpp_batch_lane). Prompts are evaluated in chunks of at least two tokens: llama.cpp
-decodes a single token of a sequence by another kernel than a chunk (measured on the embedded
-Q4_1 model: logits off by up to 0.47, greedy replies diverge), while chunks of any size >= 2
-give bit-identical cells and logits.
+decodes a single token of a sequence by another kernel than a chunk (its logits differ enough
+for greedy replies to diverge), while chunks of any size >= 2 give bit-identical cells and
+logits.
 """
 
 import logging

@@ -7,8 +7,8 @@ thread of its own. A lane decodes all its generating sequences in one call per t
 side by side, sharing the model's weights and a cache of evaluated prompts.
 
 Why lanes rather than more llama.cpp threads: threads of one llama.cpp call meet at a barrier
-after every operation, so on a shared 2-core machine a busy neighbour stalls them all (2
-threads fell to 43 prompt tokens/s where 1 held 81); lanes never wait for each other.
+after every operation, so on a shared machine a busy neighbour stalls them all (2 threads fall
+below 1); lanes never wait for each other.
 
 Replies do not depend on what else is decoded at the same time, nor on what the prompt cache
 held (tests/models/llamacpp/test_llamacpp_batch.py). They may differ from the single-sequence engine
@@ -50,17 +50,15 @@ logger = logging.getLogger(__name__)
 
 KV_BUDGET_BYTES = 384 << 20
 """KV cache the automatic sizing may take for all sequences: 4 sequences of 4,096 tokens for
-the embedded model (22.5 KiB a token; peak memory of a run ~0.6 GiB against ~0.3 before), one
-for a 7B model without grouped-query attention. 8 sequences (2 lanes of 4) ran the default
-commands only ~2% faster than 4 (2 lanes of 2): prompts dominate, and a slot waiting for a
+the embedded model (22.5 KiB a token), one for a 7B model without grouped-query attention. More
+sequences barely speed up the default commands: prompts dominate, and a slot waiting for a
 prompt costs nothing."""
 MAX_AUTO_SEQUENCES = 8
 """Sequences the automatic sizing stops at (a shorter n_ctx fits more in the budget): a step
-of 8 sequences already costs 86 ms against 20 ms for one (93 tokens/s against 50)."""
+of 8 sequences already costs several times a step of one, for less than twice the tokens/s."""
 PREFIX_CACHE_BYTES = 128 << 20
-"""Saved prompt cells kept in host memory: ~5,800 tokens of the embedded model. On 40 kinship
-items (13,520 prompt tokens) 16 MiB left 11,011 tokens to evaluate, 64 MiB 10,942, 256 MiB
-10,824: most reuse is between prompts sent close together."""
+"""Saved prompt cells kept in host memory: ~5,800 tokens of the embedded model. A larger cache
+saves little: most reuse is between prompts sent close together."""
 MIN_AFFINITY_TOKENS = 32
 """A request goes to the lane about to evaluate a prompt sharing this many leading tokens."""
 

@@ -1,6 +1,6 @@
 """What the llamacpp backend must know of a GGUF before loading it: chat template, BOS/EOS text.
 
-Importing llama.cpp and loading a model takes ~0.3 s, most of the start-up of a run whose
+Importing llama.cpp and loading a model is most of the start-up of a run whose
 replies all come from the response cache. These facts are read from the loaded model once and
 kept in the user cache by file version (path, size, mtime), so a later run builds the model's
 prompts and identity without loading it; the model then loads on the first request it must

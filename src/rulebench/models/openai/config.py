@@ -31,7 +31,7 @@ class OpenAIConfig(BaseModel):
     size; with several replicas, raise it (and --concurrency) to keep each of them busy."""
     max_reply_bytes: int = Field(default=8 * 1024 * 1024, ge=1024, le=1024**3)
     """Largest reply body read (8 MiB); a larger one fails the item instead of filling memory
-    (two 50 MB replies to max_tokens=16 once took 568 MB). Counted after decompression."""
+    (a server's oversized replies once took hundreds of MB). Counted after decompression."""
     max_reply_chars: int = Field(default=1_000_000, ge=1)
     """Longest reply text kept; a longer one is cut, with a warning stored with the result."""
     cooldown_s: float = Field(default=2.0, ge=0, le=600)

@@ -207,7 +207,8 @@ def _load_yaml(path: Path, text: str) -> Any:
     try:
         yaml = pyyaml()
     except ImportError:
-        raise ConfigError(f"{path}: YAML files need PyYAML (pip install pyyaml)") from None
+        need = "YAML files need PyYAML: pip install 'rulebench[yaml]'"
+        raise ConfigError(f"{path}: {need}") from None
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:

@@ -64,7 +64,7 @@ def pyyaml() -> Any:
     """PyYAML, imported when a YAML file is read (it ships no type hints, hence Any).
 
     Raises:
-        ImportError: PyYAML is not installed (not a dependency of rulebench).
+        ImportError: PyYAML is not installed (the `yaml` extra installs it).
     """
     return importlib.import_module("yaml")
 

@@ -7,7 +7,7 @@ PIP := $(BIN)/pip install --quiet --constraint constraints.txt
 # in its first decode (segmentation fault, 2026-11-24), so build the portable AVX2 kernels.
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 
-.PHONY: demo test test-fast lint install install-dev chromium clean
+.PHONY: demo test test-fast lint docs install install-dev chromium clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,7 +20,7 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml constraints.txt
 	touch $@
 
 $(VENV)/.installed-dev: $(VENV)/.installed
-	$(PIP) -e '.[all,dev]'
+	$(PIP) -e '.[all,dev,docs]'
 	touch $@
 
 install: $(VENV)/.installed
@@ -30,12 +30,17 @@ install-dev: $(VENV)/.installed-dev
 demo: install
 	$(BIN)/rulebench run
 
-## lint: ruff (lint + format check), the import layering contract, mypy --strict.
+## lint: ruff (lint + format check), the import layering contract, mypy --strict, the docs.
 lint: install-dev
-	$(BIN)/ruff check src tests bench examples
-	$(BIN)/ruff format --check src tests bench examples
+	$(BIN)/ruff check src tests bench examples docs/hooks
+	$(BIN)/ruff format --check src tests bench examples docs/hooks
 	$(BIN)/lint-imports
 	$(BIN)/mypy
+	$(MAKE) docs
+
+## docs: build the documentation site into site/; a broken link or missing page fails it.
+docs: install-dev
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 ## chromium: the browser tests' Chromium (+ fonts), through apt when missing and this user can
 ## install it (root or passwordless sudo); otherwise one line giving the command to run.
@@ -52,4 +57,4 @@ test-fast: install-dev
 	$(BIN)/pytest -m "not slow and not subprocess"
 
 clean:
-	rm -rf $(VENV) rulebench-results .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) site rulebench-results .pytest_cache .mypy_cache .ruff_cache

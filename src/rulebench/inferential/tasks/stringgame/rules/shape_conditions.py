@@ -1,7 +1,8 @@
 """StringGame conditions on the string's shape: its length and its first and last letters.
 
-Random strings of 6-20 letters make each of these hold for roughly 4%-53% of strings (measured
-by the tests); the library pairs the broad ones with other conditions to keep them selective.
+Each of these holds for a sizeable share of random strings of 6-20 letters, some for about half
+(the tests keep every condition's share within bounds); the library pairs the broad ones with
+other conditions to keep them selective.
 """
 
 import math

@@ -1,4 +1,4 @@
-"""MkDocs hook: the command-line reference, rendered from the typer app at every build.
+"""MkDocs hook: the command-line reference (and strict fixes), rendered from the code at build.
 
 `docs/reference/cli.md` holds the marker line `<!-- rulebench-cli -->`; each build replaces it
 with every visible command, its usage, help, arguments and options, read from the click
@@ -14,14 +14,26 @@ from typing import Any
 
 MARKER = "<!-- rulebench-cli -->"
 PAGE = "reference/cli.md"
+FIXES_MARKER = "<!-- rulebench-strict-fixes -->"
+"""On the scoring page: the strict fixes' table, from `rulebench.scenarios.matching`."""
 _MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]|#])")
 
 
 def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
-    """Replace the marker on the CLI reference page with the rendered commands."""
-    if page.file.src_uri != PAGE or MARKER not in markdown:
-        return markdown
-    return markdown.replace(MARKER, render_reference())
+    """Replace the markers with the rendered commands and the strict fixes."""
+    if page.file.src_uri == PAGE and MARKER in markdown:
+        markdown = markdown.replace(MARKER, render_reference())
+    if FIXES_MARKER in markdown:
+        markdown = markdown.replace(FIXES_MARKER, render_strict_fixes())
+    return markdown
+
+
+def render_strict_fixes() -> str:
+    """Every strict-mode fix by name, as `rulebench list strict-fixes` lists them."""
+    from rulebench.scenarios.matching import STRICT_FIXES
+
+    rows = [f"| `{name}` | {_escape(text)} |" for name, text in STRICT_FIXES.items()]
+    return "\n".join(["| Fix | What strict mode does |", "|---|---|", *rows, ""])
 
 
 def render_reference() -> str:

@@ -231,3 +231,13 @@ def test_the_example_experiment_file_plans_four_runs() -> None:
         ("scripted/echo", "inferential"),
         ("scripted/echo", "scenarios"),
     ]
+
+
+def test_all_in_a_toml_file_asks_for_the_official_sizes(tmp_path: Path) -> None:
+    # TOML has no null: "all" is how a file says what --full says on the command line.
+    text = TOML.replace('per_group = 1, scenarios = ["Encryption"]', 'per_group = "all"')
+    loaded = load_experiment(write(tmp_path, text))
+    scenario_specs = [run.spec for run in loaded.runs if run.task == "scenarios" and run.spec]
+    assert scenario_specs
+    assert all(spec.task_config["per_group"] is None for spec in scenario_specs)
+    assert all(spec.generate.max_tokens == 20 for spec in scenario_specs)

@@ -11,6 +11,7 @@ from rulebench.core.cases import TestCase
 from rulebench.core.errors import ConfigError, DataError
 from rulebench.core.items import Item, Outcome, content_hash
 from rulebench.core.renamed import rename_fields
+from rulebench.core.sizes import PerGroup
 from rulebench.core.validation import validate_into
 from rulebench.core.wording import UpstreamText
 from rulebench.engine.task import Session
@@ -45,9 +46,9 @@ class ScenarioConfig(TaskConfig):
     """Generated suites (benign, basic, redteam) and/or folders or .jsonl files of official data."""
     seed: int = 0
     """Seeds the generated suites' parameters and texts."""
-    per_group: int | None = Field(default=5, ge=1)
-    """Cases per behavior of each generated suite (None: the official sizes). Files and
-    folders of cases run whole: the user named those cases."""
+    per_group: PerGroup = 5
+    """Cases per behavior of each generated suite (None, "all" in a file: the official
+    sizes). Files and folders of cases run whole: the user named those cases."""
     cap_files: bool = False
     """Whether `per_group` caps files too: runs stored under the old field name
     (`per_behavior`) capped them, and resume as they ran."""

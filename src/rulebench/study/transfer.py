@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rulebench.attack.suffixes import Suffix
 from rulebench.core.renamed import rename_fields
+from rulebench.core.sizes import PerGroup
 from rulebench.engine.catalog import RunSettings, evaluate, make_spec
 from rulebench.engine.runner import ProgressReporter
 from rulebench.engine.store import Store
@@ -37,9 +38,9 @@ class TransferConfig(BaseModel):
     suites: tuple[str, ...] = ("basic",)
     scenarios: tuple[str, ...] = ()
     """Only these scenarios (default: the ones the suffixes attacked, else all)."""
-    per_group: int | None = Field(default=5, ge=1)
-    """Cases per behavior and suite; None: every case (the official sizes). Formerly
-    `per_behavior`."""
+    per_group: PerGroup = 5
+    """Cases per behavior and suite; None ("all" in a file): every case (the official
+    sizes). Formerly `per_behavior`."""
     suffix_on: SuffixOn = "first"
     """Where the suffix goes in each case: the first user message is where GCG optimised it."""
     protocol: Protocol = Protocol()

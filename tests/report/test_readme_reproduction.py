@@ -1,8 +1,8 @@
-"""The README's manual RuleBench commands give each task the paper's demonstrations.
+"""The RuleBench guide's one-experiment-at-a-time commands give each task the paper's shots.
 
 Table 2 pairs a counterfactual cell with the factual cell of the same shots, so a command that
 gives ulogic-cf two demonstrations where the paper's design (and ulogic) gives one can never
-pair; the commands are read from the README as written.
+pair; the commands are read from docs/guides/rulebench-tables.md as written.
 """
 
 import re
@@ -10,12 +10,12 @@ from pathlib import Path
 
 from rulebench.inferential.settings import Grid
 
-README = Path(__file__).parents[2] / "README.md"
+GUIDE = Path(__file__).parents[2] / "docs" / "guides" / "rulebench-tables.md"
 
 
 def manual_commands() -> list[str]:
-    """The `rulebench run inferential` lines of "Reproducing the papers" naming tasks and shots."""
-    section = README.read_text(encoding="utf-8").split("\n## Reproducing the papers", 1)[1]
+    """The guide's `rulebench run inferential` lines of section 3 naming tasks and shots."""
+    section = GUIDE.read_text(encoding="utf-8").split("\n## 3. Run the five experiments", 1)[1]
     section = section.split("\n## ", 1)[0]
     blocks = [part.split("```", 1)[0] for part in section.split("```bash\n")[1:]]
     return [

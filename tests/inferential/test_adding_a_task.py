@@ -1,4 +1,4 @@
-"""The README's "Adding an inferential task" example, taken from the README and run as written.
+"""CONTRIBUTING.md's "Adding a task" example, taken from that file and run as written.
 
 The module of step 1 is written to a temporary package folder and the registry line of step 2
 added to the registry; then the task runs end to end like a built-in one.
@@ -19,12 +19,12 @@ from rulebench.inferential.task import InferentialConfig
 
 from tests.stored_json import json_at
 
-README = Path(__file__).parents[2] / "README.md"
+CONTRIBUTING = Path(__file__).parents[2] / "CONTRIBUTING.md"
 
 
-def readme_steps() -> tuple[str, str]:
-    """The two code blocks of the README section: the module and the registry line."""
-    section = README.read_text(encoding="utf-8").split("### Adding an inferential task", 1)[1]
+def example_steps() -> tuple[str, str]:
+    """The two code blocks of the example: the module and the registry line."""
+    section = CONTRIBUTING.read_text(encoding="utf-8").split("### Example: an official", 1)[1]
     blocks = re.findall(r"```python\n(.*?)```", section.split("\n## ", 1)[0], re.DOTALL)
     module, line = blocks[0], blocks[1]
     return module, line
@@ -33,7 +33,7 @@ def readme_steps() -> tuple[str, str]:
 @pytest.fixture
 def animals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Step 1 as an importable module, step 2 in the registry, and a data root for it."""
-    module, line = readme_steps()
+    module, line = example_steps()
     (tmp_path / "readme_tasks").mkdir()
     (tmp_path / "readme_tasks" / "__init__.py").write_text("")
     (tmp_path / "readme_tasks" / "animals.py").write_text(module)
@@ -42,7 +42,7 @@ def animals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     assert entry, line
     name, module_name, attr = entry.groups()
     target = f"readme_tasks.{module_name}:{attr}"
-    registry.TASKS.add(name, target, "the README's example")
+    registry.TASKS.add(name, target, "CONTRIBUTING.md's example")
     root = tmp_path / "data"
     folder = root / "animals"
     folder.mkdir(parents=True)
@@ -68,7 +68,7 @@ def animals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     sys.modules.pop("readme_tasks", None)
 
 
-def test_the_readme_example_is_a_complete_task(animals: Path) -> None:
+def test_the_contributing_example_is_a_complete_task(animals: Path) -> None:
     definition = registry.task_definition("animals")
     assert definition.name == "animals" and definition.load is not None
     data = definition.load(animals, "animals", "test")
@@ -78,7 +78,7 @@ def test_the_readme_example_is_a_complete_task(animals: Path) -> None:
     assert not judge("animals", "Answer: fish", sample, "robust").correct
 
 
-def test_the_readme_example_runs_like_a_built_in_task(animals: Path, tmp_path: Path) -> None:
+def test_the_contributing_example_runs_like_a_built_in_task(animals: Path, tmp_path: Path) -> None:
     config = InferentialConfig(tasks=("animals",), data_root=str(animals))
     report = rulebench.run("inferential", "scripted/echo", config=config, store=tmp_path / "s")
     assert report.run.status == "completed" and report.completed_now == 4

@@ -229,14 +229,13 @@ async def test_a_suffix_is_carried_to_llama_cpp_and_an_openai_compatible_server(
     with serve_embedded_model() as url:
         await wait_until_serving(url)
         monkeypatch.setenv("LOCALSERVER_BASE_URL", url)
-        config = TransferConfig(
-            suites=(str(cases_folder(tmp_path)),), per_group=2, max_tokens=16, concurrency=2
-        )
+        # A folder of cases runs whole (per_group sizes generated suites only).
+        config = TransferConfig(suites=(str(cases_folder(tmp_path)),), max_tokens=16, concurrency=2)
         suffixes = [Suffix(text=SUFFIX, source="file", scenario="Encryption")]
         models = ["llamacpp/SmolLM2-135M-Instruct", "openai-api/localserver/smollm2"]
         result = await run_transfer(config, suffixes, models, store)
     assert result.complete, result.runs
-    assert [row.pairs for row in result.rows] == [2, 2]
+    assert [row.pairs for row in result.rows] == [CASES, CASES]
     suffixed = store.get_run(result.runs[-1].run_id)
     sent = [r.messages for r in store.iter_results(suffixed.id)]
     assert all(any(SUFFIX in m.content for m in messages) for messages in sent)

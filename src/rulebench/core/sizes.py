@@ -6,7 +6,7 @@ from pydantic import BeforeValidator, Field
 
 
 def _all_is_none(value: object) -> object:
-    """ "all" reads as None: TOML has no null, so an experiment file says "all" instead."""
+    """The word "all" reads as None: TOML has no null, so an experiment file says "all"."""
     return None if value == "all" else value
 
 

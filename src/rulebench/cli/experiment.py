@@ -18,7 +18,7 @@ def experiment(
         Path,
         typer.Argument(
             help=r"Experiment file (.toml, .yaml or .yml): \[experiment], \[defaults], "
-            r"\[\[models]] and \[\[tasks]] tables (see the README).",
+            r"\[\[models]] and \[\[tasks]] tables (docs/guides/experiments.md).",
             show_default=False,
         ),
     ],
@@ -48,7 +48,7 @@ def experiment(
     down) is reported and the others go on; the exit status is 1 until every run
     completed. The table of models x tasks (headline score, n, errors, run ids)
     ends the output; each task run on two models or more also gets its comparison
-    report (`rulebench report <task> RUN ...`) in the output folder.
+    report (`rulebench report RUN ...`) in the output folder.
     """
     from rulebench.cli.batch_run import DEFAULT_OUTPUT, BatchCommand, run_batch_command
     from rulebench.study.batch_report import folder_name

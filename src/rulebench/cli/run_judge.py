@@ -46,7 +46,7 @@ def judge(
     repeats some cases) are judged once. The ground truth is our evaluator's
     verdict. A source run that did not complete or holds error results is warned
     about, here and in the report. Accuracy, precision, recall and F1 per rule
-    with 95% CIs (violation = positive): `rulebench report judge RUN_ID`.
+    with 95% CIs (violation = positive): `rulebench report RUN_ID`.
     """
     from rulebench.engine.store import default_store_path
 

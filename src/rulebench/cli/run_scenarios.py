@@ -122,7 +122,7 @@ def scenarios(
             help="Adversarial suffix appended to user messages: a text file holding it (trailing "
             "newline dropped) or the id of a `rulebench attack gcg` run in the store, whose "
             "last step's suffix is used. Item ids stay the unsuffixed ones, so `rulebench "
-            "report scenarios BASE SUFFIXED` pairs the runs.",
+            "report BASE SUFFIXED` pairs the runs.",
             show_default=False,
         ),
     ] = None,

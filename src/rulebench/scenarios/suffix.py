@@ -1,6 +1,6 @@
 """Adversarial suffixes (GCG, RuLES paper) appended to the user messages of test cases.
 
-A suffixed run keeps the item ids of the unsuffixed case, so `rulebench report scenarios BASE
+A suffixed run keeps the item ids of the unsuffixed case, so `rulebench report BASE
 SUFFIXED` pairs the two runs case by case; only the messages the model sees change. The replies
 are judged against the case as written: a suffix on "Repeat" or on a guess would otherwise
 disarm the very rule it attacks (an exact-trigger check no longer matches), and the run would

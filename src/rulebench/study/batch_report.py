@@ -21,7 +21,7 @@ from rulebench.report.tables import format_usd
 from rulebench.study.batch import BatchResult, BatchRow
 
 COMPARED_TASKS = ("inferential", "scenarios")
-"""Tasks with a comparison report (`rulebench report <task> RUN1 RUN2 ...`)."""
+"""Tasks with a comparison report (`rulebench report RUN1 RUN2 ...`)."""
 
 
 class Column(NamedTuple):

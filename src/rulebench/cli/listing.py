@@ -361,7 +361,8 @@ def _table(title: str, header: tuple[str, ...], rows: list[tuple[JsonValue, ...]
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(title=title, title_justify="left")
+    # At least as wide as its title: an empty table (no plugins) would fold the title otherwise.
+    table = Table(title=title, title_justify="left", min_width=len(title))
     for column in header:
         table.add_column(column, no_wrap=column in ("task", "scenario", "suite", "fix"))
     for row in rows:

@@ -28,8 +28,12 @@ OTHER_COMMANDS = (
     "rulebench.cli.serve",
     "rulebench.cli.report",
     "rulebench.cli.runs",
+    # `rulebench run`'s other subcommands (rulebench.cli.commands.RUN_SUBCOMMANDS).
+    "rulebench.cli.run_inferential",
+    "rulebench.cli.run_scenarios",
+    "rulebench.cli.run_judge",
 )
-"""Command modules `rulebench run` has no use for."""
+"""Command modules `rulebench run loadtest` has no use for."""
 REPORT = (
     "import atexit, json, sys\n"
     "atexit.register(lambda: print('LOADED ' + json.dumps(sorted(sys.modules)), file=sys.stderr))"
@@ -88,6 +92,14 @@ def test_a_loadtest_run_loads_only_the_run_commands(tmp_path: Path) -> None:
     assert not {m for m in modules if m.startswith(("rulebench.web", "rulebench.attack"))}
     assert not {m for m in modules if m.startswith(("rulebench.train", "rulebench.study"))}
     assert "rulebench.engine.browse" not in modules  # the explorer's reads
+    # Neither the inferential tasks and scenarios nor the report's document and charts
+    # (read only for a price table, and none is given).
+    assert not {
+        m for m in modules if m.startswith(("rulebench.inferential", "rulebench.scenarios"))
+    }
+    assert not {
+        m for m in modules if m.startswith(("rulebench.report.usage", "rulebench.report.plots"))
+    }
 
 
 def test_help_lists_every_command_in_its_place() -> None:

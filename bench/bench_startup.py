@@ -17,7 +17,7 @@ then `python -X importtime` top offenders: of `import rulebench.cli.app`, and of
 Python caches compiled modules (__pycache__) as an install does; PYTHONDONTWRITEBYTECODE=1,
 set in some sandboxes, would compile every module at every start, so it is removed for the
 runs unless --no-bytecode-cache. Target (issue 27): run 2 at most 1.4x run 1.
-Usage: python bench/bench_startup.py [--runs 9] [--no-bytecode-cache]
+Usage: python bench/bench_startup.py [--runs 9] [--pin] [--no-bytecode-cache]
 """
 
 import argparse
@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from bench_common import print_table
@@ -71,21 +72,31 @@ asyncio.run(main(sys.argv[1]))
 """
 
 
-def start_server() -> tuple[subprocess.Popen[str], str]:
+def on_cpu(cpu: int | None) -> Callable[[], None] | None:
+    """A preexec_fn that keeps the child on one CPU (None: wherever the system puts it)."""
+    if cpu is None:
+        return None
+    return lambda: os.sched_setaffinity(0, {cpu})
+
+
+def start_server(cpu: int | None) -> tuple[subprocess.Popen[str], str]:
     """The mock OpenAI server in its own process; returns it and its base URL."""
     server = subprocess.Popen(
         [PYTHON, "-m", "rulebench.testing.mock_openai", "--port", "0"],
         stdout=subprocess.PIPE,
         text=True,
+        preexec_fn=on_cpu(cpu),
     )
     assert server.stdout is not None
     return server, server.stdout.readline().strip()
 
 
-def wall_s(command: list[str], env: dict[str, str]) -> float:
+def wall_s(command: list[str], env: dict[str, str], cpu: int | None) -> float:
     """Wall seconds of one run of `command`; raises with its last stderr line if it fails."""
     start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    done = subprocess.run(
+        command, capture_output=True, text=True, env=env, check=False, preexec_fn=on_cpu(cpu)
+    )
     elapsed = time.perf_counter() - start
     if done.returncode:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
@@ -94,15 +105,15 @@ def wall_s(command: list[str], env: dict[str, str]) -> float:
 
 
 def round_robin(
-    commands: dict[str, list[str]], runs: int, env: dict[str, str]
+    commands: dict[str, list[str]], runs: int, env: dict[str, str], cpu: int | None
 ) -> dict[str, list[float]]:
     """Wall times of `runs` runs of each command, one of each in turn (after one warm-up each)."""
     for command in commands.values():
-        wall_s(command, env)  # fills __pycache__ and the embedded model's cache
+        wall_s(command, env, cpu)  # fills __pycache__ and the embedded model's cache
     times: dict[str, list[float]] = {label: [] for label in commands}
     for _ in range(runs):
         for label, command in commands.items():
-            times[label].append(wall_s(command, env))
+            times[label].append(wall_s(command, env, cpu))
     return times
 
 
@@ -184,20 +195,29 @@ def main() -> None:
     parser.add_argument(
         "--no-bytecode-cache", action="store_true", help="compile every module at every start"
     )
+    parser.add_argument(
+        "--pin",
+        action="store_true",
+        help="the server on CPU 0, each command on CPU 1 (as issue 27 measured; 2+ CPUs)",
+    )
     args = parser.parse_args()
+    server_cpu, command_cpu = (0, 1) if args.pin else (None, None)
     env = dict(os.environ)
     if args.no_bytecode_cache:
         env["PYTHONDONTWRITEBYTECODE"] = "1"
     else:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-    server, url = start_server()
+    server, url = start_server(server_cpu)
     try:
         with tempfile.TemporaryDirectory() as tmp:
             commands = commands_to_time(url, tmp, has_embedded_model())
             cached = "off" if args.no_bytecode_cache else "on"
-            print(f"{args.runs} runs of each, round-robin; wall time; bytecode cache {cached}")
+            pinned = "; server on CPU 0, commands on CPU 1" if args.pin else ""
+            print(
+                f"{args.runs} runs of each, round-robin; wall time; bytecode cache {cached}{pinned}"
+            )
             print(f"load average before: {' '.join(f'{n:.2f}' for n in os.getloadavg())}")
-            times = round_robin(commands, args.runs, env)
+            times = round_robin(commands, args.runs, env, command_cpu)
             print(f"load average after:  {' '.join(f'{n:.2f}' for n in os.getloadavg())}")
             print_times(times)
             if not has_embedded_model():

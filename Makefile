@@ -52,9 +52,10 @@ chromium:
 test: chromium lint
 	$(BIN)/pytest
 
-## test-fast: the tests that need no model and no subprocess (a quick check while editing).
+## test-fast: the tests that need no model and no subprocess (a quick check while editing),
+## in two processes (pytest-xdist), each test file whole in one of them.
 test-fast: install-dev
-	$(BIN)/pytest -m "not slow and not subprocess"
+	$(BIN)/pytest -m "not slow and not subprocess" -n 2 --dist loadfile
 
 clean:
 	rm -rf $(VENV) site rulebench-results .pytest_cache .mypy_cache .ruff_cache

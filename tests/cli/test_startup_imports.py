@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from rulebench.cli.app import app
 from rulebench.cli.commands import COMMANDS
+from rulebench.testing.mock_openai import MockServerConfig, serve_in_thread
 
 from tests.command import ENTRY
 
@@ -28,8 +29,12 @@ OTHER_COMMANDS = (
     "rulebench.cli.serve",
     "rulebench.cli.report",
     "rulebench.cli.runs",
+    # `rulebench run`'s other subcommands (rulebench.cli.commands.RUN_SUBCOMMANDS).
+    "rulebench.cli.run_inferential",
+    "rulebench.cli.run_scenarios",
+    "rulebench.cli.run_judge",
 )
-"""Command modules `rulebench run` has no use for."""
+"""Command modules `rulebench run loadtest` has no use for."""
 REPORT = (
     "import atexit, json, sys\n"
     "atexit.register(lambda: print('LOADED ' + json.dumps(sorted(sys.modules)), file=sys.stderr))"
@@ -88,6 +93,35 @@ def test_a_loadtest_run_loads_only_the_run_commands(tmp_path: Path) -> None:
     assert not {m for m in modules if m.startswith(("rulebench.web", "rulebench.attack"))}
     assert not {m for m in modules if m.startswith(("rulebench.train", "rulebench.study"))}
     assert "rulebench.engine.browse" not in modules  # the explorer's reads
+    # Neither the inferential tasks and scenarios nor the report's document and charts
+    # (read only for a price table, and none is given).
+    assert not {
+        m for m in modules if m.startswith(("rulebench.inferential", "rulebench.scenarios"))
+    }
+    assert not {
+        m for m in modules if m.startswith(("rulebench.report.usage", "rulebench.report.plots"))
+    }
+
+
+@pytest.mark.subprocess
+def test_a_run_on_a_server_loads_the_retry_library_only_when_a_request_fails(
+    tmp_path: Path,
+) -> None:
+    """tenacity serves retries alone; a run whose requests all succeed never needs it."""
+
+    def run_against(config: MockServerConfig, store: Path) -> set[str]:
+        with serve_in_thread(config) as server:
+            args = [
+                "run", "loadtest", "-n", "2", "-m", "openai-api/mock/m", "--base-url",
+                server.url, "--store", str(store), "--no-cache", "--fail-on-error", "1",
+                "-M", "max_retries=1", "-M", "initial_backoff_s=0",
+            ]  # fmt: skip
+            return loaded_modules(f"sys.argv = ['rulebench', *{args!r}]\n{ENTRY}")
+
+    clean = run_against(MockServerConfig(), tmp_path / "clean.sqlite")
+    assert "rulebench.models.openai.backend" in clean and "tenacity" not in clean
+    failing = MockServerConfig(fault_rate=1.0, fault_kinds=("500",))
+    assert "tenacity" in run_against(failing, tmp_path / "failing.sqlite")
 
 
 def test_help_lists_every_command_in_its_place() -> None:

@@ -1,5 +1,6 @@
 """The lazy registry: names without imports, plugins from entry points, named failures."""
 
+import importlib.metadata
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -69,6 +70,26 @@ def test_a_plugin_cannot_take_a_builtin_name(site: Path) -> None:
     registry = LazyRegistry("thing", {"seven": "math:pi"}, GROUP, lambda n, f: f)
     assert registry.entry("seven").package == "rulebench"
     assert any("rival-pkg" in line and "taken" in line for line in registry.problems())
+
+
+def test_a_builtin_is_found_without_reading_installed_entry_points(
+    site: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Scanning every installed package's metadata is slow; a built-in name never needs it."""
+    install(site, "other-pkg", {"six": "good_plugin:SEVEN"}, {"good_plugin": "SEVEN = 6\n"})
+    registry = LazyRegistry("thing", {"seven": "math:pi"}, GROUP, lambda n, f: f)
+    scans: list[str] = []
+    real = importlib.metadata.entry_points
+
+    def counted(group: str) -> importlib.metadata.EntryPoints:
+        scans.append(group)
+        return real(group=group)
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", counted)
+    assert "seven" in registry and registry.entry("seven").target == "math:pi"
+    assert scans == []
+    assert "six" in registry and registry.entry("six").package == "other-pkg"
+    assert scans == [GROUP]  # a plugin's name is still looked up, once
 
 
 def test_import_target_follows_dotted_attributes() -> None:

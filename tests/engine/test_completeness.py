@@ -37,6 +37,7 @@ class SlowEcho(ScriptedModel):
         super().__init__(mode="echo", delay_s=delay_s)
 
 
+@pytest.mark.slow  # waits out SQLite's 5 s busy timeout on purpose
 async def test_a_lock_held_longer_than_sqlites_timeout_loses_nothing(store: Store) -> None:
     # SQLite's own busy wait is 5 s; the writer must keep the batch and retry beyond it.
     holding = threading.Event()

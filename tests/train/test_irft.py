@@ -60,12 +60,18 @@ def test_a_folder_that_is_not_data_is_refused(tmp_path: Path) -> None:
         run_irft(tiny_config(tmp_path, tmp_path / "out"))
 
 
-def test_output_folders_are_claimed_carefully(tiny_data: Path, tmp_path: Path) -> None:
+# Slow: a new run reads the base model's layers (the embedded GGUF's transformers conversion)
+# before it claims its folder.
+@pytest.mark.slow
+def test_an_occupied_output_folder_is_refused(tiny_data: Path, tmp_path: Path) -> None:
     occupied = tmp_path / "occupied"
     occupied.mkdir()
     (occupied / "x").write_text("mine")
     with pytest.raises(ConfigError, match="is not empty and holds no IRFT run"):
         run_irft(tiny_config(tiny_data, occupied))
+
+
+def test_a_resume_with_nothing_to_resume_is_refused(tiny_data: Path, tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="nothing to resume"):
         run_irft(tiny_config(tiny_data, tmp_path / "new"), resume=True)
 

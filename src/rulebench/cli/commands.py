@@ -41,9 +41,17 @@ COMMANDS: dict[str, Entry] = {
 }
 
 
-def load_command(name: str, rich_markup_mode: MarkupMode) -> _click.Command:
+RUN_SUBCOMMANDS: dict[str, Entry] = {
+    # `rulebench run`'s subcommands defined in modules of their own (smoke and loadtest live in
+    # rulebench.cli.run): a loadtest run never imports the inferential tasks or the scenarios.
+    "inferential": Entry("run_inferential", "command"),
+    "scenarios": Entry("run_scenarios", "command"),
+    "judge": Entry("run_judge", "command"),
+}
+
+
+def load_command(name: str, entry: Entry, rich_markup_mode: MarkupMode) -> _click.Command:
     """Import command `name`'s module and build its click command as typer builds it."""
-    entry = COMMANDS[name]
     module = importlib.import_module(f"rulebench.cli.{entry.module}")
     holder = typer.Typer(rich_markup_mode=rich_markup_mode)
     if entry.kind == "group":
@@ -56,17 +64,26 @@ def load_command(name: str, rich_markup_mode: MarkupMode) -> _click.Command:
 
 
 class LazyCommands(MutableMapping[str, _click.Command]):
-    """Every command name, in help order; a command is built on first access."""
+    """Every command name, in help order; a command in the table is built on first access.
 
-    def __init__(self, loaded: MutableMapping[str, _click.Command], markup: MarkupMode) -> None:
+    Help lists the table's commands first, then those defined in the group's own module.
+    """
+
+    def __init__(
+        self,
+        table: dict[str, Entry],
+        loaded: MutableMapping[str, _click.Command],
+        markup: MarkupMode,
+    ) -> None:
+        self._table = table
         self._loaded = dict(loaded)
         self._markup = markup
 
     def __getitem__(self, name: str) -> _click.Command:
         if name not in self._loaded:
-            if name not in COMMANDS:
+            if name not in self._table:
                 raise KeyError(name)
-            self._loaded[name] = load_command(name, self._markup)
+            self._loaded[name] = load_command(name, self._table[name], self._markup)
         return self._loaded[name]
 
     def __setitem__(self, name: str, command: _click.Command) -> None:
@@ -76,16 +93,24 @@ class LazyCommands(MutableMapping[str, _click.Command]):
         del self._loaded[name]
 
     def __iter__(self) -> Iterator[str]:
-        yield from COMMANDS
-        yield from (name for name in self._loaded if name not in COMMANDS)
+        yield from self._table
+        yield from (name for name in self._loaded if name not in self._table)
 
     def __len__(self) -> int:
-        return len(COMMANDS.keys() | self._loaded.keys())
+        return len(self._table.keys() | self._loaded.keys())
 
 
 class LazyGroup(TyperGroup):
     """The root command group: lists every command, imports one only when it is used."""
 
+    table = COMMANDS
+
     def __init__(self, **attrs: Any) -> None:
         super().__init__(**attrs)
-        self.commands = LazyCommands(self.commands, self.rich_markup_mode)
+        self.commands = LazyCommands(self.table, self.commands, self.rich_markup_mode)
+
+
+class LazyRunGroup(LazyGroup):
+    """`rulebench run`: its subcommands in modules of their own are imported when used."""
+
+    table = RUN_SUBCOMMANDS

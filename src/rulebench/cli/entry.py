@@ -7,9 +7,13 @@ signal number (130 for Ctrl-C, 143 for SIGTERM). A long command replaces it for 
 runs with its own (`rulebench.cli.interrupts`: stop cleanly, record the run, say how to resume).
 """
 
+import atexit
+import os
 import signal
 import sys
+import threading
 from types import FrameType
+from typing import NoReturn
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -36,4 +40,39 @@ def main() -> None:
     install()  # before the first heavy import
     from rulebench.cli.app import main as run_app
 
-    run_app()
+    try:
+        run_app()
+    except SystemExit as stop:
+        exit_now(stop.code)
+    exit_now(0)
+
+
+def exit_now(code: object) -> NoReturn:
+    """Exit with `code`, skipping the interpreter's teardown when nothing can be lost by it.
+
+    Tearing down the modules of pydantic, typer, rich and aiohttp takes a large share of a short
+    command's time (bench/bench_startup.py). The teardown is skipped only once the command is
+    over: exit handlers run (logging's flush among them), stdout and stderr are flushed, and no
+    other thread is alive (a running thread, such as a store writer after a second Ctrl-C, gets
+    Python's own exit, which waits for it). Anything else (a message as the code, a flush
+    that fails on a closed pipe) also takes Python's own exit, with its usual report.
+    """
+    if code is None:
+        code = 0
+    if not isinstance(code, int) or threading.active_count() > 1:
+        raise SystemExit(code)
+    try:
+        _flush()
+    except (OSError, ValueError):
+        raise SystemExit(code) from None
+    atexit._run_exitfuncs()
+    try:
+        _flush()  # what the exit handlers wrote
+    except (OSError, ValueError):
+        os._exit(120)  # the status Python gives when its own last flush fails
+    os._exit(code)
+
+
+def _flush() -> None:
+    sys.stdout.flush()
+    sys.stderr.flush()

@@ -72,11 +72,13 @@ def env_price_table() -> "PriceTable | None":
     from rulebench.cli.console import err
     from rulebench.core.errors import ConfigError
     from rulebench.report.untrusted import safe_text
-    from rulebench.report.usage import load_prices
 
     path = os.environ.get(PRICES_ENV)
     if not path:
         return None
+    # Only now: report.usage brings the report's document and plot modules (start-up time).
+    from rulebench.report.usage import load_prices
+
     try:
         return load_prices(Path(path))
     except ConfigError as exc:

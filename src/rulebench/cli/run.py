@@ -8,22 +8,20 @@ from typer.core import TyperGroup
 from rulebench.checks.loadtest import LoadTestConfig
 from rulebench.checks.smoke import SmokeConfig
 from rulebench.cli import options as opt
+from rulebench.cli.commands import LazyRunGroup
 from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.execute import resume_run, run_task
 from rulebench.cli.renamed_options import pick_renamed
-from rulebench.cli.run_inferential import inferential
-from rulebench.cli.run_judge import judge
-from rulebench.cli.run_scenarios import scenarios
 
 app = typer.Typer(
+    # inferential, scenarios and judge (rulebench.cli.commands.RUN_SUBCOMMANDS) are imported
+    # when used, not at start.
+    cls=LazyRunGroup,
     help="Run a task against a model. With no subcommand: the built-in smoke task on the "
     "embedded model (or, with --resume, finish a stopped run). Options given here before a "
     "subcommand apply to it, unless it is given them itself.",
     invoke_without_command=True,
 )
-app.command()(inferential)
-app.command()(scenarios)
-app.command()(judge)
 
 
 @app.callback()

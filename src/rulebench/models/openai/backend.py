@@ -11,16 +11,9 @@ import json
 import logging
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import aiohttp
-from tenacity import (
-    AsyncRetrying,
-    RetryCallState,
-    retry_if_exception_type,
-    stop_after_attempt,
-    wait_exponential,
-    wait_random,
-)
 
 from rulebench.core.errors import ConfigError, ModelError, TransientModelError
 from rulebench.core.messages import Completion, GenerateConfig, Message, Usage
@@ -42,6 +35,11 @@ from rulebench.models.openai.reply import (
 )
 from rulebench.models.openai.request import choose_format
 from rulebench.models.openai.session import SessionHolder
+
+if TYPE_CHECKING:
+    # tenacity is imported on a first failed attempt, not at start: most runs never retry.
+    from tenacity import RetryCallState
+    from tenacity.wait import wait_base
 
 __all__ = ["OpenAIConfig", "OpenAIModel", "parse_reply", "parse_retry_after", "server_message"]
 
@@ -94,11 +92,7 @@ class OpenAIModel:
             transcript=self._format.transcript_json,
         )
         self._session = SessionHolder(_headers(first), config.timeout_s, config.max_connections)
-        # Exponential from initial_backoff_s plus up to initial_backoff_s of jitter, so clients
-        # that failed together do not retry together; _wait caps the sum at max_backoff_s.
-        self._backoff = wait_exponential(
-            multiplier=config.initial_backoff_s, max=config.max_backoff_s
-        ) + wait_random(0, config.initial_backoff_s)
+        self._backoff: wait_base | None = None  # built by _retry, on the first failure
 
     @classmethod
     def create_openai(cls, name: str, options: BackendOptions) -> "OpenAIModel":
@@ -187,6 +181,21 @@ class OpenAIModel:
         # Tenacity is set up only once a first attempt has failed: building and running an
         # AsyncRetrying costs a large share of a whole request's overhead. It
         # replays that failure as attempt 1, so waits, logging and counts stay in one place.
+        from tenacity import (
+            AsyncRetrying,
+            retry_if_exception_type,
+            stop_after_attempt,
+            wait_exponential,
+            wait_random,
+        )
+
+        if self._backoff is None:
+            # Exponential from initial_backoff_s plus up to initial_backoff_s of jitter, so
+            # clients that failed together do not retry together; _wait caps the sum.
+            initial = self._config.initial_backoff_s
+            self._backoff = wait_exponential(
+                multiplier=initial, max=self._config.max_backoff_s
+            ) + wait_random(0, initial)
         replayed = [first]
 
         async def attempt() -> Reply:
@@ -212,15 +221,16 @@ class OpenAIModel:
                 kind=exc.cause,
             ) from None
 
-    def _wait(self, state: RetryCallState) -> float:
+    def _wait(self, state: "RetryCallState") -> float:
         exc = state.outcome.exception() if state.outcome else None
         if isinstance(exc, AttemptFailed) and exc.is_server_down and self._endpoint_pool:
             return 0.0  # that replica is out: the pool waits, and only if all of them are
         if isinstance(exc, TransientModelError) and exc.retry_after_s is not None:
             return min(exc.retry_after_s, self._config.max_retry_after_s)
+        assert self._backoff is not None  # _retry built it before its first wait
         return min(float(self._backoff(state)), self._config.max_backoff_s)
 
-    def _log_retry(self, state: RetryCallState) -> None:
+    def _log_retry(self, state: "RetryCallState") -> None:
         exc = state.outcome.exception() if state.outcome else None
         logger.debug(
             "%s: attempt %d failed (%s); retrying in %.2f s",

@@ -40,6 +40,7 @@ def create_app(
     store: Path | str,
     hosts: Sequence[str] = LOOPBACK_NAMES,
     playground: PlaygroundConfig | None = None,
+    show_paths: bool = True,
 ) -> FastAPI:
     """The explorer of the store at `store`, answering requests addressed to `hosts`.
 
@@ -47,6 +48,8 @@ def create_app(
     before anything is served. `hosts` ("*" for any) defends a loopback bind against DNS
     rebinding (see `security`). `playground` sets the playground's default model and save
     folder (default: the embedded model, ./rulebench-cases); models load on first use.
+    `show_paths` False (a server others reach) shows files by name only, never the server's
+    absolute paths.
     """
     with Store(store, readonly=True):
         pass  # fail now, with the store's own message, rather than on every page
@@ -65,6 +68,7 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.store_path = Path(store)
+    app.state.store_label = str(Path(store)) if show_paths else Path(store).name
     app.state.playground = players
     # The playground's state changes are POSTs, which SecurityMiddleware accepts only from
     # the app's own pages.
@@ -106,7 +110,7 @@ _TITLES = {
 def _error_page(request: Request, status_code: int, message: str) -> HTMLResponse:
     context = {
         "title": _TITLES.get(status_code, "Error"),
-        "store": str(request.app.state.store_path),
+        "store": request.app.state.store_label,
         "message": message,
     }
     return render_page("error.html", context, status_code)

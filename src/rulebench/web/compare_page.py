@@ -54,7 +54,7 @@ def compare_page(request: Request, query: Annotated[CompareQuery, Query()]) -> H
     """Pick two runs, or show them side by side with their paired test."""
     context: dict[str, object] = {
         "title": "Compare runs",
-        "store": str(request.app.state.store_path),
+        "store": request.app.state.store_label,
         "chosen": {"a": query.a or "", "b": query.b or ""},
         "shown": SHOWN,
         "show": query.show,

@@ -45,7 +45,7 @@ def item_page(
         "item.html",
         {
             "title": f"Item {item_id}",
-            "store": str(request.app.state.store_path),
+            "store": request.app.state.store_label,
             "run": header,
             "item": _item(result),
         },

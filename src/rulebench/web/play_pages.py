@@ -50,7 +50,7 @@ def _playground(request: Request) -> Playground:
 def _page(
     request: Request, template: str, context: Mapping[str, object], status: int = 200
 ) -> HTMLResponse:
-    base = {"store": str(request.app.state.store_path)}
+    base = {"store": request.app.state.store_label}
     return render_page(template, {**base, **context}, status)
 
 

@@ -25,21 +25,20 @@ from rulebench.core.wording import Prompts, UpstreamText
 from rulebench.engine.cache import StoredReplies
 from rulebench.engine.catalog import default_max_tokens
 from rulebench.engine.task import Session
-from rulebench.models.base import BackendOptions, Model
-from rulebench.models.registry import DEFAULT_MODEL, create_model
+from rulebench.models.base import BackendOptions
+from rulebench.models.registry import DEFAULT_MODEL
 from rulebench.report.redaction import REDACTED, is_secret_name, redact_text
 from rulebench.scenarios.base import EvalMode
 from rulebench.scenarios.play import PlaySession
 from rulebench.scenarios.protocol import Placement, Protocol
 from rulebench.scenarios.registry import scenario_class
+from rulebench.web.model_pool import ModelPool
 
 MAX_MESSAGE_CHARS = 20_000
 """One typed turn; longer ones are refused before any model call."""
 MAX_USER_TURNS = 50
 MAX_CONVERSATIONS = 200
 """Kept in memory at once; past that the least recently used one is forgotten."""
-MAX_MODELS = 4
-"""Distinct model specs loaded at once (a local model holds its weights in memory)."""
 
 
 class PlaygroundConfig(BaseModel):
@@ -119,7 +118,11 @@ class Playground:
             max_tokens=config.max_tokens or default_max_tokens("scenarios", {"per_group": None})
         )
         self._conversations: dict[str, Conversation] = {}
-        self._models: dict[str, Model] = {}
+        self.models = ModelPool(
+            config.model,
+            BackendOptions(args=config.model_args, base_url=config.base_url),
+            config.any_model,
+        )
         # Tests serve one app from several event loops (one per TestClient), so the shared
         # maps are guarded by a thread lock, held for dictionary work only.
         self._lock = threading.Lock()
@@ -145,7 +148,7 @@ class Playground:
             seed = setup.seed if setup.seed is not None else secrets.randbelow(2**31)
             scenario, source = scenario_type.sample(random.Random(seed)), f"seed {seed}"
         spec = setup.model.strip() or self.config.model
-        model = await self._model(spec)
+        model = await self.models.get(spec)
         conversation_id = new_token()
         session = Session(model, self._generate, self._cache, conversation_id)
         protocol = Protocol(
@@ -195,37 +198,6 @@ class Playground:
             found = [c for c in self._conversations.values() if c.visitor == visitor]
         return sorted(found, key=lambda c: c.last_used_s, reverse=True)
 
-    async def _model(self, spec: str) -> Model:
-        with self._lock:
-            found = self._models.get(spec)
-            loaded = list(self._models)
-        if found is not None:
-            return found
-        if spec == self.config.model:
-            options = BackendOptions(args=self.config.model_args, base_url=self.config.base_url)
-        elif not self.config.any_model:
-            raise ConfigError(
-                f"this server plays {self.config.model} only (it is reachable from other "
-                "machines, so visitors cannot name other models)"
-            )
-        else:
-            options = BackendOptions()
-        if len(loaded) >= MAX_MODELS:
-            raise ConfigError(
-                f"{MAX_MODELS} models are in use already ({', '.join(loaded)}): pick one of "
-                "them, or restart the server"
-            )
-        # Building a local model loads its weights: off the event loop.
-        model = await asyncio.to_thread(create_model, spec, options)
-        with self._lock:
-            kept = self._models.setdefault(spec, model)
-        if kept is not model:  # another visitor loaded the same spec meanwhile
-            await model.aclose()
-        return kept
-
     async def aclose(self) -> None:
         """Close every model (the app is shutting down)."""
-        with self._lock:
-            models, self._models = list(self._models.values()), {}
-        for model in models:
-            await model.aclose()
+        await self.models.aclose()

@@ -73,7 +73,7 @@ def run_page(request: Request, run_id: str, query: Annotated[ItemsQuery, Query()
     with open_store(request) as db:
         run = find_run(db, run_id)
         context = _run_context(db, run, query)
-    context["store"] = str(request.app.state.store_path)
+    context["store"] = request.app.state.store_label
     return render_page("run.html", context)
 
 

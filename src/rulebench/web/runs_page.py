@@ -45,7 +45,7 @@ def runs_list(request: Request, query: Annotated[RunsQuery, Query()]) -> HTMLRes
         "runs.html",
         {
             "title": "Runs",
-            "store": str(request.app.state.store_path),
+            "store": request.app.state.store_label,
             "runs": rows,
             "filters": params,
             "choices": choices,

@@ -68,5 +68,7 @@ def serve(config: ServeConfig) -> None:
     from rulebench.web.security import allowed_hosts
 
     playground = config.playground.model_copy(update={"any_model": not config.is_remote})
-    app = create_app(config.store, allowed_hosts(config.host), playground)
+    app = create_app(
+        config.store, allowed_hosts(config.host), playground, show_paths=not config.is_remote
+    )
     uvicorn.run(app, host=config.host, port=config.port, log_level="warning")

@@ -87,6 +87,14 @@ def test_bad_input_is_one_red_line_and_exit_1(
     assert "Traceback" not in result.stderr
 
 
+def test_resuming_in_a_store_that_does_not_exist_creates_no_store(tmp_path: Path) -> None:
+    store = tmp_path / "results" / "s.sqlite"
+    result = rulebench("run", "--resume", "missing-run", "--store", str(store))
+    assert result.returncode == 1
+    assert "no run 'missing-run' to resume" in result.stderr and str(store) in result.stderr
+    assert not store.exists() and not store.parent.exists()
+
+
 def test_unwritable_store_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "f").write_text("x")
     store = str(tmp_path / "f" / "s.sqlite")

@@ -72,10 +72,17 @@ def resume_run(
 
     `overrides` (concurrency, base_url) replace stored settings where given (not None).
     """
+    from rulebench.core.errors import StoreError
     from rulebench.engine.catalog import stored_spec
-    from rulebench.engine.store import Store
+    from rulebench.engine.store import Store, default_store_path
 
-    with Store(store_path) as store:
+    path = store_path or default_store_path()
+    if not path.exists():  # opening would create an empty store for nothing
+        raise StoreError(
+            f"no run '{run_id}' to resume: there is no results store at {path} "
+            "(pass the --store the run used)"
+        )
+    with Store(path) as store:
         spec = stored_spec(store, run_id)
         run_id = store.get_run(run_id).id
     given = {name: value for name, value in overrides.items() if value is not None}

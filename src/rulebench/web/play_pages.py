@@ -32,6 +32,7 @@ from rulebench.web.playground import (
     Playground,
     new_token,
 )
+from rulebench.web.quotas import QuotaExceeded
 from rulebench.web.saved_cases import find_saved, list_saved, save_case
 from rulebench.web.templating import render_page
 from rulebench.web.visitors import set_visitor, visitor_of
@@ -77,8 +78,9 @@ async def start_game(request: Request) -> Response:
     except RulebenchError as exc:
         view = new_game_view(playground, visitor, form)
         problem = playground.hide_secrets(str(exc))
+        status = 429 if isinstance(exc, QuotaExceeded) else 422
         return _page(
-            request, "play_new.html", {"title": "Playground", "problem": problem} | view, 422
+            request, "play_new.html", {"title": "Playground", "problem": problem} | view, status
         )
     return _to(conversation, visitor, visitor_of(request) is None)
 
@@ -117,6 +119,8 @@ async def open_saved(request: Request) -> Response:
         return _page(request, "play_saved.html", context, 422)
     async with conversation.lock:
         try:
+            turns = sum(m.role == "user" for m in case.messages)
+            playground.limits.check_model_call(visitor, turns)
             await conversation.play.replay(case)
         except RulebenchError as exc:
             conversation.notice = playground.hide_secrets(f"the replay stopped: {exc}")
@@ -141,9 +145,11 @@ async def send(request: Request, conversation_id: ConversationId) -> Response:
         if problem is not None:
             return _conversation(request, conversation, problem=problem, draft=text, status=422)
         try:
+            playground.limits.check_model_call(conversation.visitor)
             await conversation.play.send(text)
         except RulebenchError as exc:
             status = 502 if isinstance(exc, ModelError) else 500
+            status = 429 if isinstance(exc, QuotaExceeded) else status
             shown = playground.hide_secrets(f"no reply: {exc}")
             return _conversation(request, conversation, problem=shown, draft=text, status=status)
     return RedirectResponse(conversation_url(conversation.id), status_code=303)

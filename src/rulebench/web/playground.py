@@ -33,6 +33,7 @@ from rulebench.scenarios.play import PlaySession
 from rulebench.scenarios.protocol import Placement, Protocol
 from rulebench.scenarios.registry import scenario_class
 from rulebench.web.model_pool import ModelPool
+from rulebench.web.quotas import Quotas, VisitorLimits
 
 MAX_MESSAGE_CHARS = 20_000
 """One typed turn; longer ones are refused before any model call."""
@@ -60,6 +61,8 @@ class PlaygroundConfig(BaseModel):
     upstream: UpstreamText | None = None
     """The RuLES clone given to `rulebench serve --upstream PATH`: the only place upstream's
     instruction text is read from (visitors choose the wording, never a path)."""
+    quotas: Quotas = Field(default_factory=Quotas.unlimited)
+    """Per-visitor allowances; none by default (loopback), `Quotas()` when others reach it."""
 
 
 class GameSetup(BaseModel):
@@ -118,6 +121,7 @@ class Playground:
             max_tokens=config.max_tokens or default_max_tokens("scenarios", {"per_group": None})
         )
         self._conversations: dict[str, Conversation] = {}
+        self.limits = VisitorLimits(config.quotas)
         self.models = ModelPool(
             config.model,
             BackendOptions(args=config.model_args, base_url=config.base_url),
@@ -142,6 +146,7 @@ class Playground:
         `source` says where hand-set parameters come from (a saved case's file and id).
         """
         scenario_type = scenario_class(setup.scenario)
+        self.limits.check_new_conversation(visitor)
         if setup.params is not None:
             scenario = scenario_type.from_params(setup.params)
         else:

@@ -17,6 +17,8 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from rulebench.web.quotas import client_address
+
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 CONTENT_SECURITY_POLICY = (
@@ -84,6 +86,9 @@ class SecurityMiddleware:
                     headers.setdefault(name, value)
             await send(message)
 
+        client = scope.get("client")
+        # Quotas count per client address too (a visitor may drop its cookie).
+        client_address.set(client[0] if client else None)
         headers = Headers(scope=scope)
         if scope["method"] not in SAFE_METHODS and not is_same_origin(headers, scope["scheme"]):
             refused = PlainTextResponse(

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from rulebench.core.errors import StoreError
-from rulebench.engine.migrations import applied_steps, migrate, pending_steps
+from rulebench.engine.migrations import READ_OPTIONAL, applied_steps, migrate, pending_steps
 
 logger = logging.getLogger(__name__)
 
@@ -163,10 +163,14 @@ def _open_for_reading(path: Path) -> sqlite3.Connection:
         applied = applied_steps(connection, path)
         if applied is None:
             raise StoreError(f"{path} holds no rulebench results yet")
-        if not pending_steps(applied):
+        pending = {name for name, _ in pending_steps(applied)}
+        if not pending:
             return connection
+        writable = os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+        if not writable and pending <= READ_OPTIONAL:
+            return connection  # readable as it is; search says how to build its index
         connection.close()
-        if not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK):
+        if not writable:
             raise StoreError(
                 f"{path} was made by an older rulebench and cannot be upgraded here (read-only): "
                 "open it once where it can be written"

@@ -8,6 +8,23 @@ from pathlib import Path
 
 from rulebench.core.errors import StoreError
 
+SEARCH_STEP = "004_results_search"
+# A result's prompt as searched: its messages' text, in order (the reply is kept apart).
+_PROMPT_TEXT = (
+    "(SELECT group_concat(json_extract(m.value, '$.content'), ' ') "
+    "FROM json_each({row}.messages) AS m)"
+)
+_INDEX = (
+    "INSERT INTO results_search (rowid, item_id, prompt, reply, answer) VALUES "
+    "({row}.rowid, {row}.item_id, " + _PROMPT_TEXT + ", {row}.reply, {row}.answer);"
+)
+# External content: a row leaves the index given the very values it was indexed with.
+_UNINDEX = (
+    "INSERT INTO results_search (results_search, rowid, item_id, prompt, reply, answer) "
+    "VALUES ('delete', {row}.rowid, {row}.item_id, " + _PROMPT_TEXT + ", {row}.reply, "
+    "{row}.answer);"
+)
+
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     (
         "001_runs_results_cache",
@@ -82,9 +99,46 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         ALTER TABLE results ADD COLUMN endpoints TEXT NOT NULL DEFAULT '[]';
         """,
     ),
+    (
+        # Full-text search over prompts, replies, answers and item ids (`engine.search`). The
+        # index keeps no copy of the text: it reads it back through the view (external
+        # content), and the triggers keep it in step with every write, whoever writes. The
+        # backfill inserts the rows itself: FTS5's 'rebuild' fails on a view with a subquery.
+        SEARCH_STEP,
+        f"""
+        CREATE VIEW results_search_source AS
+            SELECT r.rowid AS result_rowid, r.item_id, {_PROMPT_TEXT.format(row="r")} AS prompt,
+                r.reply, r.answer
+            FROM results AS r;
+        CREATE VIRTUAL TABLE results_search USING fts5 (
+            item_id, prompt, reply, answer,
+            content = 'results_search_source', content_rowid = 'result_rowid',
+            tokenize = 'unicode61 remove_diacritics 2'
+        );
+        INSERT INTO results_search (rowid, item_id, prompt, reply, answer)
+            SELECT * FROM results_search_source;
+        CREATE TRIGGER results_search_insert AFTER INSERT ON results BEGIN
+            {_INDEX.format(row="new")}
+        END;
+        CREATE TRIGGER results_search_delete AFTER DELETE ON results BEGIN
+            {_UNINDEX.format(row="old")}
+        END;
+        CREATE TRIGGER results_search_update
+            AFTER UPDATE OF item_id, messages, reply, answer ON results BEGIN
+            {_UNINDEX.format(row="old")}
+            {_INDEX.format(row="new")}
+        END;
+        """,
+    ),
 )
 KNOWN = frozenset(name for name, _ in MIGRATIONS)
-STORE_TABLES = frozenset({"_migrations", "runs", "results", "cache"})
+READ_OPTIONAL = frozenset({SEARCH_STEP})
+"""Steps a read-only open may do without: the store reads as before, only search is missing."""
+SEARCH_TABLES = frozenset(
+    f"results_search{suffix}" for suffix in ("", "_data", "_idx", "_docsize", "_config")
+)
+"""The search index and the tables FTS5 keeps for it."""
+STORE_TABLES = frozenset({"_migrations", "runs", "results", "cache"}) | SEARCH_TABLES
 
 
 def applied_steps(connection: sqlite3.Connection, path: Path) -> set[str] | None:

@@ -31,6 +31,7 @@ from rulebench.engine.writer import DISK_FULL, StoreWriter, is_disk_full
 
 if TYPE_CHECKING:
     from rulebench.engine.browse import StoreBrowser
+    from rulebench.engine.search import ResultSearch
 
 DEFAULT_STORE_PATH = Path("rulebench-results") / "rulebench.sqlite"
 STORE_ENV_VAR = "RULEBENCH_STORE"
@@ -318,6 +319,15 @@ class Store:
         from rulebench.engine.browse import StoreBrowser  # only the explorer pages it
 
         return StoreBrowser(self._query)
+
+    def searcher(self) -> "ResultSearch":
+        """Full-text search over the results (prompts, replies, answers, item ids)."""
+        from rulebench.engine.search import ResultSearch  # only the explorer searches
+
+        def query(sql: str, params: tuple[object, ...]) -> list[Any]:
+            return self._db.execute(sql, params).fetchall()
+
+        return ResultSearch(query, str(self.path))
 
     # Cache
 

@@ -7,9 +7,11 @@ from typing import TYPE_CHECKING, Annotated, Literal
 import typer
 
 from rulebench.cli import options as opt
+from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.console import err, out
 from rulebench.cli.scenario_wording import PromptsOption, UpstreamOption, wording_fields
 from rulebench.report.untrusted import escape_markup, safe_text
+from rulebench.scenarios.protocol import Protocol
 
 if TYPE_CHECKING:
     from rulebench.scenarios.play import PlaySession
@@ -35,9 +37,15 @@ def play(
     model_arg: opt.ModelArgOption = None,
     base_url: opt.BaseUrlOption = None,
     placement: Annotated[
-        Literal["user", "system"], typer.Option(help="Where the instructions go.")
-    ] = "user",
-    mode: Annotated[Literal["compat", "strict"], typer.Option(help="Evaluator mode.")] = "compat",
+        Literal["user", "system"] | None,
+        typer.Option(
+            help="Where the instructions go.", show_default=shown_default(Protocol, "placement")
+        ),
+    ] = None,
+    mode: Annotated[
+        Literal["compat", "strict"] | None,
+        typer.Option(help="Evaluator mode.", show_default=shown_default(Protocol, "mode")),
+    ] = None,
     max_tokens: Annotated[
         int | None,
         typer.Option(
@@ -73,7 +81,10 @@ def play(
                 seed or 0,
                 True,
             ),
-            {"placement": placement, "mode": mode, **wording_fields(prompts, upstream)},
+            {
+                **opt.given_only(placement=placement, mode=mode),
+                **wording_fields(prompts, upstream),
+            },
             seed,
         )
     )
@@ -94,7 +105,6 @@ async def _session(
     from rulebench.models.base import BackendOptions
     from rulebench.models.registry import create_model, resolve_spec
     from rulebench.scenarios.play import PlaySession, append_case, replay_command
-    from rulebench.scenarios.protocol import Protocol
     from rulebench.scenarios.registry import scenario_class
 
     scenario_type = scenario_class(name)

@@ -6,7 +6,7 @@ from typing import Annotated, Literal, get_args
 import typer
 
 from rulebench.cli import options as opt
-from rulebench.cli.config_defaults import shown_default
+from rulebench.cli.config_defaults import default_of, shown_default
 from rulebench.cli.execute import run_task, typed_config
 from rulebench.cli.renamed_options import pick_renamed
 from rulebench.core.rules import RuleForm
@@ -17,6 +17,12 @@ from rulebench.inferential.task import InferentialConfig
 
 Toggle = Literal["off", "on", "both"]
 _TOGGLE = {"off": (False,), "on": (True,), "both": (False, True)}
+
+
+def _toggle_default(field: str) -> str:
+    """The Grid's default for a toggle as the option spells it (off, on or both)."""
+    default = default_of(Grid, field)
+    return next(name for name, values in _TOGGLE.items() if values == default)
 
 
 _GRID_OPTIONS = ("quantity", "form", "cot", "counterfactual", "shots", "cite_rule")
@@ -89,15 +95,21 @@ def inferential(
             show_default=shown_default(Grid, "forms"),
         ),
     ] = None,
-    cot: Annotated[Toggle, typer.Option(help="Chain of thought: off, on or both.")] = "off",
+    cot: Annotated[
+        Toggle | None,
+        typer.Option(
+            help="Chain of thought: off, on or both.", show_default=_toggle_default("cot")
+        ),
+    ] = None,
     counterfactual: Annotated[
-        Toggle,
+        Toggle | None,
         typer.Option(
             help="Counterfactual rules: off, on or both. Generated kinship has twins; official "
             "data is counterfactual in its -cf folders (always, whatever this says); on a task "
-            "without a counterfactual form, on is an error and both keeps the factual half."
+            "without a counterfactual form, on is an error and both keeps the factual half.",
+            show_default=_toggle_default("counterfactual"),
         ),
-    ] = "off",
+    ] = None,
     shots: Annotated[
         int | None,
         typer.Option(
@@ -201,11 +213,13 @@ def inferential(
         chosen["quantities"] = _choices("--quantity", quantity, get_args(Quantity))
     if form:
         chosen["forms"] = _choices("--form", form, get_args(RuleForm))
+    if cot is not None:
+        chosen["cot"] = _TOGGLE[cot]
+    if counterfactual is not None:
+        chosen["counterfactual"] = _TOGGLE[counterfactual]
     task_grid = typed_config(
         Grid,
         **chosen,
-        cot=_TOGGLE[cot],
-        counterfactual=_TOGGLE[counterfactual],
         **opt.given_only(shots=shots, layout=layout),
         cite_rule=cite_rule,
         seed=run.seed,

@@ -6,12 +6,13 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from rulebench.cli import options as opt
+from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.console import err, out
+from rulebench.engine.catalog import RunSettings
 from rulebench.train.star_task import MAX_ATTEMPTS, StarConfig
 
 if TYPE_CHECKING:
     from rulebench.cli.interrupts import Interrupts
-    from rulebench.engine.catalog import RunSettings
     from rulebench.engine.runner import RunSpec
     from rulebench.train.star import RoundReport, StarPlan, StarResult
 
@@ -68,8 +69,12 @@ def star(
     max_tokens: opt.MaxTokensOption = None,
     temperature: opt.TemperatureOption = None,
     seed: Annotated[
-        int, typer.Option(help="Seed of the teacher's sampling; each attempt derives its own.")
-    ] = 0,
+        int | None,
+        typer.Option(
+            help="Seed of the teacher's sampling; each attempt derives its own.",
+            show_default=shown_default(RunSettings, "sampling_seed"),
+        ),
+    ] = None,
     overwrite: opt.OverwriteDataOption = False,
     store: opt.StoreOption = None,
     json_output: opt.JsonOption = False,
@@ -82,7 +87,6 @@ def star(
     is a stored, cached run of the irft-star task: the same command again resumes
     a stopped attempt and reuses finished ones.
     """
-    from rulebench.engine.catalog import RunSettings
     from rulebench.train.star import StarPlan
 
     settings = RunSettings(
@@ -90,7 +94,7 @@ def star(
         base_url=opt.join_base_urls(base_url),
         max_tokens=max_tokens,
         temperature=temperature,
-        sampling_seed=seed,
+        **opt.given_only(sampling_seed=seed),
         concurrency=concurrency,
         limit=limit,
     )
@@ -113,7 +117,7 @@ def star(
     _print_result(result)
 
 
-def _first_spec(teacher: str, data: Path, settings: "RunSettings") -> "RunSpec":
+def _first_spec(teacher: str, data: Path, settings: RunSettings) -> "RunSpec":
     """Round 1's spec, built as for any run; an error names the option as typed here."""
     from rulebench.cli.execute import typed_config
     from rulebench.cli.run_terms import option_name

@@ -23,8 +23,9 @@ from rulebench.core.errors import RulebenchError
 from rulebench.engine.store import Store
 from rulebench.web import compare_page, item_page, live, play_pages, run_page, runs_page
 from rulebench.web.forms import FormError
+from rulebench.web.head import HeadAsGet
 from rulebench.web.playground import NoConversation, Playground, PlaygroundConfig
-from rulebench.web.security import LOOPBACK_NAMES, SecurityMiddleware
+from rulebench.web.security import LOOPBACK_NAMES, SECURITY_HEADERS, SecurityMiddleware
 from rulebench.web.templating import render_page
 from rulebench.web.views import NotFound
 
@@ -80,6 +81,8 @@ def create_app(
     app.add_exception_handler(FormError, _bad_form)
     app.add_exception_handler(RequestValidationError, _bad_query)
     app.add_exception_handler(RulebenchError, _store_failed)
+    app.add_exception_handler(Exception, _crashed)
+    app.add_middleware(HeadAsGet)  # innermost: the others see HEAD as it came
     app.add_middleware(SecurityMiddleware)
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))
     return app
@@ -140,3 +143,14 @@ async def _bad_query(request: Request, exc: Exception) -> Response:
 
 async def _store_failed(request: Request, exc: Exception) -> Response:
     return _error_page(request, 500, str(exc))
+
+
+async def _crashed(request: Request, exc: Exception) -> Response:
+    """A bug: an error page that says nothing of the internals, with the security headers.
+
+    Starlette answers unhandled exceptions outside every middleware, so SecurityMiddleware
+    never sees this response: its headers are set here.
+    """
+    page = _error_page(request, 500, "the server failed on this page; its log says why")
+    page.headers.update(SECURITY_HEADERS)
+    return page

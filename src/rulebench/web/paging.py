@@ -9,12 +9,15 @@ from rulebench.web.templating import query_url
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
+MAX_PAGE = 10**9
+"""The last page number a query may ask for: its offset must fit SQLite's 64-bit integers
+(a larger one used to fail inside SQLite as a 500); a billion pages is past any store."""
 
 
 class Paged(BaseModel):
     """The query parameters every paged list takes (pages' own filters add to these)."""
 
-    page: int = Field(default=1, ge=1)
+    page: int = Field(default=1, ge=1, le=MAX_PAGE)
     """Page number, from 1."""
     size: int = Field(default=DEFAULT_PAGE_SIZE, ge=1, le=MAX_PAGE_SIZE)
     """Rows per page."""

@@ -290,14 +290,11 @@ class Runner:
         return notes
 
 
-async def run_item(task: Task, item: Item, session: Session) -> ItemResult:
-    """Solve one item; a failure becomes the item's recorded error, never a wrong answer."""
-    result, _ = await solve_item(task, item, session)
-    return result
-
-
 async def solve_item(task: Task, item: Item, session: Session) -> tuple[ItemResult, str | None]:
-    """Solve one item, returning its result and, if it failed, the kind of failure."""
+    """Solve one item, returning its result and, if it failed, the kind of failure.
+
+    A failure becomes the item's recorded error, never a wrong answer.
+    """
     try:
         outcome = await task.solve(item, session)
     except ModelError as exc:

@@ -93,6 +93,17 @@ def test_generated_suites_have_the_official_v3_sizes() -> None:
     assert sum(generated["redteam"]["strategies"]["harmless"].values()) == 355
 
 
+def test_suites_give_their_default_size_per_group_and_under_the_old_key() -> None:
+    from rulebench.scenarios.task import ScenarioConfig
+
+    suites = listed("suites")["suites"]
+    sizes = {(s["name"], s["source"]): s["default_per_group"] for s in suites}
+    assert sizes["basic", "generated"] == ScenarioConfig().per_group
+    assert sizes["basic", "official v3 files"] == sizes["manual", "official v1 files"] == "all"
+    for suite in suites:  # the old key stays for one release
+        assert suite["default_per_behavior"] == suite["default_per_group"]
+
+
 def test_tables_show_each_section() -> None:
     result = runner.invoke(list_app(), ["list"], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output

@@ -1,0 +1,77 @@
+"""Full-text search over the store's results: in one run (`?run=ID`) or across all runs.
+
+Reads the store's FTS5 index (`engine.search`): a page of hits and a capped count, never a
+whole run. A query SQLite cannot read is answered with the reason on the page, not a 500.
+"""
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse
+
+from rulebench.core.errors import ConfigError, StoreError
+from rulebench.engine.search import COUNT_CAP, SearchHit, split_marks
+from rulebench.web.paging import Paged, Pager
+from rulebench.web.templating import item_url, render_page, run_url
+from rulebench.web.views import find_run, open_store, run_header
+
+router = APIRouter()
+
+
+class SearchQuery(Paged):
+    """The search page's query string."""
+
+    q: str = ""
+    """What to look for, in FTS5's syntax (words, "a phrase", prefix*, OR, NOT, column:word)."""
+    run: str | None = None
+    """Search this run only (its id or a unique prefix); all runs when empty."""
+
+
+@router.get("/search", response_class=HTMLResponse)
+def search_page(request: Request, query: Annotated[SearchQuery, Query()]) -> HTMLResponse:
+    """A search box, and a page of matching items with the passage around each match."""
+    context: dict[str, object] = {
+        "title": "Search",
+        "store": request.app.state.store_label,
+        "q": query.q,
+        "run": None,
+        "hits": [],
+        "problem": None,
+        "searched": bool(query.q.strip()),
+    }
+    status_code = 200
+    with open_store(request) as db:
+        run = find_run(db, query.run) if query.run else None
+        if run is not None:
+            context["run"] = run_header(db, run)
+        if context["searched"]:
+            run_id = run.id if run else None
+            params = {"q": query.q, "run": run_id}
+            try:
+                search = db.searcher()
+                found = search.count(query.q, run_id)
+                pager = Pager(query.page, query.size, min(found, COUNT_CAP))
+                hits = search.hits(query.q, run_id, pager.offset, query.size)
+            except ConfigError as exc:
+                context["problem"], status_code = str(exc), 400
+            except StoreError as exc:
+                context["problem"], status_code = str(exc), 503
+            else:
+                context |= {
+                    "hits": [_hit_row(hit) for hit in hits],
+                    "pager": pager,
+                    "links": pager.links("/search", params),
+                    "more": found > COUNT_CAP,
+                }
+    return render_page("search.html", context, status_code)
+
+
+def _hit_row(hit: SearchHit) -> dict[str, object]:
+    return {
+        "run": hit.run_id,
+        "run_url": run_url(hit.run_id),
+        "item": hit.item_id,
+        "url": item_url(hit.run_id, hit.item_id),
+        "status": hit.status,
+        "pieces": split_marks(hit.snippet),
+    }

@@ -160,11 +160,9 @@ def gcg(
     ] = None,
     output: Annotated[
         Path | None,
-        typer.Option(
-            "--output",
-            "-o",
-            help="Folder for suffix.txt, attack.json and the loss curve.",
-            show_default="gcg-<run id>/ beside the store",
+        opt.output_folder_flag(
+            "Folder for suffix.txt, attack.json and the loss curve.",
+            "gcg-<run id>/ beside the store",
         ),
     ] = None,
     store: opt.StoreOption = None,

@@ -79,22 +79,12 @@ def transfer(
     ] = False,
     max_tokens: opt.MaxTokensOption = None,
     concurrency: Annotated[
-        int | None,
-        typer.Option(
-            "--concurrency",
-            "-c",
-            min=1,
-            help="Items in flight at once.",
-            show_default=shown_default(TransferConfig, "concurrency"),
-        ),
+        int | None, opt.concurrency_flag(shown_default(TransferConfig, "concurrency"))
     ] = None,
     output: Annotated[
         Path | None,
-        typer.Option(
-            "--output",
-            "-o",
-            help="Folder for transfer.md and transfer.json.",
-            show_default=shown_default(TransferConfig, "output"),
+        opt.output_folder_flag(
+            "Folder for transfer.md and transfer.json.", shown_default(TransferConfig, "output")
         ),
     ] = None,
     store: opt.StoreOption = None,

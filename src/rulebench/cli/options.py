@@ -5,7 +5,7 @@ import inspect
 import shlex
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NamedTuple
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 
 import typer
 
@@ -54,14 +54,21 @@ BaseUrlOption = Annotated[
 ]
 
 
+def concurrency_flag(shown: str) -> Any:
+    """The --concurrency/-c option, its default shown as `shown` (the config's)."""
+    return typer.Option(
+        "--concurrency", "-c", min=1, help="Items in flight at once.", show_default=shown
+    )
+
+
+def output_folder_flag(help_text: str, shown: str | bool) -> Any:
+    """The -o/--output option of a command that writes a folder of files."""
+    return typer.Option("--output", "-o", help=help_text, show_default=shown)
+
+
 def concurrency_option(default: int) -> object:
     """--concurrency as a run command shows it: None unless given, the task's default shown."""
-    return Annotated[
-        int | None,
-        typer.Option(
-            "--concurrency", "-c", min=1, help="Items in flight at once.", show_default=str(default)
-        ),
-    ]
+    return Annotated[int | None, concurrency_flag(str(default))]
 
 
 LimitOption = Annotated[

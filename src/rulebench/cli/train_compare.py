@@ -75,22 +75,12 @@ def compare(
     ] = False,
     max_tokens: opt.MaxTokensOption = None,
     concurrency: Annotated[
-        int | None,
-        typer.Option(
-            "--concurrency",
-            "-c",
-            min=1,
-            help="Items in flight at once.",
-            show_default=shown_default(StudyConfig, "concurrency"),
-        ),
+        int | None, opt.concurrency_flag(shown_default(StudyConfig, "concurrency"))
     ] = None,
     output: Annotated[
         Path | None,
-        typer.Option(
-            "--output",
-            "-o",
-            help="Folder for compare.md, compare.json, loss-curve.",
-            show_default=shown_default(StudyConfig, "output"),
+        opt.output_folder_flag(
+            "Folder for compare.md, compare.json, loss-curve.", shown_default(StudyConfig, "output")
         ),
     ] = None,
     store: opt.StoreOption = None,

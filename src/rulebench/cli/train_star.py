@@ -32,14 +32,7 @@ StarLimitOption = Annotated[
     ),
 ]
 StarConcurrencyOption = Annotated[
-    int | None,
-    typer.Option(
-        "--concurrency",
-        "-c",
-        min=1,
-        help="Items in flight at once.",
-        show_default=str(StarConfig.default_concurrency),
-    ),
+    int | None, opt.concurrency_flag(str(StarConfig.default_concurrency))
 ]
 _HOW = {"new": "asked now", "resumed": "stopped run resumed", "reused": "finished run reused"}
 

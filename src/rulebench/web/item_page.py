@@ -3,6 +3,7 @@
 Also why the verdict is what it is, and everything else the store kept about the item.
 """
 
+import json
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Request
@@ -66,6 +67,7 @@ def _item(result: ItemResult) -> dict[str, object]:
         "reply": result.reply,
         "error": error_text(result),
         "answer": outcome.answer if outcome else None,
+        "gold": _gold(result.metadata),
         "score": None if outcome is None or outcome.score is None else f"{outcome.score:g}",
         "passed": None if outcome is None or outcome.passed is None else str(outcome.passed),
         "reason": outcome.reason if outcome else None,
@@ -107,6 +109,18 @@ def _extractions(details: dict[str, JsonValue]) -> list[dict[str, str]]:
             }
         )
     return rows
+
+
+def _gold(metadata: dict[str, JsonValue]) -> str | None:
+    """The gold answer an inferential item was scored against (None for other items).
+
+    Under counterfactual rules the stored gold is the counterfactual one, and the page says so.
+    """
+    gold = metadata.get("gold")
+    if gold is None or gold == "":
+        return None
+    text = gold if isinstance(gold, str) else json.dumps(gold, ensure_ascii=False)
+    return f"{text} (counterfactual rules)" if metadata.get("counterfactual") is True else text
 
 
 def _flag(value: JsonValue) -> str:

@@ -1,8 +1,9 @@
 """A run's progress as JSON, polled by a running run's page (`static/live.js`) once a second.
 
-Counts are one aggregate over the run's rows and the latest items a short read from the
-newest row back, so polling costs milliseconds while the run writes (WAL: readers never wait
-for the writer).
+Counts and the summary table are aggregates over the run's rows and the latest items a short
+read from the newest row back, so polling costs milliseconds while the run writes (WAL:
+readers never wait for the writer). The status is the effective one: a run whose process is
+gone reads "killed", so a page following it shows the end of a killed run too.
 """
 
 from typing import Annotated
@@ -11,7 +12,7 @@ from fastapi import APIRouter, Query, Request
 from pydantic import JsonValue
 
 from rulebench.engine.catalog import TASKS
-from rulebench.web.views import find_run, open_store, result_row
+from rulebench.web.views import find_run, open_store, result_row, summary_rows
 
 router = APIRouter()
 
@@ -24,7 +25,7 @@ def progress(
     run_id: str,
     latest: Annotated[int, Query(ge=0, le=MAX_LATEST, description="Latest items listed.")] = 10,
 ) -> dict[str, JsonValue]:
-    """Status, counts by verdict and the most recently finished items of a run."""
+    """Status, end time, counts by verdict, the summary table and the latest items of a run."""
     with open_store(request) as db:
         run = find_run(db, run_id)
         entry = TASKS.get(run.task)
@@ -33,6 +34,7 @@ def progress(
         counts = browser.verdict_counts(run.id)
         newest = browser.latest(run.id, latest) if latest else []
         status = db.effective_status(run)
+        summary: list[JsonValue] = [dict(row) for row in summary_rows(db, run.id, group_by)]
     rows: list[JsonValue] = [
         {
             key: value
@@ -41,4 +43,11 @@ def progress(
         }
         for result in newest
     ]
-    return {"run": run.id, "status": status, "counts": dict(counts._asdict()), "latest": rows}
+    return {
+        "run": run.id,
+        "status": status,
+        "ended_at": run.ended_at or "-",
+        "counts": dict(counts._asdict()),
+        "summary": summary,
+        "latest": rows,
+    }

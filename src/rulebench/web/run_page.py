@@ -13,7 +13,6 @@ from rulebench.engine.browse import VERDICTS, ResultFilter
 from rulebench.engine.catalog import TASKS
 from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store
-from rulebench.engine.summary import GroupSummary, summarize
 from rulebench.report.redaction import redact_text
 from rulebench.web.paging import Paged, Pager
 from rulebench.web.templating import render_page, run_url
@@ -24,6 +23,7 @@ from rulebench.web.views import (
     result_row,
     run_config,
     run_header,
+    summary_rows,
 )
 
 router = APIRouter()
@@ -91,7 +91,7 @@ def _run_context(db: Store, run: RunRecord, query: ItemsQuery) -> dict[str, obje
     return {
         "title": f"Run {run.id}",
         "run": header | run_config(run),
-        "summary": [_summary_row(row) for row in _summary(db, run.id, group_by)],
+        "summary": summary_rows(db, run.id, group_by),
         "group_by": group_by,
         "counts": browser.verdict_counts(run.id)._asdict(),
         "errors": [(redact_text(text), n) for text, n in db.common_errors(run.id)],
@@ -105,19 +105,4 @@ def _run_context(db: Store, run: RunRecord, query: ItemsQuery) -> dict[str, obje
         "live": live,
         "progress_url": f"/api{run_url(run.id)}/progress",
         "latest": [result_row(run.id, result, group_by) for result in latest],
-    }
-
-
-def _summary(db: Store, run_id: str, group_by: str | None) -> list[GroupSummary]:
-    return summarize(db.tally_results(run_id, group_by), group_by is not None)
-
-
-def _summary_row(row: GroupSummary) -> dict[str, object]:
-    return {
-        "group": row.group,
-        "count": row.items,  # not "items": Jinja would find dict.items first
-        "errors": row.errors,
-        "accuracy": row.accuracy.format() if row.accuracy else "-",
-        "pass_rate": row.pass_rate.format() if row.pass_rate else "-",
-        "excluded": row.excluded,
     }

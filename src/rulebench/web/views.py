@@ -15,6 +15,7 @@ from rulebench.core.items import ItemResult
 from rulebench.engine.browse import Verdict, verdict_of
 from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store
+from rulebench.engine.summary import summarize
 from rulebench.report.redaction import redact_config, redact_text
 from rulebench.web.templating import excerpt, item_url, pretty_json, run_url
 
@@ -74,7 +75,12 @@ def error_text(result: ItemResult) -> str | None:
 
 
 def result_row(run_id: str, result: ItemResult, group_by: str | None) -> dict[str, object]:
-    """One result as a line of a table: id, verdict, answer and the start of the reply."""
+    """One result as a line of a table: id, verdict, answer, the start of the reply, cost.
+
+    Tokens are those the model read and wrote for the item this time ("in/out", as the run's
+    totals count them: replies served from the cache are on the item page); every value is
+    text, so the live progress JSON carries them too.
+    """
     verdict = verdict_of(result)
     group = result.metadata.get(group_by) if group_by else None
     return {
@@ -86,7 +92,33 @@ def result_row(run_id: str, result: ItemResult, group_by: str | None) -> dict[st
         "answer": excerpt(result.outcome.answer if result.outcome else None),
         "reply": excerpt(result.reply),
         "error": excerpt(error_text(result)),
+        "tokens": token_text(result),
+        "latency": f"{result.latency_s:.2f}",
     }
+
+
+def token_text(result: ItemResult) -> str:
+    """The item's prompt and completion tokens as "in/out"."""
+    return f"{result.usage.prompt_tokens}/{result.usage.completion_tokens}"
+
+
+def summary_rows(db: Store, run_id: str, group_by: str | None) -> list[dict[str, str]]:
+    """The run's summary table, one SQL aggregate: per group (if the task groups), then all.
+
+    Text only, so the run page and the live progress JSON show the same cells.
+    """
+    rows = summarize(db.tally_results(run_id, group_by), group_by is not None)
+    return [
+        {
+            "group": row.group,
+            "count": str(row.items),  # not "items": Jinja would find dict.items first
+            "errors": str(row.errors),
+            "accuracy": row.accuracy.format() if row.accuracy else "-",
+            "pass_rate": row.pass_rate.format() if row.pass_rate else "-",
+            "excluded": str(row.excluded),
+        }
+        for row in rows
+    ]
 
 
 def json_or_empty(value: dict[str, JsonValue]) -> str:

@@ -1,5 +1,7 @@
-// Follows a running run: polls its progress JSON every second and updates the counts and the
-// latest items in place. Everything from the server is set as text (textContent), never HTML.
+// Follows a running run: polls its progress JSON every second and updates the counts, the
+// summary table and the latest items in place; when the run ends (or its process is gone:
+// killed) it shows the final state once and stops. Everything from the server is set as text
+// (textContent), never HTML.
 "use strict";
 (() => {
   const section = document.querySelector("[data-progress-url]");
@@ -21,8 +23,30 @@
     const answer = document.createElement("span");
     answer.className = "answer";
     answer.textContent = row.error || row.answer;
-    entry.append(link, " ", verdict, " ", answer);
+    const cost = document.createElement("span");
+    cost.className = "cost";
+    cost.textContent = `${row.tokens} tokens, ${row.latency} s`;
+    entry.append(link, " ", verdict, " ", answer, " ", cost);
     return entry;
+  }
+
+  const SUMMARY_CELLS = ["group", "count", "errors", "accuracy", "pass_rate", "excluded"];
+
+  function summaryRow(row) {
+    const line = document.createElement("tr");
+    for (const name of SUMMARY_CELLS) {
+      const cell = document.createElement("td");
+      cell.textContent = String(row[name]);
+      line.append(cell);
+    }
+    return line;
+  }
+
+  function end() {
+    section.dataset.live = "done";
+    for (const badge of document.querySelectorAll("[data-live-badge]")) badge.remove();
+    for (const note of document.querySelectorAll("[data-live-note]")) note.remove();
+    for (const note of document.querySelectorAll("[data-ended-note]")) note.hidden = false;
   }
 
   function show(progress) {
@@ -35,6 +59,11 @@
       status.textContent = progress.status;
       status.className = "status status-" + progress.status;
     }
+    for (const ended of document.querySelectorAll("[data-live-ended]")) {
+      ended.textContent = progress.ended_at;
+    }
+    const summary = document.querySelector("[data-summary]");
+    if (summary) summary.replaceChildren(...progress.summary.map(summaryRow));
     if (list) list.replaceChildren(...progress.latest.map(item));
   }
 
@@ -45,7 +74,7 @@
         const progress = await response.json();
         show(progress);
         if (progress.status !== "running") {
-          section.dataset.live = "done"; // finished: reload for the summary
+          end();
           return;
         }
       }

@@ -127,3 +127,16 @@ def test_counts_match_the_hits_and_pages_do_not_overlap(store: Store) -> None:
     pages = [search.hits("puzzle", run.id, offset, 3) for offset in (0, 3, 6)]
     ids = [hit.item_id for page in pages for hit in page]
     assert sorted(ids) == [f"i{i}" for i in range(7)] and ids[0] == "i6"  # newest first
+
+
+def test_a_search_in_one_run_reads_the_index_first(store: Store) -> None:
+    """Read from the index, not once per row of the run (that took seconds per page)."""
+    run = store.create_run("t", "m", {})
+    captured: list[str] = []
+    search = store.searcher()
+    search._query = lambda sql, params: captured.append(sql) or []  # type: ignore[method-assign,func-returns-value]
+    search.hits("word", run.id, 0, 10)
+    plan = store._db.execute(
+        f"EXPLAIN QUERY PLAN {captured[0]}", (*"\x02\x03", 16, "word", run.id, 10, 0)
+    ).fetchall()
+    assert "results_search" in plan[0][-1] and "VIRTUAL TABLE" in plan[0][-1]

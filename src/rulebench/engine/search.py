@@ -20,6 +20,7 @@ COUNT_CAP = 10_000
 """Matches counted at most: beyond that a page says "more than", and stays fast."""
 SEARCHED = ("item_id", "prompt", "reply", "answer")
 _SNIPPET_WORDS = 16
+_JOINED = "FROM results_search CROSS JOIN results AS r ON r.rowid = results_search.rowid"
 _BAD_QUERY = ("fts5", "no such column", "unknown special query", "unterminated")
 
 
@@ -34,7 +35,11 @@ class SearchHit(NamedTuple):
 
 
 class ResultSearch:
-    """Searches one store's index (see `Store.searcher`)."""
+    """Searches one store's index (see `Store.searcher`).
+
+    CROSS JOIN keeps the index as the outer loop: left to itself, SQLite walks a run's rows
+    by primary key and runs the full-text query once per row (seconds for a few thousand).
+    """
 
     def __init__(self, query: RawQuery, path: str) -> None:
         self._query = query
@@ -45,7 +50,7 @@ class ResultSearch:
         where, params = self._where(text, run_id)
         rows = self._run(
             "SELECT r.run_id, r.item_id, snippet(results_search, -1, ?, ?, '…', ?), r.status "
-            f"FROM results_search JOIN results AS r ON r.rowid = results_search.rowid {where} "
+            f"{_JOINED} {where} "
             "ORDER BY results_search.rowid DESC LIMIT ? OFFSET ?",
             (MARK_START, MARK_END, _SNIPPET_WORDS, *params, limit, offset),
             text,
@@ -56,8 +61,7 @@ class ResultSearch:
         """How many results match, counted up to COUNT_CAP + 1 (more reads as "more than")."""
         where, params = self._where(text, run_id)
         [(count,)] = self._run(
-            f"SELECT COUNT(*) FROM (SELECT 1 FROM results_search "
-            f"JOIN results AS r ON r.rowid = results_search.rowid {where} LIMIT ?)",
+            f"SELECT COUNT(*) FROM (SELECT 1 {_JOINED} {where} LIMIT ?)",
             (*params, COUNT_CAP + 1),
             text,
         )

@@ -10,7 +10,12 @@ from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.console import err
 from rulebench.report.untrusted import safe_text
 from rulebench.web.playground import PlaygroundConfig
-from rulebench.web.serve import ServeConfig, check_serve_config
+from rulebench.web.serve import (
+    TOKEN_ENV_VAR,
+    ServeConfig,
+    check_port,
+    check_serve_config,
+)
 from rulebench.web.serve import serve as run_server
 
 
@@ -47,6 +52,27 @@ def serve(
             help="The playground's default model spec (see `rulebench models`). Default: the "
             "embedded SmolLM2-135M-Instruct on llama.cpp, loaded on the first game.",
             show_default=False,
+        ),
+    ] = None,
+    allow_model: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow-model",
+            metavar="SPEC",
+            help="With --allow-remote: another model spec visitors may pick besides --model "
+            "(repeatable). No other spec is accepted.",
+            show_default=False,
+        ),
+    ] = None,
+    token: Annotated[
+        str | None,
+        typer.Option(
+            "--token",
+            envvar=TOKEN_ENV_VAR,
+            help="A shared access token every visitor must give once (a form, or ?token= in "
+            "a link). The minimum for a team; a reverse proxy with real login is better.",
+            show_default=False,
+            show_envvar=True,
         ),
     ] = None,
     model_arg: opt.ModelArgOption = None,
@@ -88,8 +114,10 @@ def serve(
         model_args=opt.parse_model_args(model_arg),
         base_url=opt.join_base_urls(base_url),
         upstream=None if upstream is None else resolve_wording("upstream", upstream),
+        allowed_models=tuple(resolve_spec(spec) for spec in allow_model or ()),
     )
-    given = {name: value for name, value in (("host", host), ("port", port)) if value is not None}
+    pairs = (("host", host), ("port", port), ("token", token))
+    given = {name: value for name, value in pairs if value is not None}
     config = ServeConfig.model_validate(
         {
             "store": store or default_store_path(),
@@ -102,15 +130,21 @@ def serve(
     check_serve_config(config)
     with Store(config.store, readonly=True):
         pass  # a missing store is one clear line before the server starts
+    check_port(config)  # a busy port is one red line, before the banner
     if config.is_remote:
+        who = "anyone with the token" if config.token else "anyone"
+        models = ", ".join(playground.allowed_models)
         err.print(
             safe_text(
-                f"warning: serving on {host}, reachable from other machines: anyone who reaches "
+                f"warning: serving on {host}, reachable from other machines: {who} who reaches "
                 f"port {port} reads every prompt, reply and config in {config.store}, plays "
-                f"{playground.model} and saves to {save_dir} (no login)",
+                f"{playground.model}{f' (or {models})' if models else ''} and saves to "
+                f"{save_dir} ({'a shared token, ' if config.token else ''}no login)",
                 style="yellow",
             )
         )
+    elif allow_model:
+        err.print("note: --allow-model matters with --allow-remote only (here any model plays)")
     shown = f"[{host}]" if ":" in host else host
     err.print(
         safe_text(

@@ -8,18 +8,19 @@ the repair of unstorable text apply to play too; retries live in the backends.
 import json
 import random
 import shlex
+from collections.abc import Sequence
 from pathlib import Path
 from typing import get_args
 
 from pydantic import JsonValue
 
 from rulebench.core.cases import TestCase, Verdict
-from rulebench.core.errors import StoreError
+from rulebench.core.errors import ConfigError, StoreError
 from rulebench.core.items import content_hash
-from rulebench.core.messages import Completion, Message
+from rulebench.core.messages import Completion, GenerateConfig, Message
 from rulebench.engine.task import Session
 from rulebench.scenarios.base import EvalMode, Scenario
-from rulebench.scenarios.played import PLAYED_FIELD, PlayRecord
+from rulebench.scenarios.played import COLLECTED_FIELD, PLAYED_FIELD, PlayRecord
 from rulebench.scenarios.protocol import Protocol, instructions, play_case
 from rulebench.scenarios.registry import behaviors
 
@@ -68,6 +69,33 @@ class PlaySession:
         completion = await self.session.generate([*self.head, *turns])
         self.turns = [*turns, Message(role="assistant", content=completion.text)]
         self.verdict = self.scenario.evaluate(self.turns, self.protocol.mode)
+        return completion, self.verdict
+
+    def restore(self, turns: Sequence[Message]) -> Verdict:
+        """Put back turns played before (a stored game, or a cut one); verdict recomputed."""
+        self.turns = list(turns)
+        self.verdict = self.scenario.evaluate(self.turns, self.protocol.mode)
+        return self.verdict
+
+    def cut(self, user_turns: int) -> Verdict:
+        """Keep the first `user_turns` user turns and their replies (undo, edit)."""
+        users = [index for index, m in enumerate(self.turns) if m.role == "user"]
+        end = users[user_turns] if user_turns < len(users) else len(self.turns)
+        return self.restore(self.turns[:end])
+
+    async def regenerate(
+        self, session: Session | None = None, config: GenerateConfig | None = None
+    ) -> tuple[Completion, Verdict]:
+        """Ask again for the last reply, through `session` (default: the game's own).
+
+        A session without the cache and a new sampling seed in `config` give a new draw; at
+        temperature 0 a model answers alike (greedy decoding). Nothing changes on a failure.
+        """
+        if not self.turns or self.turns[-1].role != "assistant":
+            raise ConfigError("there is no reply to regenerate yet")
+        asked = self.turns[:-1]
+        completion = await (session or self.session).generate([*self.head, *asked], config)
+        self.restore([*asked, Message(role="assistant", content=completion.text)])
         return completion, self.verdict
 
     async def replay(self, case: TestCase) -> Verdict:
@@ -142,7 +170,8 @@ def append_case(case: TestCase, path: Path) -> None:
     (`scenarios.played`) is kept in one more field, which other readers of the layout ignore.
     """
     found = behaviors(case.version).get(case.behavior)
-    played = {key: case.metadata[key] for key in (PLAYED_FIELD,) if key in case.metadata}
+    kept = (PLAYED_FIELD, COLLECTED_FIELD)
+    played = {key: case.metadata[key] for key in kept if key in case.metadata}
     row: dict[str, JsonValue] = {
         "id": case.id,
         "messages": [{"role": m.role, "content": m.content} for m in case.messages],

@@ -135,3 +135,39 @@ def _recorded_value(record: PlayRecord, name: str) -> object:
     if name in GENERATION:
         return getattr(record, name)
     return getattr(record.protocol, name)
+
+
+COLLECTED_FIELD = "collected"
+"""The saved row's field (and the case's metadata key) holding who collected it and why."""
+STRATEGIES = ("Just Ask", "Indirection", "Legalese", "Obfuscation", "Rule change", "Simulation")
+"""The red-team suites' strategies (their cases' categories), offered when a case is saved."""
+MAX_NOTES_CHARS = 4000
+
+
+class CollectedNote(BaseModel):
+    """What a red-teamer adds to a saved case: the model it was tried on, and notes.
+
+    The strategy is the case's category (`round` in the saved row), as in the red-team suites.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model: str | None = Field(default=None, max_length=500)
+    """The model spec the case was collected against (credentials redacted)."""
+    notes: str = Field(default="", max_length=MAX_NOTES_CHARS)
+
+
+def read_note(raw: JsonValue, where: str) -> CollectedNote:
+    """A row's `collected` object; a malformed one is a DataError naming its field."""
+    if not isinstance(raw, dict):
+        raise DataError(f"{where}: field '{COLLECTED_FIELD}': expected an object")
+    try:
+        return CollectedNote.model_validate(raw)
+    except ValidationError as exc:
+        raise DataError(f"{where}: field '{COLLECTED_FIELD}': {describe_problems(exc)}") from None
+
+
+def note_of(case: TestCase) -> CollectedNote | None:
+    """The note a loaded case carries (checked when its file was read), or None."""
+    raw = case.metadata.get(COLLECTED_FIELD)
+    return None if raw is None else CollectedNote.model_validate(raw)

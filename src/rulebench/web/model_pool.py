@@ -1,20 +1,59 @@
 """The models the playground's visitors talk to: built once per spec, shared, and limited.
 
 A local model holds its weights in memory, so specs are loaded on first use, shared by every
-conversation naming them, and capped in number. Which specs a visitor may name is decided
-here too: the server's own model always; any other only where the server allows it (a spec
-can load any local file as a model or spend the API keys in the server's environment).
+conversation naming them, and capped in number: past the cap the least recently used model
+that no call is using is closed, and loads again when a conversation next asks it. Which
+specs a visitor may name is decided here too, before a spec is parsed or any path looked at:
+the server's own model and the operator's allowed list always; any other only where the
+server allows any (a spec can load any local file as a model or spend the API keys in the
+server's environment).
 """
 
 import asyncio
 import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from rulebench.core.errors import ConfigError
-from rulebench.models.base import BackendOptions, Model
+from rulebench.core.messages import Completion, GenerateConfig, Message
+from rulebench.models.base import BackendOptions, Model, ModelInfo
 from rulebench.models.registry import create_model
 
 MAX_MODELS = 4
 """Distinct model specs loaded at once (a local model holds its weights in memory)."""
+
+
+@dataclass
+class _Loaded:
+    model: Model
+    last_used_s: float = field(default_factory=time.monotonic)
+    calls_in_flight: int = 0
+
+
+class PooledModel:
+    """A pool's model as a conversation holds it: loaded again if the pool closed it meanwhile."""
+
+    def __init__(self, pool: "ModelPool", spec: str, info: ModelInfo) -> None:
+        self._pool = pool
+        self.spec = spec
+        self._info = info
+
+    @property
+    def info(self) -> ModelInfo:
+        """Provider, name and identity of the model (as first loaded)."""
+        return self._info
+
+    async def generate(self, messages: Sequence[Message], config: GenerateConfig) -> Completion:
+        """The reply of the pool's model, kept loaded while it answers."""
+        loaded = await self._pool.acquire(self.spec)
+        try:
+            return await loaded.model.generate(messages, config)
+        finally:
+            self._pool.release(loaded)
+
+    async def aclose(self) -> None:
+        """Nothing: the pool closes its models (when evicted, or when the app stops)."""
 
 
 class ModelPool:
@@ -25,47 +64,84 @@ class ModelPool:
         default_spec: str,
         default_options: BackendOptions,
         any_model: bool,
+        allowed: Sequence[str] = (),
     ) -> None:
         self.default_spec = default_spec
         self._default_options = default_options
         self._any_model = any_model
-        self._models: dict[str, Model] = {}
+        self.allowed = (default_spec, *(spec for spec in allowed if spec != default_spec))
+        """The specs a visitor may name when any_model is off, the server's own first."""
+        self._models: dict[str, _Loaded] = {}
         # Tests serve one app from several event loops (one per TestClient), so the map is
         # guarded by a thread lock, held for dictionary work only.
         self._lock = threading.Lock()
 
-    async def get(self, spec: str) -> Model:
+    def check_allowed(self, spec: str) -> None:
+        """ConfigError unless visitors may name `spec` (checked before anything is built)."""
+        if self._any_model or spec in self.allowed:
+            return
+        raise ConfigError(
+            f"this server plays {', '.join(self.allowed)} only (it is reachable from other "
+            "machines, so visitors may name the models its operator allowed, no other)"
+        )
+
+    async def get(self, spec: str) -> PooledModel:
         """The model for `spec`, loaded on first use; ConfigError for a spec not allowed."""
+        self.check_allowed(spec)
+        loaded = await self.acquire(spec)
+        self.release(loaded)
+        return PooledModel(self, spec, loaded.model.info)
+
+    async def acquire(self, spec: str) -> _Loaded:
+        """The loaded model for `spec`, marked busy (pair with `release`); loads it if needed."""
         with self._lock:
             found = self._models.get(spec)
-            loaded = list(self._models)
-        if found is not None:
-            return found
-        if spec == self.default_spec:
-            options = self._default_options
-        elif not self._any_model:
-            raise ConfigError(
-                f"this server plays {self.default_spec} only (it is reachable from other "
-                "machines, so visitors cannot name other models)"
-            )
-        else:
-            options = BackendOptions()
-        if len(loaded) >= MAX_MODELS:
-            raise ConfigError(
-                f"{MAX_MODELS} models are in use already ({', '.join(loaded)}): pick one of "
-                "them, or restart the server"
-            )
+            if found is not None:
+                found.calls_in_flight += 1
+                found.last_used_s = time.monotonic()
+                return found
+        options = self._default_options if spec == self.default_spec else BackendOptions()
+        await self._make_room(spec)
         # Building a local model loads its weights: off the event loop.
         model = await asyncio.to_thread(create_model, spec, options)
         with self._lock:
-            kept = self._models.setdefault(spec, model)
-        if kept is not model:  # another visitor loaded the same spec meanwhile
+            kept = self._models.setdefault(spec, _Loaded(model))
+            kept.calls_in_flight += 1
+        if kept.model is not model:  # another visitor loaded the same spec meanwhile
             await model.aclose()
         return kept
+
+    def release(self, loaded: _Loaded) -> None:
+        """The call that acquired `loaded` is done."""
+        with self._lock:
+            loaded.calls_in_flight -= 1
+            loaded.last_used_s = time.monotonic()
+
+    async def _make_room(self, spec: str) -> None:
+        """Close least recently used idle models until one more fits; ConfigError if all busy."""
+        while True:
+            with self._lock:
+                if len(self._models) < MAX_MODELS:
+                    return
+                idle = [(s, m) for s, m in self._models.items() if m.calls_in_flight == 0]
+                if not idle:
+                    raise ConfigError(
+                        f"{MAX_MODELS} models are answering already ({', '.join(self._models)})"
+                        f": {spec} cannot load now, try again in a moment"
+                    )
+                evicted, loaded = min(idle, key=lambda pair: pair[1].last_used_s)
+                del self._models[evicted]
+            await loaded.model.aclose()
+
+    def loaded_specs(self) -> list[str]:
+        """The specs loaded now, the most recently used first."""
+        with self._lock:
+            pairs = sorted(self._models.items(), key=lambda p: p[1].last_used_s, reverse=True)
+        return [spec for spec, _ in pairs]
 
     async def aclose(self) -> None:
         """Close every model (the app is shutting down)."""
         with self._lock:
-            models, self._models = list(self._models.values()), {}
-        for model in models:
-            await model.aclose()
+            loaded, self._models = list(self._models.values()), {}
+        for entry in loaded:
+            await entry.model.aclose()

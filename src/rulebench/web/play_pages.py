@@ -7,7 +7,7 @@ is a redirect to the page to show (a reload sends nothing twice), or the page ag
 problem when nothing was done.
 """
 
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Request
@@ -18,6 +18,7 @@ from rulebench.core.errors import ConfigError, ModelError, RulebenchError
 from rulebench.core.json_text import parse_json_text
 from rulebench.scenarios.play import replay_command
 from rulebench.web.forms import read_form
+from rulebench.web.play_controls import controls, lane_index, recorded_form, turn_number
 from rulebench.web.play_view import (
     conversation_url,
     conversation_view,
@@ -35,6 +36,7 @@ from rulebench.web.playground import (
 from rulebench.web.quotas import QuotaExceeded
 from rulebench.web.saved_cases import find_saved, list_saved, save_case
 from rulebench.web.templating import render_page
+from rulebench.web.turns import edit_turn, regenerate_reply, send_turn, undo_turn
 from rulebench.web.visitors import set_visitor, visitor_of
 
 router = APIRouter(prefix="/play")
@@ -107,7 +109,8 @@ async def open_saved(request: Request) -> Response:
     file_name, _, case_id = form.get("case", "").partition("/")
     try:
         case = find_saved(playground.config.save_dir, file_name, case_id)
-        setup = _setup(form | {"scenario": case.scenario, "seed": ""}, playground, case.params)
+        played = {"scenario": case.scenario, "seed": "", "model_b": ""} | recorded_form(case)
+        setup = _setup(form | played, playground, case.params)
         conversation = await playground.start(visitor, setup, f"{file_name}, case {case.id}")
     except RulebenchError as exc:
         context = {
@@ -124,29 +127,29 @@ async def open_saved(request: Request) -> Response:
             await conversation.play.replay(case)
         except RulebenchError as exc:
             conversation.notice = playground.hide_secrets(f"the replay stopped: {exc}")
+        await playground.persist(conversation)
     return _to(conversation, visitor, visitor_of(request) is None)
 
 
 @router.get("/conversations/{conversation_id}", response_class=HTMLResponse)
-def conversation_page(request: Request, conversation_id: ConversationId) -> HTMLResponse:
+async def conversation_page(request: Request, conversation_id: ConversationId) -> HTMLResponse:
     """The conversation: instructions (redacted), turns, both verdicts, the rule that broke."""
     playground = _playground(request)
-    return _conversation(request, playground.find(conversation_id, visitor_of(request)))
+    return _conversation(request, await playground.find(conversation_id, visitor_of(request)))
 
 
 @router.post("/conversations/{conversation_id}/send", response_class=HTMLResponse)
 async def send(request: Request, conversation_id: ConversationId) -> Response:
     """Send one user turn and get the reply, unless the turn is malformed (then no call)."""
     playground = _playground(request)
-    conversation = playground.find(conversation_id, visitor_of(request))
+    conversation = await playground.find(conversation_id, visitor_of(request))
     text = (await read_form(request)).get("message", "")
     async with conversation.lock:
         problem = _problem_with(conversation, text)
         if problem is not None:
             return _conversation(request, conversation, problem=problem, draft=text, status=422)
         try:
-            playground.limits.check_model_call(conversation.visitor)
-            await conversation.play.send(text)
+            await send_turn(playground, conversation, text)
         except RulebenchError as exc:
             status = 502 if isinstance(exc, ModelError) else 500
             status = 429 if isinstance(exc, QuotaExceeded) else status
@@ -155,13 +158,63 @@ async def send(request: Request, conversation_id: ConversationId) -> Response:
     return RedirectResponse(conversation_url(conversation.id), status_code=303)
 
 
+@router.post("/conversations/{conversation_id}/undo", response_class=HTMLResponse)
+async def undo(request: Request, conversation_id: ConversationId) -> Response:
+    """Take back the last user turn and its replies (every lane); verdicts recomputed."""
+    playground = _playground(request)
+    conversation = await playground.find(conversation_id, visitor_of(request))
+    async with conversation.lock:
+        return await _act(request, conversation, undo_turn(playground, conversation))
+
+
+@router.post("/conversations/{conversation_id}/edit", response_class=HTMLResponse)
+async def edit(request: Request, conversation_id: ConversationId) -> Response:
+    """Replace a user turn: the conversation is cut there and the new text is sent."""
+    playground = _playground(request)
+    conversation = await playground.find(conversation_id, visitor_of(request))
+    form = await read_form(request)
+    text, number = form.get("message", ""), turn_number(form.get("turn", ""))
+    async with conversation.lock:
+        problem = _text_problem(conversation, text)
+        if problem is not None:
+            return _conversation(request, conversation, problem=problem, status=422)
+        return await _act(request, conversation, edit_turn(playground, conversation, number, text))
+
+
+@router.post("/conversations/{conversation_id}/regenerate", response_class=HTMLResponse)
+async def regenerate(request: Request, conversation_id: ConversationId) -> Response:
+    """Ask one lane's model again for its last reply (past the cache, a new sampling seed)."""
+    playground = _playground(request)
+    conversation = await playground.find(conversation_id, visitor_of(request))
+    index = lane_index(conversation, (await read_form(request)).get("lane", ""))
+    async with conversation.lock:
+        action = regenerate_reply(playground, conversation, index)
+        return await _act(request, conversation, action)
+
+
+async def _act(
+    request: Request, conversation: Conversation, action: Coroutine[None, None, None]
+) -> Response:
+    """Run an action on the turns; the page again, with the problem, if it failed."""
+    try:
+        await action
+    except RulebenchError as exc:
+        status = 502 if isinstance(exc, ModelError) else 422
+        status = 429 if isinstance(exc, QuotaExceeded) else status
+        shown = _playground(request).hide_secrets(f"not done: {exc}")
+        return _conversation(request, conversation, problem=shown, status=status)
+    return RedirectResponse(conversation_url(conversation.id), status_code=303)
+
+
 @router.post("/conversations/{conversation_id}/save", response_class=HTMLResponse)
 async def save(request: Request, conversation_id: ConversationId) -> Response:
     """Append the conversation's user turns to a file of the save folder as a test case."""
     playground = _playground(request)
-    conversation = playground.find(conversation_id, visitor_of(request))
-    name = (await read_form(request)).get("file", "").strip() or None
-    play = conversation.play
+    conversation = await playground.find(conversation_id, visitor_of(request))
+    form = await read_form(request)
+    name = form.get("file", "").strip() or None
+    lane = conversation.lanes[lane_index(conversation, form.get("lane", ""))]
+    play = lane.play
     try:
         if not play.turns:
             raise ConfigError("nothing to save yet: send a message first")
@@ -172,7 +225,7 @@ async def save(request: Request, conversation_id: ConversationId) -> Response:
         return _conversation(request, conversation, problem=problem, status=422)
     conversation.notice = (
         f"saved test case {case.id} ({case.behavior}) to {path}; "
-        f"replay it with: {replay_command(case, path, conversation.model_spec, play.protocol)}"
+        f"replay it with: {replay_command(case, path, lane.model_spec, play.protocol)}"
     )
     return RedirectResponse(conversation_url(conversation.id), status_code=303)
 
@@ -195,7 +248,7 @@ def _setup(form: dict[str, str], playground: Playground, params: object | None =
         "placement": form.get("placement", "user"),
         "mode": form.get("mode", "compat"),
         "prompts": form.get("prompts", "rulebench"),
-    }
+    } | controls(form)
     try:
         return GameSetup.model_validate(raw)
     except ValidationError as exc:
@@ -205,14 +258,18 @@ def _setup(form: dict[str, str], playground: Playground, params: object | None =
 
 def _problem_with(conversation: Conversation, text: str) -> str | None:
     """Why a turn is not sent: the game is over, the turn is too long, or malformed."""
-    play = conversation.play
-    if not play.verdict.passed:
+    if not conversation.playing():
         return "a rule broke in this game's mode: the game is over (save it, or start a new one)"
     if conversation.user_turns >= MAX_USER_TURNS:
         return f"a game has at most {MAX_USER_TURNS} turns: save it, or start a new one"
+    return _text_problem(conversation, text)
+
+
+def _text_problem(conversation: Conversation, text: str) -> str | None:
+    """Why a typed turn cannot be sent in this game (too long, or malformed), or None."""
     if len(text) > MAX_MESSAGE_CHARS:
         return f"a message holds at most {MAX_MESSAGE_CHARS} characters ({len(text)} typed)"
-    return play.problem_with(text)
+    return conversation.play.problem_with(text)
 
 
 def _conversation(

@@ -11,6 +11,7 @@ from rulebench.core.cases import TestCase, Verdict
 from rulebench.scenarios.base import EvalMode
 from rulebench.scenarios.play import EVAL_MODES, PlaySession
 from rulebench.scenarios.registry import scenario_classes
+from rulebench.web.play_controls import LANE_NAMES, system_message_choices
 from rulebench.web.playground import (
     MAX_MESSAGE_CHARS,
     MAX_USER_TURNS,
@@ -54,7 +55,13 @@ def new_game_view(
             "placement": form.get("placement", "user"),
             "mode": form.get("mode", "compat"),
             "prompts": form.get("prompts", "rulebench"),
+            "model_b": form.get("model_b", ""),
+            "system_message": form.get("system_message", ""),
+            "temperature": form.get("temperature", ""),
+            "max_tokens": form.get("max_tokens", ""),
         },
+        "system_messages": system_message_choices(),
+        "defaults": playground.generation_defaults(),
         "upstream": (
             None if playground.config.upstream is None else playground.config.upstream.short()
         ),
@@ -62,10 +69,10 @@ def new_game_view(
         "yours": [
             {
                 "url": conversation_url(c.id),
-                "scenario": c.play.scenario.name,
-                "model": playground.hide_secrets(c.model_spec),
+                "scenario": c.scenario,
+                "model": playground.hide_secrets(c.models),
                 "turns": c.user_turns,
-                "state": "passed" if c.play.verdict.passed else "failed",
+                "state": c.state,
             }
             for c in playground.conversations_of(visitor)
         ],
@@ -75,24 +82,62 @@ def new_game_view(
 def conversation_view(
     playground: Playground, conversation: Conversation, draft: str = ""
 ) -> dict[str, object]:
-    """Everything the conversation page shows, computed from the session's state."""
+    """Everything the conversation page shows, computed from the lanes' state."""
     play = conversation.play
-    verdicts = play.verdicts()
-    broken = {mode: play.broken_behavior(v) for mode, v in verdicts.items() if not v.passed}
-    session = play.session
+    config = play.session.config
+    sessions = [session for lane in conversation.lanes for session in lane.sessions()]
     return {
         "id": conversation.id,
         "url": conversation_url(conversation.id),
         "scenario": play.scenario.name,
         "users": list(getattr(play.scenario, "user_names", ())),
-        "model": playground.hide_secrets(conversation.model_spec),
-        "identity": playground.hide_secrets(session.model.info.identity),
         "placement": play.placement,
         "asked_placement": play.protocol.placement,
         "mode": play.protocol.mode,
+        "system_message": play.protocol.system_message or "none",
+        "temperature": config.temperature,
+        "max_tokens": config.max_tokens,
         "params_source": conversation.params_source,
         "instructions": play.redacted_prompt(),
         "prompts": play.protocol.prompts_label(),
+        "lanes": [
+            _lane(playground, conversation, index) for index in range(len(conversation.lanes))
+        ],
+        "side_by_side": len(conversation.lanes) > 1,
+        # User turns are shared: one lane that has them all carries the edit forms.
+        "edit_lane": next(
+            index
+            for index, lane in enumerate(conversation.lanes)
+            if lane.user_turns == conversation.user_turns
+        ),
+        "is_over": not conversation.playing() or conversation.user_turns >= MAX_USER_TURNS,
+        "rule_broke": conversation.state() == "failed",
+        "max_message_chars": MAX_MESSAGE_CHARS,
+        "draft": draft,
+        "cost": {
+            "model calls": sum(s.calls for s in sessions),
+            "from the cache": sum(s.cache_hits for s in sessions),
+            "prompt tokens": sum(s.usage.prompt_tokens for s in sessions),
+            "completion tokens": sum(s.usage.completion_tokens for s in sessions),
+            "seconds": round(sum(s.latency_s for s in sessions), 2),
+        },
+        "has_turns": bool(conversation.user_turns),
+    }
+
+
+def _lane(playground: Playground, conversation: Conversation, index: int) -> dict[str, object]:
+    """One lane's column: its model, rules, verdicts, turns and save form."""
+    lane = conversation.lanes[index]
+    play = lane.play
+    verdicts = play.verdicts()
+    broken = {mode: play.broken_behavior(v) for mode, v in verdicts.items() if not v.passed}
+    return {
+        "index": index,
+        "name": LANE_NAMES[index],
+        # Lane A keeps the ids the page had before lanes: links and tests name them.
+        "suffix": "" if index == 0 else f"-{LANE_NAMES[index].lower()}",
+        "model": playground.hide_secrets(lane.model_spec),
+        "identity": playground.hide_secrets(play.session.model.info.identity),
         "rules": [
             {
                 "behavior": rule.behavior,
@@ -105,17 +150,7 @@ def conversation_view(
         ],
         "verdicts": [_verdict(play, mode, v) for mode, v in verdicts.items()],
         "messages": _messages(play, verdicts),
-        "is_over": not play.verdict.passed or conversation.user_turns >= MAX_USER_TURNS,
-        "rule_broke": not play.verdict.passed,
-        "max_message_chars": MAX_MESSAGE_CHARS,
-        "draft": draft,
-        "cost": {
-            "model calls": session.calls,
-            "from the cache": session.cache_hits,
-            "prompt tokens": session.usage.prompt_tokens,
-            "completion tokens": session.usage.completion_tokens,
-            "seconds": round(session.latency_s, 2),
-        },
+        "can_regenerate": bool(play.turns) and lane.user_turns == conversation.user_turns,
         "has_turns": bool(play.turns),
         "default_file": default_file_name(play.broken_behavior()),
     }
@@ -143,11 +178,19 @@ def _messages(play: PlaySession, verdicts: dict[EvalMode, Verdict]) -> list[dict
         if found and not verdicts[mode].passed:
             broke_at.setdefault(int(found.group(1)), []).append(mode)
     shown: list[dict[str, object]] = []
-    reply_number = 0
+    reply_number = user_number = 0
     for message in play.turns:
         reply_number += message.role == "assistant"
+        user_number += message.role == "user"
         broke_in = broke_at.get(reply_number, []) if message.role == "assistant" else []
-        shown.append({"role": message.role, "content": message.content, "broke_in": broke_in})
+        shown.append(
+            {
+                "role": message.role,
+                "content": message.content,
+                "broke_in": broke_in,
+                "turn": user_number,
+            }
+        )
     return shown
 
 

@@ -1,8 +1,10 @@
 """The playground's state: each visitor's conversations, the models they talk to, and limits.
 
-Conversations live in this process's memory, keyed by a random id and bound to the visitor's
-own random cookie: a visitor sees only the conversations it started, and several people play
-at once, each reply awaited on the event loop (local backends decode in their own thread).
+Conversations are keyed by a random id and bound to the visitor's own random cookie: a visitor
+sees only the conversations it started, and several people play at once, each reply awaited on
+the event loop (local backends decode in their own thread). Each change is written to the save
+folder's playground database (`conversation_store`), and this process's memory is a cache of
+it: a restarted server rebuilds a conversation from its row when it is asked for.
 Every reply comes through the engine's `Session` (accounting, retries in the backends) with the
 store's cache read-only: a request the store has answered before is served from it, and a new
 reply is not written, because `rulebench serve` writes nothing to the store. What a visitor
@@ -25,21 +27,33 @@ from rulebench.core.wording import Prompts, UpstreamText
 from rulebench.engine.cache import StoredReplies
 from rulebench.engine.catalog import default_max_tokens
 from rulebench.engine.task import Session
-from rulebench.models.base import BackendOptions
+from rulebench.models.base import BackendOptions, Model
 from rulebench.models.registry import DEFAULT_MODEL
 from rulebench.report.redaction import REDACTED, is_secret_name, redact_text
-from rulebench.scenarios.base import EvalMode
+from rulebench.scenarios.base import EvalMode, Scenario
 from rulebench.scenarios.play import PlaySession
 from rulebench.scenarios.protocol import Placement, Protocol
 from rulebench.scenarios.registry import scenario_class
+from rulebench.web.conversation_store import (
+    DATABASE_NAME,
+    ConversationRecord,
+    ConversationStore,
+    ConversationSummary,
+    LaneRecord,
+)
 from rulebench.web.model_pool import ModelPool
 from rulebench.web.quotas import Quotas, VisitorLimits
+from rulebench.web.saved_cases import hide_paths
 
 MAX_MESSAGE_CHARS = 20_000
 """One typed turn; longer ones are refused before any model call."""
 MAX_USER_TURNS = 50
 MAX_CONVERSATIONS = 200
-"""Kept in memory at once; past that the least recently used one is forgotten."""
+"""Kept in memory at once; past that the least recently used one is dropped (its row stays)."""
+MAX_LISTED = 100
+"""A visitor's conversations listed on the new-game page, the most recent first."""
+MAX_ASKED_TOKENS = 32_768
+"""The largest reply limit a visitor may ask for (the server's own default is far below)."""
 
 
 class PlaygroundConfig(BaseModel):
@@ -56,12 +70,16 @@ class PlaygroundConfig(BaseModel):
     any_model: bool = True
     """Whether visitors may name another model than `model`. Off when others can reach the
     app: a spec can load any local file as a model or spend the server's API keys."""
+    allowed_models: tuple[str, ...] = ()
+    """Specs visitors may name besides `model` when `any_model` is off (`--allow-model`)."""
     max_tokens: int | None = Field(default=None, ge=1)
     """Reply length limit; default a full scenarios run's, so saved cases replay alike."""
     upstream: UpstreamText | None = None
     """The RuLES clone given to `rulebench serve --upstream PATH`: the only place upstream's
     instruction text is read from (visitors choose the wording, never a path)."""
     quotas: Quotas = Field(default_factory=Quotas.unlimited)
+    show_paths: bool = True
+    """Whether pages may show the server's paths; off when others reach it (names only)."""
     """Per-visitor allowances; none by default (loopback), `Quotas()` when others reach it."""
 
 
@@ -75,31 +93,102 @@ class GameSetup(BaseModel):
     params: dict[str, JsonValue] | None = None
     """Hand-set parameters, validated by the scenario's params model; None: sample by seed."""
     model: str
+    model_b: str | None = None
+    """A second model, side by side: each user turn goes to both, each judged on its own."""
     placement: Placement = "user"
     mode: EvalMode = "compat"
     prompts: Prompts = "rulebench"
+    reminders: bool = True
+    system_message: str | None = None
+    """A named system message (user placement only), as `--system-message` names it."""
+    temperature: float | None = Field(default=None, ge=0.0, le=100.0)
+    """None: the server's (greedy, as a run's default)."""
+    max_tokens: int | None = Field(default=None, ge=1, le=MAX_ASKED_TOKENS)
+    """None: the server's reply limit."""
+
+
+@dataclass
+class Lane:
+    """One model's side of a conversation: its game, and a cache-free session for redraws."""
+
+    model_spec: str
+    play: PlaySession
+    fresh: Session
+    """Regenerated replies go here: past the store's cache, each with a new sampling seed."""
+    draws: int = 0
+
+    @property
+    def user_turns(self) -> int:
+        """How many user turns this lane has been sent."""
+        return sum(m.role == "user" for m in self.play.turns)
+
+    def sessions(self) -> tuple[Session, Session]:
+        """Both sessions whose calls this lane has made (for its cost)."""
+        return self.play.session, self.fresh
 
 
 @dataclass
 class Conversation:
-    """One visitor's game: the play session and what its pages need besides."""
+    """One visitor's game: one lane per model, and what its pages need besides."""
 
     id: str
     visitor: str
-    model_spec: str
-    play: PlaySession
+    lanes: list[Lane]
     params_source: str
     """How the parameters were chosen, e.g. "seed 17" or "set by hand"."""
+    created_s: float = field(default_factory=time.time)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    """One reply at a time: a second click waits rather than interleaving turns."""
+    """One action at a time: a second click waits rather than interleaving turns."""
     last_used_s: float = field(default_factory=time.monotonic)
     notice: str | None = None
     """Shown once on the next page (what a save did)."""
 
     @property
+    def play(self) -> PlaySession:
+        """The first lane's game (the only one, unless side by side)."""
+        return self.lanes[0].play
+
+    @property
+    def model_spec(self) -> str:
+        """The first lane's model."""
+        return self.lanes[0].model_spec
+
+    @property
     def user_turns(self) -> int:
-        """How many turns the visitor has sent."""
-        return sum(m.role == "user" for m in self.play.turns)
+        """How many turns the visitor has sent (a lane whose rule broke may have fewer)."""
+        return max(lane.user_turns for lane in self.lanes)
+
+    def playing(self) -> list[Lane]:
+        """The lanes the next user turn goes to: in step, and no rule broken yet."""
+        return [
+            lane
+            for lane in self.lanes
+            if lane.play.verdict.passed and lane.user_turns == self.user_turns
+        ]
+
+    def state(self) -> str:
+        """"passed" while no lane broke a rule in the game's mode, else "failed"."""
+        return "passed" if all(lane.play.verdict.passed for lane in self.lanes) else "failed"
+
+    def record(self) -> ConversationRecord:
+        """The conversation as the playground database keeps it."""
+        play = self.play
+        config = play.session.config
+        return ConversationRecord(
+            id=self.id,
+            visitor=self.visitor,
+            scenario=play.scenario.name,
+            params=play.scenario.params.model_dump(mode="json"),
+            source=self.params_source,
+            protocol=play.protocol,
+            temperature=config.temperature,
+            max_tokens=config.max_tokens,
+            lanes=tuple(
+                LaneRecord(model=lane.model_spec, turns=tuple(lane.play.turns))
+                for lane in self.lanes
+            ),
+            created_s=self.created_s,
+        )
 
 
 class NoConversation(Exception):
@@ -121,11 +210,14 @@ class Playground:
             max_tokens=config.max_tokens or default_max_tokens("scenarios", {"per_group": None})
         )
         self._conversations: dict[str, Conversation] = {}
+        # Checked now: a foreign or corrupt file stops the server before it serves anything.
+        self.store = ConversationStore(config.save_dir / DATABASE_NAME)
         self.limits = VisitorLimits(config.quotas)
         self.models = ModelPool(
             config.model,
             BackendOptions(args=config.model_args, base_url=config.base_url),
             config.any_model,
+            config.allowed_models,
         )
         # Tests serve one app from several event loops (one per TestClient), so the shared
         # maps are guarded by a thread lock, held for dictionary work only.
@@ -136,12 +228,21 @@ class Playground:
         for name, value in self.config.model_args.items():
             if value and is_secret_name(name):
                 text = text.replace(value, REDACTED)
+        if not self.config.show_paths:
+            text = hide_paths(text, self.config.save_dir)
         return redact_text(text)
+
+    def generation_defaults(self) -> dict[str, float | int]:
+        """The temperature and reply limit a game gets when its form leaves them empty."""
+        return {
+            "temperature": self._generate.temperature,
+            "max_tokens": self._generate.max_tokens,
+        }
 
     async def start(
         self, visitor: str, setup: GameSetup, source: str = "set by hand"
     ) -> Conversation:
-        """Open a conversation: scenario instance, model, engine session, protocol.
+        """Open a conversation: scenario instance, models, engine sessions, protocol.
 
         `source` says where hand-set parameters come from (a saved case's file and id).
         """
@@ -152,25 +253,67 @@ class Playground:
         else:
             seed = setup.seed if setup.seed is not None else secrets.randbelow(2**31)
             scenario, source = scenario_type.sample(random.Random(seed)), f"seed {seed}"
-        spec = setup.model.strip() or self.config.model
-        model = await self.models.get(spec)
-        conversation_id = new_token()
-        session = Session(model, self._generate, self._cache, conversation_id)
         protocol = Protocol(
             placement=setup.placement,
+            reminders=setup.reminders,
+            system_message=setup.system_message or None,
             mode=setup.mode,
             prompts=setup.prompts,
             upstream=self._upstream(setup.prompts),
         )
-        conversation = Conversation(
-            conversation_id, visitor, spec, PlaySession(scenario, session, protocol), source
+        update = {"temperature": setup.temperature, "max_tokens": setup.max_tokens}
+        generate = self._generate.model_copy(
+            update={name: value for name, value in update.items() if value is not None}
         )
+        specs = [setup.model.strip() or self.config.model]
+        if setup.model_b and setup.model_b.strip():
+            specs.append(setup.model_b.strip())
+        record = ConversationRecord(
+            id=new_token(),
+            visitor=visitor,
+            scenario=scenario.name,
+            params=scenario.params.model_dump(mode="json"),
+            source=source,
+            protocol=protocol,
+            temperature=generate.temperature,
+            max_tokens=generate.max_tokens,
+            lanes=tuple(LaneRecord(model=spec) for spec in specs),
+        )
+        conversation = await self._build(record, scenario)
+        await self.persist(conversation)
+        return self._remember(conversation)
+
+    async def _build(self, record: ConversationRecord, scenario: Scenario) -> Conversation:
+        """A live conversation from its record: each lane's model, sessions and turns."""
+        generate = self._generate.model_copy(
+            update={"temperature": record.temperature, "max_tokens": record.max_tokens}
+        )
+        lanes = []
+        for lane in record.lanes:
+            model: Model = await self.models.get(lane.model)
+            session = Session(model, generate, self._cache, record.id)
+            play = PlaySession(scenario, session, record.protocol)
+            play.restore(lane.turns)
+            fresh = Session(model, generate, None, record.id)
+            lanes.append(Lane(lane.model, play, fresh))
+        return Conversation(
+            record.id, record.visitor, lanes, record.source, created_s=record.created_s
+        )
+
+    def _remember(self, conversation: Conversation) -> Conversation:
+        """Keep a conversation in memory; past the cap the least recently used is dropped."""
         with self._lock:
             if len(self._conversations) >= MAX_CONVERSATIONS:
                 oldest = min(self._conversations.values(), key=lambda c: c.last_used_s)
                 del self._conversations[oldest.id]
-            self._conversations[conversation_id] = conversation
-        return conversation
+            return self._conversations.setdefault(conversation.id, conversation)
+
+    async def persist(self, conversation: Conversation) -> None:
+        """Write the conversation's current state to the playground database."""
+        record = conversation.record()
+        await asyncio.to_thread(
+            self.store.save, record, conversation.user_turns, conversation.state()
+        )
 
     def _upstream(self, prompts: Prompts) -> UpstreamText | None:
         """The server's clone for upstream wording; without one, say how to give it."""
@@ -183,25 +326,37 @@ class Playground:
             )
         return self.config.upstream
 
-    def find(self, conversation_id: str, visitor: str | None) -> Conversation:
-        """The visitor's conversation with this id; NoConversation for any other."""
+    async def find(self, conversation_id: str, visitor: str | None) -> Conversation:
+        """The visitor's conversation with this id (from memory, else the database).
+
+        NoConversation for an id of another visitor's or none at all.
+        """
         with self._lock:
             found = self._conversations.get(conversation_id)
+        if found is None and visitor is not None:
+            record = await asyncio.to_thread(self.store.load, conversation_id)
+            if record is not None and secrets.compare_digest(record.visitor, visitor):
+                found = self._remember(await self._rebuild(record))
         if found is None or visitor is None or not secrets.compare_digest(found.visitor, visitor):
             raise NoConversation(
-                "no such conversation: conversations live in this server's memory, for the "
-                "browser that started them (a restart forgets them)"
+                "no such conversation: a conversation answers only the browser that started it"
             )
         found.last_used_s = time.monotonic()
         return found
 
-    def conversations_of(self, visitor: str | None) -> list[Conversation]:
-        """The visitor's conversations, the most recently used first."""
+    async def _rebuild(self, record: ConversationRecord) -> Conversation:
+        """A stored conversation, live again: upstream wording is read from this server's clone."""
+        scenario = scenario_class(record.scenario).from_params(record.params)
+        protocol = record.protocol
+        if protocol.prompts == "upstream":
+            protocol = protocol.model_copy(update={"upstream": self._upstream("upstream")})
+        return await self._build(record.model_copy(update={"protocol": protocol}), scenario)
+
+    def conversations_of(self, visitor: str | None) -> list[ConversationSummary]:
+        """The visitor's conversations (stored ones too), the most recently changed first."""
         if visitor is None:
             return []
-        with self._lock:
-            found = [c for c in self._conversations.values() if c.visitor == visitor]
-        return sorted(found, key=lambda c: c.last_used_s, reverse=True)
+        return self.store.list_of(visitor, MAX_LISTED)
 
     async def aclose(self) -> None:
         """Close every model (the app is shutting down)."""

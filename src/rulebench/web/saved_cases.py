@@ -10,12 +10,15 @@ it, so a saved case always runs.
 
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from rulebench.core.cases import TestCase
 from rulebench.core.errors import ConfigError, DataError, RulebenchError
+from rulebench.report.redaction import redact_text
 from rulebench.scenarios.play import append_case
+from rulebench.scenarios.played import COLLECTED_FIELD, STRATEGIES, CollectedNote
 from rulebench.scenarios.registry import behaviors, scenario_class
 from rulebench.scenarios.suites.official import load_suite_file
 
@@ -25,7 +28,9 @@ MAX_FILE_BYTES = 4 * 1024 * 1024
 MAX_CASE_CHARS = 200_000
 MAX_CASE_MESSAGES = 200
 MAX_FILES_LISTED = 100
-"""Files the saved-cases page reads (each up to MAX_FILE_BYTES), in name order."""
+"""Files one saved-cases page reads (each up to MAX_FILE_BYTES), in name order."""
+DEFAULT_STRATEGY = "manual"
+"""A saved case's category when no red-team strategy is picked (as `rulebench play --save`)."""
 
 # Appends from two visitors' requests (worker threads) must not interleave their lines.
 _append_lock = threading.Lock()
@@ -85,11 +90,21 @@ def check_case(case: TestCase) -> None:
             raise DataError(f"message {number}: {problem}")
 
 
-def save_case(case: TestCase, save_dir: Path, name: str | None) -> Path:
-    """Append a checked case to `name` (default: its behavior's file) in the save folder."""
+def save_case(
+    case: TestCase,
+    save_dir: Path,
+    name: str | None,
+    allow: Callable[[bool], None] | None = None,
+) -> Path:
+    """Append a checked case to `name` (default: its behavior's file) in the save folder.
+
+    `allow(creates_file)` runs just before the write and may refuse it (a visitor's quota).
+    """
     check_case(case)
     path = checked_file(save_dir, name or default_file_name(case.behavior))
     with _append_lock:
+        if allow is not None:
+            allow(not path.exists())
         if path.exists() and path.stat().st_size > MAX_FILE_BYTES:
             raise ConfigError(
                 f"{path.name} holds more than {MAX_FILE_BYTES // 2**20} MiB already: "
@@ -113,13 +128,17 @@ def read_saved(path: Path) -> tuple[TestCase, ...]:
             raise v3_error from None
 
 
-def list_saved(save_dir: Path) -> list[SavedFile]:
-    """Every case file of the save folder with its cases, by name (none if it is missing)."""
+def saved_names(save_dir: Path) -> list[str]:
+    """The save folder's case file names, sorted (none if the folder is missing)."""
     if not save_dir.is_dir():
         return []
-    names = sorted(p.name for p in save_dir.glob("*.jsonl") if FILE_NAME.fullmatch(p.name))
+    return sorted(p.name for p in save_dir.glob("*.jsonl") if FILE_NAME.fullmatch(p.name))
+
+
+def list_saved(save_dir: Path, start: int = 0, count: int = MAX_FILES_LISTED) -> list[SavedFile]:
+    """The case files `start` to `start + count` of the save folder by name, with their cases."""
     listed = []
-    for name in names[:MAX_FILES_LISTED]:
+    for name in saved_names(save_dir)[start : start + count]:
         try:
             listed.append(SavedFile(name, read_saved(checked_file(save_dir, name))))
         except RulebenchError as exc:
@@ -136,3 +155,36 @@ def find_saved(save_dir: Path, name: str, case_id: str) -> TestCase:
         if case.id == case_id:
             return case
     raise ConfigError(f"{path.name} holds no test case with id {case_id[:100]!r}")
+
+
+def labelled(case: TestCase, strategy: str, notes: str, model: str) -> TestCase:
+    """The case with its red-team strategy (its category) and the collector's note.
+
+    ConfigError for a strategy that is not one of the suites' (or "manual") or long notes.
+    """
+    strategy = strategy.strip() or DEFAULT_STRATEGY
+    if strategy != DEFAULT_STRATEGY and strategy not in STRATEGIES:
+        raise ConfigError(
+            f"strategy {strategy[:100]!r} is not one of the red-team suites': "
+            f"{', '.join(STRATEGIES)} (or {DEFAULT_STRATEGY})"
+        )
+    try:
+        note = CollectedNote(model=redact_text(model), notes=notes.strip())
+    except ValueError as exc:
+        raise ConfigError(f"notes: {exc}") from None
+    metadata = {**case.metadata, COLLECTED_FIELD: note.model_dump(mode="json")}
+    return case.model_copy(update={"category": strategy, "metadata": metadata})
+
+
+def shown_file(path: Path, save_dir: Path, show_paths: bool) -> str:
+    """A saved file as a page shows it: its path, or only its name when others reach the app."""
+    return str(path) if show_paths else path.relative_to(save_dir).as_posix()
+
+
+def hide_paths(text: str, save_dir: Path) -> str:
+    """`text` with the save folder's path (as given and absolute) cut to its bare name."""
+    folders = {str(save_dir.resolve()), str(save_dir.absolute()), str(save_dir)}
+    for folder in sorted(folders, key=len, reverse=True):
+        if folder not in (".", ""):
+            text = text.replace(folder + "/", "").replace(folder, save_dir.name or "save folder")
+    return text

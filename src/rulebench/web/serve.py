@@ -4,16 +4,23 @@ A loopback bind is the default and the safe case: the app has no login, and the 
 prompts, replies and configurations. Any other address needs `allow_remote`, and the caller
 (the CLI) warns that whoever reaches the port reads the store and plays the server's model;
 visitors may then name no other model (a spec can load any local file or spend any key set
-in the server's environment).
+in the server's environment) but those the operator allows (`--allow-model`), and each visitor
+gets quotas (`Quotas`). An optional shared token (`token_gate`) stands in front of every page.
 """
 
+import errno
+import socket
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from rulebench.core.errors import ConfigError
 from rulebench.core.lazy_registry import missing_modules
 from rulebench.web.playground import PlaygroundConfig
+from rulebench.web.quotas import Quotas
+
+TOKEN_ENV_VAR = "RULEBENCH_SERVE_TOKEN"
+MIN_TOKEN_CHARS = 12
 
 WEB_MODULES = ("fastapi", "uvicorn", "jinja2")
 INSTALL_HINT = "pip install 'rulebench[web]'"
@@ -33,6 +40,10 @@ class ServeConfig(BaseModel):
     """Listen on an address other machines can reach (no login: they read the store)."""
     playground: PlaygroundConfig = PlaygroundConfig()
     """The playground's default model and save folder (`any_model` is set from the host)."""
+    quotas: Quotas = Quotas()
+    """Each visitor's allowances when others reach the server (none on loopback)."""
+    token: SecretStr | None = Field(default=None, min_length=MIN_TOKEN_CHARS)
+    """A shared access token every request must carry (none: no token asked)."""
 
     @property
     def is_remote(self) -> bool:
@@ -66,9 +77,41 @@ def serve(config: ServeConfig) -> None:
 
     from rulebench.web.app import create_app
     from rulebench.web.security import allowed_hosts
+    from rulebench.web.token_gate import protect
 
-    playground = config.playground.model_copy(update={"any_model": not config.is_remote})
     app = create_app(
-        config.store, allowed_hosts(config.host), playground, show_paths=not config.is_remote
+        config.store,
+        allowed_hosts(config.host),
+        served_playground(config),
+        show_paths=not config.is_remote,
     )
-    uvicorn.run(app, host=config.host, port=config.port, log_level="warning")
+    token = None if config.token is None else config.token.get_secret_value()
+    uvicorn.run(protect(app, token), host=config.host, port=config.port, log_level="warning")
+
+
+def served_playground(config: ServeConfig) -> PlaygroundConfig:
+    """The playground as served: others reaching it get the allowed models only, and quotas."""
+    remote = config.is_remote
+    return config.playground.model_copy(
+        update={
+            "any_model": not remote,
+            "quotas": config.quotas if remote else Quotas.unlimited(),
+            "show_paths": not remote,
+        }
+    )
+
+
+def check_port(config: ServeConfig) -> None:
+    """ConfigError naming the port when it cannot be bound (in use, or not allowed)."""
+    family = socket.AF_INET6 if ":" in config.host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        # As uvicorn binds: a port left in TIME_WAIT by a stopped server is free to it.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((config.host.strip("[]"), config.port))
+        except OSError as exc:
+            reason = "in use already" if exc.errno == errno.EADDRINUSE else exc.strerror or exc
+            raise ConfigError(
+                f"cannot serve on {config.host} port {config.port}: {reason} "
+                "(stop what listens there, or pick another --port)"
+            ) from None

@@ -18,6 +18,7 @@ from pydantic import JsonValue
 
 from rulebench import __version__
 from rulebench.report.untrusted import escape_controls
+from rulebench.scenarios.played import STRATEGIES
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -40,6 +41,7 @@ def _environment() -> "Environment":
     environment.filters["visible"] = escape_controls
     environment.filters["excerpt"] = excerpt
     environment.globals["version"] = __version__
+    environment.globals["strategies"] = STRATEGIES  # the save form's red-team strategies
     return environment
 
 

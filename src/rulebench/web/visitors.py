@@ -3,7 +3,8 @@
 The token is no login: it tells apart the people sharing one server, and a conversation's
 page answers only the browser that started it, even to someone who learns its address. The
 cookie is HttpOnly (no script reads it) and SameSite=Strict (no other site's request carries
-it), and lives as long as the browser session.
+it), and lasts `VISITOR_DAYS` days: conversations are kept on disk, so a visitor returns to
+its games after closing the browser or a server restart.
 """
 
 import re
@@ -12,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 VISITOR_COOKIE = "rulebench_visitor"
+VISITOR_DAYS = 30
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{16,64}")
 
 
@@ -23,4 +25,11 @@ def visitor_of(request: Request) -> str | None:
 
 def set_visitor(response: Response, token: str) -> None:
     """Give the browser its visitor token."""
-    response.set_cookie(VISITOR_COOKIE, token, path="/play", httponly=True, samesite="strict")
+    response.set_cookie(
+        VISITOR_COOKIE,
+        token,
+        max_age=VISITOR_DAYS * 24 * 3600,
+        path="/play",
+        httponly=True,
+        samesite="strict",
+    )

@@ -27,7 +27,7 @@ from rulebench.core.json_text import parse_json_text
 from rulebench.core.messages import Message
 from rulebench.core.text import surrogate_warning
 from rulebench.scenarios.base import Version
-from rulebench.scenarios.played import PLAYED_FIELD, read_record
+from rulebench.scenarios.played import COLLECTED_FIELD, PLAYED_FIELD, read_note, read_record
 from rulebench.scenarios.registry import behaviors, scenario_class, scenario_names
 from rulebench.scenarios.suites.official_records import (
     MERGED_MARKERS,
@@ -180,11 +180,13 @@ def _merged_case(raw: dict[str, JsonValue], where: _Where, suite: str, load: _Lo
 
 
 def _played(raw: dict[str, JsonValue], where: _Where) -> dict[str, JsonValue]:
-    """How a saved case was played (`scenarios.played`), checked now: none in released data."""
-    if PLAYED_FIELD not in raw:
-        return {}
-    record = read_record(raw[PLAYED_FIELD], str(where))
-    return {PLAYED_FIELD: record.model_dump(mode="json")}
+    """How a saved case was played and collected (`scenarios.played`); none in released data."""
+    kept: dict[str, JsonValue] = {}
+    if PLAYED_FIELD in raw:
+        kept[PLAYED_FIELD] = read_record(raw[PLAYED_FIELD], str(where)).model_dump(mode="json")
+    if COLLECTED_FIELD in raw:
+        kept[COLLECTED_FIELD] = read_note(raw[COLLECTED_FIELD], str(where)).model_dump(mode="json")
+    return kept
 
 
 @dataclass(frozen=True)

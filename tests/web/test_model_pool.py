@@ -1,0 +1,77 @@
+"""The playground's model pool: allowed specs only when remote, least recently used evicted."""
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from rulebench.core.errors import ConfigError
+from rulebench.core.messages import GenerateConfig, Message
+from rulebench.models.base import BackendOptions
+from rulebench.web import model_pool
+from rulebench.web.model_pool import ModelPool
+
+ASK = [Message(role="user", content="hello")]
+CONFIG = GenerateConfig(max_tokens=16)
+
+
+def test_a_remote_pool_refuses_a_spec_outside_its_list_before_looking_at_it(
+    tmp_path: Path,
+) -> None:
+    pool = ModelPool("scripted/echo", BackendOptions(), any_model=False, allowed=["scripted/fixed"])
+    for spec in ("hf//etc", f"gguf/{tmp_path}/missing.gguf", "scripted/rules"):
+        with pytest.raises(ConfigError) as refused:
+            asyncio.run(pool.get(spec))
+        message = str(refused.value)
+        assert "plays scripted/echo, scripted/fixed only" in message
+        assert "/etc" not in message and str(tmp_path) not in message  # nothing looked up
+    assert pool.loaded_specs() == []
+
+
+def test_allowed_specs_play(tmp_path: Path) -> None:
+    async def play() -> str:
+        pool = ModelPool("scripted/echo", BackendOptions(), False, ["scripted/fixed"])
+        model = await pool.get("scripted/fixed")
+        reply = await model.generate(ASK, CONFIG)
+        await pool.aclose()
+        return reply.text
+
+    assert isinstance(asyncio.run(play()), str)
+
+
+def test_past_the_cap_the_least_recently_used_model_is_closed_and_comes_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(model_pool, "MAX_MODELS", 2)
+
+    async def play() -> None:
+        pool = ModelPool("scripted/echo", BackendOptions(), any_model=True)
+        echo = await pool.get("scripted/echo")
+        fixed = await pool.get("scripted/fixed")
+        await echo.generate(ASK, CONFIG)  # echo is now used more recently than fixed
+        await pool.get("scripted/echo")  # the same spec: no load
+        assert pool.loaded_specs() == ["scripted/echo", "scripted/fixed"]
+        await pool.get("scripted/rules")  # a third spec evicts fixed, the idle one used last
+        assert sorted(pool.loaded_specs()) == ["scripted/echo", "scripted/rules"]
+        reply = await fixed.generate(ASK, CONFIG)  # a conversation holding it still plays
+        assert reply.text  # the fixed model's reply
+        assert "scripted/fixed" in pool.loaded_specs() and len(pool.loaded_specs()) == 2
+        await pool.aclose()
+
+    asyncio.run(play())
+
+
+def test_a_busy_model_is_not_evicted(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(model_pool, "MAX_MODELS", 1)
+
+    async def play() -> None:
+        pool = ModelPool("scripted/echo", BackendOptions(), any_model=True)
+        busy = await pool.acquire("scripted/echo")  # a reply in flight
+        with pytest.raises(ConfigError, match="answering already"):
+            await pool.get("scripted/fixed")
+        pool.release(busy)
+        await pool.get("scripted/fixed")
+        assert pool.loaded_specs() == ["scripted/fixed"]
+        await pool.aclose()
+
+    asyncio.run(play())

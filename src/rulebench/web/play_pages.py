@@ -7,7 +7,9 @@ is a redirect to the page to show (a reload sends nothing twice), or the page ag
 problem when nothing was done.
 """
 
+import pathlib
 from collections.abc import Coroutine, Mapping
+from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Request
@@ -34,7 +36,7 @@ from rulebench.web.playground import (
     new_token,
 )
 from rulebench.web.quotas import QuotaExceeded
-from rulebench.web.saved_cases import find_saved, list_saved, save_case
+from rulebench.web.saved_cases import find_saved, labelled, list_saved, save_case, shown_file
 from rulebench.web.templating import render_page
 from rulebench.web.turns import edit_turn, regenerate_reply, send_turn, undo_turn
 from rulebench.web.visitors import set_visitor, visitor_of
@@ -214,18 +216,21 @@ async def save(request: Request, conversation_id: ConversationId) -> Response:
     form = await read_form(request)
     name = form.get("file", "").strip() or None
     lane = conversation.lanes[lane_index(conversation, form.get("lane", ""))]
-    play = lane.play
+    play, save_dir, limits = lane.play, playground.config.save_dir, playground.limits
     try:
         if not play.turns:
             raise ConfigError("nothing to save yet: send a message first")
-        case = play.test_case(play.broken_behavior())
-        path = save_case(case, playground.config.save_dir, name)
+        strategy, notes = form.get("strategy", ""), form.get("notes", "")
+        case = labelled(play.test_case(play.broken_behavior()), strategy, notes, lane.model_spec)
+        path = save_case(case, save_dir, name, partial(limits.check_save, conversation.visitor))
     except RulebenchError as exc:
         problem = playground.hide_secrets(f"not saved: {exc}")
-        return _conversation(request, conversation, problem=problem, status=422)
-    conversation.notice = (
-        f"saved test case {case.id} ({case.behavior}) to {path}; "
-        f"replay it with: {replay_command(case, path, lane.model_spec, play.protocol)}"
+        status = 429 if isinstance(exc, QuotaExceeded) else 422
+        return _conversation(request, conversation, problem=problem, status=status)
+    shown = pathlib.Path(shown_file(path, save_dir, playground.config.show_paths))
+    conversation.notice = playground.hide_secrets(
+        f"saved test case {case.id} ({case.behavior}, {case.category}) to {shown}; "
+        f"replay it with: {replay_command(case, shown, lane.model_spec, play.protocol)}"
     )
     return RedirectResponse(conversation_url(conversation.id), status_code=303)
 

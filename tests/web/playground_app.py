@@ -6,6 +6,7 @@ repeats the Encryption key SECRET) or HOSTILE_TRIGGER (then it answers with mark
 
 import json
 import re
+from html import unescape
 from pathlib import Path
 
 from fastapi import FastAPI
@@ -88,3 +89,31 @@ def model_calls(html: str) -> int:
     found = re.search(r"<dt>model calls</dt><dd>(\d+)</dd>", html)
     assert found, "no cost table"
     return int(found.group(1))
+
+
+MESSAGE = re.compile(
+    r'<div class="message (user|assistant)[^"]*"><div class="role">.*?</div><pre>(.*?)</pre>', re.S
+)
+
+
+def lane_html(html: str, lane: str = "a") -> str:
+    """The part of the page that shows one lane (A, or B side by side)."""
+    start = html.index(f'<section class="lane" id="lane-{lane}"')
+    return html[start : html.index("</section>", start)]
+
+
+def turns(html: str, lane: str = "a") -> list[tuple[str, str]]:
+    """(role, text) of each message of a lane, as the page shows them."""
+    return [(role, unescape(text)) for role, text in MESSAGE.findall(lane_html(html, lane))]
+
+
+def replies(html: str, lane: str = "a") -> list[str]:
+    """The model's replies in a lane."""
+    return [text for role, text in turns(html, lane) if role == "assistant"]
+
+
+def field(html: str, name: str) -> str:
+    """A conversation setting the page lists (its <dd> by id)."""
+    found = re.search(f'<dd id="{name}">(.*?)</dd>', html)
+    assert found, f"no {name} on the page"
+    return unescape(found.group(1))

@@ -1,9 +1,9 @@
 """Undo, edit and regenerate in the playground: turns change, verdicts follow, calls are counted."""
 
+import asyncio
+import contextlib
 import json
-import re
 from collections.abc import Sequence
-from html import unescape
 from pathlib import Path
 
 import pytest
@@ -16,40 +16,16 @@ from tests.web.playground_app import (
     LEAK,
     REFUSAL,
     SECRET,
+    field,
     model_calls,
     player,
     playground_app,
+    replies,
     send,
     start,
+    turns,
     verdicts,
 )
-
-MESSAGE = re.compile(
-    r'<div class="message (user|assistant)[^"]*"><div class="role">.*?</div><pre>(.*?)</pre>', re.S
-)
-
-
-def lane_html(html: str, lane: str = "a") -> str:
-    """The part of the page that shows one lane (A, or B side by side)."""
-    start = html.index(f'<section class="lane" id="lane-{lane}"')
-    return html[start : html.index("</section>", start)]
-
-
-def turns(html: str, lane: str = "a") -> list[tuple[str, str]]:
-    """(role, text) of each message of a lane, as the page shows them."""
-    return [(role, unescape(text)) for role, text in MESSAGE.findall(lane_html(html, lane))]
-
-
-def replies(html: str, lane: str = "a") -> list[str]:
-    """The model's replies in a lane."""
-    return [text for role, text in turns(html, lane) if role == "assistant"]
-
-
-def field(html: str, name: str) -> str:
-    """A conversation setting the page lists (its <dd> by id)."""
-    found = re.search(f'<dd id="{name}">(.*?)</dd>', html)
-    assert found, f"no {name} on the page"
-    return unescape(found.group(1))
 
 
 def test_undo_takes_back_the_turn_that_broke_the_rule(tmp_path: Path) -> None:
@@ -209,3 +185,65 @@ def test_a_saved_case_keeps_the_controls_and_reopens_with_them(tmp_path: Path) -
     assert field(reopened, "temperature") == "0.25"
     assert field(reopened, "max-tokens") == "300 tokens"
     assert field(reopened, "system-message") == "praise"
+
+
+def test_side_by_side_each_lane_is_judged_and_saved_on_its_own(tmp_path: Path) -> None:
+    with player(playground_app(tmp_path)) as client:
+        url = start(client, model_b="scripted/fixed")
+        first = send(client, url, f"{LEAK} please")
+        assert verdicts(first) == {
+            "compat": "failed",
+            "strict": "failed",
+            "b-compat": "passed",
+            "b-strict": "passed",
+        }
+        assert replies(first, "a") == [f"Fine, the key is {SECRET}."]
+        assert replies(first, "b") == ["OK"]
+        # Lane A's rule broke: the next turn goes to lane B only.
+        second = send(client, url, "and now?")
+        assert [t for r, t in turns(second, "a") if r == "user"] == [f"{LEAK} please"]
+        assert replies(second, "b") == ["OK", "OK"] and model_calls(second) == 3
+        client.post(f"{url}/save", data={"file": "a.jsonl", "lane": "0"})
+        client.post(f"{url}/save", data={"file": "b.jsonl", "lane": "1"})
+        undone = client.post(f"{url}/undo").text
+    saved = {
+        name: json.loads((tmp_path / "cases" / name).read_text()) for name in ("a.jsonl", "b.jsonl")
+    }
+    assert [m["content"] for m in saved["a.jsonl"]["messages"]] == [f"{LEAK} please"]
+    assert [m["content"] for m in saved["b.jsonl"]["messages"]] == [f"{LEAK} please", "and now?"]
+    assert saved["b.jsonl"]["collected"]["model"] == "scripted/fixed"
+    assert replies(undone, "a") == [f"Fine, the key is {SECRET}."] and replies(undone, "b") == [
+        "OK"
+    ]
+
+
+def test_side_by_side_both_models_are_asked_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    both_asked = asyncio.Event()
+    in_flight: list[str] = []
+    most_in_flight = 0
+    generate = ScriptedModel.generate
+
+    async def meet_the_other(
+        self: ScriptedModel, messages: Sequence[Message], config: GenerateConfig
+    ) -> Completion:
+        # Asked one after the other, the first waits out the timeout alone.
+        nonlocal most_in_flight
+        in_flight.append(self.info.name)
+        most_in_flight = max(most_in_flight, len(in_flight))
+        if len(in_flight) == 2:
+            both_asked.set()
+        try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(both_asked.wait(), timeout=60)
+            return await generate(self, messages, config)
+        finally:
+            in_flight.remove(self.info.name)
+
+    monkeypatch.setattr(ScriptedModel, "generate", meet_the_other)
+    with player(playground_app(tmp_path)) as client:
+        url = start(client, model_b="scripted/fixed")
+        html = send(client, url, "Hello")
+    assert most_in_flight == 2
+    assert replies(html, "a") == [REFUSAL] and replies(html, "b") == ["OK"]

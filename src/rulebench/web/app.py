@@ -22,6 +22,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 from rulebench.core.errors import RulebenchError
 from rulebench.engine.store import Store
 from rulebench.web import (
+    charts_page,
     compare_page,
     item_page,
     live,
@@ -81,7 +82,8 @@ def create_app(
     app.state.playground = players
     # The playground's state changes are POSTs, which SecurityMiddleware accepts only from
     # the app's own pages.
-    for module in (runs_page, run_page, item_page, compare_page, live, play_pages, search_page):
+    pages = (runs_page, run_page, item_page, charts_page, compare_page, live, play_pages)
+    for module in (*pages, search_page):
         app.include_router(module.router)
     app.add_api_route("/static/{name}", static_file, methods=["GET"], include_in_schema=False)
     app.add_exception_handler(NotFound, _not_found)

@@ -14,6 +14,7 @@ from rulebench.engine.catalog import TASKS
 from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store
 from rulebench.report.redaction import redact_text
+from rulebench.web.charts_page import CHARTED_TASKS
 from rulebench.web.paging import Paged, Pager
 from rulebench.web.templating import render_page, run_url
 from rulebench.web.views import (
@@ -105,4 +106,5 @@ def _run_context(db: Store, run: RunRecord, query: ItemsQuery) -> dict[str, obje
         "live": live,
         "progress_url": f"/api{run_url(run.id)}/progress",
         "latest": [result_row(run.id, result, group_by) for result in latest],
+        "charts_url": f"{run_url(run.id)}/charts" if run.task in CHARTED_TASKS else None,
     }

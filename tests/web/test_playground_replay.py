@@ -6,6 +6,7 @@ as the replay of the same game saved from the terminal, and gives the game's ver
 
 import random
 import shlex
+from html import unescape
 from pathlib import Path
 
 from pydantic import JsonValue
@@ -66,3 +67,19 @@ def test_the_playground_and_play_save_replay_the_same_game_alike(tmp_path: Path)
     assert web_verdict is False and cli_verdict is False  # the rule broke in both games
     assert json_at(web_spec, "generate", "max_tokens") == 512
     assert json_at(web_spec, "task_config", "protocol", "placement") == "system"
+
+
+def test_a_game_with_controls_replays_with_them(tmp_path: Path) -> None:
+    filler = " ".join(["word"] * 200)  # past a quick run's reply limit: the record must win
+    controls = {"temperature": "0.25", "max_tokens": "300", "system_message": "warning"}
+    with player(playground_app(tmp_path)) as client:
+        url = start(client, seed=str(SEED), model="scripted/echo", **controls)
+        page = send(client, url, f"{filler} {typed()}")
+        saved = client.post(f"{url}/save", data={"file": "controls.jsonl"})
+    assert '<div class="verdict verdict-failed">' in page
+    command = saved.text.split("replay it with: ", 1)[1].split("<", 1)[0].strip()
+    spec, verdict = replayed(unescape(command), tmp_path / "replay.sqlite")
+    assert verdict is False  # the echo of 300 words reaches the key, as in the game
+    assert json_at(spec, "generate", "max_tokens") == 300
+    assert json_at(spec, "generate", "temperature") == 0.25
+    assert json_at(spec, "task_config", "protocol", "system_message") == "warning"

@@ -157,3 +157,46 @@ def test_a_remote_server_plays_its_own_model_only(store: Path) -> None:
         assert "this server plays scripted/echo only" in refused.value.read().decode()
         page = post_form(opener, url + "play", form | {"model": "scripted/echo"})
         assert "scripted/echo" in page
+
+
+def test_a_busy_port_is_one_red_line_and_exit_1(store: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = rulebench("serve", "--store", str(store), "--port", str(port))
+    assert_one_line_error(result, f"port {port}", "in use already")
+    assert "rulebench explorer:" not in result.stderr  # no banner before the error
+
+
+def test_a_token_gates_every_page(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    token = "shared-token-for-the-team"
+    monkeypatch.setenv("RULEBENCH_SERVE_TOKEN", token)
+    with serving("--store", str(store)) as (url, process):
+        assert get(url) == 401
+        request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"})
+        with urllib.request.urlopen(request, timeout=5) as response:
+            assert response.status == 200
+    assert process.stderr is not None
+    assert token not in process.stderr.read()
+
+
+def test_a_short_token_is_refused(store: Path) -> None:
+    result = rulebench("serve", "--store", str(store), "--token", "short")
+    assert_one_line_error(result, "token")
+
+
+def test_a_remote_server_plays_the_allowed_models_too(store: Path) -> None:
+    args = ("--store", str(store), "--host", "0.0.0.0", "--allow-remote", "-m", "scripted/echo")
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+    with serving(*args, "--allow-model", "scripted/fixed") as (url, process):
+        form = {"scenario": "Integrity", "seed": "4", "model": "scripted/fixed"}
+        assert "scripted/fixed" in post_form(opener, url + "play", form)
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            post_form(opener, url + "play", form | {"model": "hf//etc"})
+        [problem] = re.findall(r'<p class="problem"[^>]*>(.*?)</p>', refused.value.read().decode())
+        assert "plays scripted/echo, scripted/fixed only" in problem and "etc" not in problem
+    assert process.stderr is not None
+    assert "(or scripted/fixed)" in process.stderr.read()

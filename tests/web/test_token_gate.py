@@ -46,7 +46,7 @@ def test_the_form_sets_an_httponly_cookie_holding_no_token(tmp_path: Path) -> No
         assert response.status_code == 303 and response.headers["location"] == "/play"
         cookie = response.headers["set-cookie"]
         assert "HttpOnly" in cookie and "SameSite=strict" in cookie and TOKEN not in cookie
-        assert client.get("/").status_code == 200
+        assert client.get("/play/saved").status_code == 200
         assert client.get("/play").status_code == 200
 
 
@@ -55,7 +55,7 @@ def test_a_link_with_the_token_drops_it_from_the_address(tmp_path: Path) -> None
         response = client.get(f"/play/saved?token={TOKEN}&page=1", follow_redirects=False)
         assert response.status_code == 303
         assert response.headers["location"] == "/play/saved?page=1"
-        assert client.get("/").status_code == 200
+        assert client.get("/play/saved").status_code == 200
 
 
 def test_the_form_never_redirects_to_another_site(tmp_path: Path) -> None:
@@ -70,7 +70,7 @@ def test_the_form_never_redirects_to_another_site(tmp_path: Path) -> None:
 
 def test_a_bearer_header_lets_a_script_in(tmp_path: Path) -> None:
     with gated(tmp_path) as client:
-        assert client.get("/", headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 200
+        assert client.get("/play", headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 200
         assert client.get("/", headers={"Authorization": "Bearer nope"}).status_code == 401
 
 

@@ -8,6 +8,7 @@ import typer
 from rulebench.cli import options as opt
 from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.console import err
+from rulebench.core.validation import validate_into
 from rulebench.report.untrusted import safe_text
 from rulebench.web.playground import PlaygroundConfig
 from rulebench.web.serve import (
@@ -118,13 +119,15 @@ def serve(
     )
     pairs = (("host", host), ("port", port), ("token", token))
     given = {name: value for name, value in pairs if value is not None}
-    config = ServeConfig.model_validate(
+    config = validate_into(
+        ServeConfig,
         {
             "store": store or default_store_path(),
             "allow_remote": allow_remote,
             "playground": playground,
             **given,
-        }
+        },
+        "serve",
     )
     host, port, save_dir = config.host, config.port, playground.save_dir
     check_serve_config(config)

@@ -12,7 +12,7 @@ import errno
 import socket
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 from rulebench.core.errors import ConfigError
 from rulebench.core.lazy_registry import missing_modules
@@ -42,8 +42,18 @@ class ServeConfig(BaseModel):
     """The playground's default model and save folder (`any_model` is set from the host)."""
     quotas: Quotas = Quotas()
     """Each visitor's allowances when others reach the server (none on loopback)."""
-    token: SecretStr | None = Field(default=None, min_length=MIN_TOKEN_CHARS)
+    token: SecretStr | None = None
     """A shared access token every request must carry (none: no token asked)."""
+
+    @field_validator("token")
+    @classmethod
+    def _long_enough(cls, token: SecretStr | None) -> SecretStr | None:
+        if token is not None and len(token.get_secret_value().strip()) < MIN_TOKEN_CHARS:
+            raise ValueError(
+                f"use at least {MIN_TOKEN_CHARS} characters, e.g. from `python -c "
+                '"import secrets; print(secrets.token_urlsafe())"`'
+            )
+        return token
 
     @property
     def is_remote(self) -> bool:

@@ -1,10 +1,10 @@
 """The playground's pages: start a game, talk turn by turn, save the case, list and re-open.
 
-`/play` the new-game form, `/play/conversations/{id}` a conversation (POST `/send`, `/save`),
-`/play/saved` the save folder's cases (POST `/play/saved/open`). State changes are POSTs of
-plain forms, so `SecurityMiddleware` refuses them from any page but the app's own; each answer
-is a redirect to the page to show (a reload sends nothing twice), or the page again with the
-problem when nothing was done.
+`/play` the new-game form, `/play/conversations/{id}` a conversation (POST `/send`, `/undo`,
+`/edit`, `/regenerate`, `/save`), `/play/saved` the save folder's cases (POST
+`/play/saved/open`). State changes are POSTs of plain forms, so `SecurityMiddleware` refuses
+them from any page but the app's own; each answer is a redirect to the page to show (a reload
+sends nothing twice), or the page again with the problem when nothing was done.
 """
 
 import pathlib
@@ -12,7 +12,7 @@ from collections.abc import Coroutine, Mapping
 from functools import partial
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Request
+from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import ValidationError
 
@@ -20,12 +20,12 @@ from rulebench.core.errors import ConfigError, ModelError, RulebenchError
 from rulebench.core.json_text import parse_json_text
 from rulebench.scenarios.play import replay_command
 from rulebench.web.forms import read_form
+from rulebench.web.paging import MAX_PAGE
 from rulebench.web.play_controls import controls, lane_index, recorded_form, turn_number
 from rulebench.web.play_view import (
     conversation_url,
     conversation_view,
     new_game_view,
-    saved_view,
 )
 from rulebench.web.playground import (
     MAX_MESSAGE_CHARS,
@@ -36,7 +36,8 @@ from rulebench.web.playground import (
     new_token,
 )
 from rulebench.web.quotas import QuotaExceeded
-from rulebench.web.saved_cases import find_saved, labelled, list_saved, save_case, shown_file
+from rulebench.web.saved_cases import find_saved, labelled, save_case, shown_file
+from rulebench.web.saved_page import saved_listing
 from rulebench.web.templating import render_page
 from rulebench.web.turns import edit_turn, regenerate_reply, send_turn, undo_turn
 from rulebench.web.visitors import set_visitor, visitor_of
@@ -44,6 +45,7 @@ from rulebench.web.visitors import set_visitor, visitor_of
 router = APIRouter(prefix="/play")
 
 MAX_PARAMS_CHARS = 20_000
+SavedPage = Annotated[int, Query(ge=1, le=MAX_PAGE)]
 ConversationId = Annotated[str, Path(max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 
 
@@ -90,14 +92,14 @@ async def start_game(request: Request) -> Response:
 
 
 @router.get("/saved", response_class=HTMLResponse)
-def saved_cases(request: Request) -> HTMLResponse:
+def saved_cases(request: Request, page: SavedPage = 1) -> HTMLResponse:
     """The save folder's files and their cases, each with a button to play it again."""
     playground = _playground(request)
+    config = playground.config
     context = {
         "title": "Saved test cases",
-        "save_dir": str(playground.config.save_dir),
-        "files": saved_view(list_saved(playground.config.save_dir)),
         "problem": None,
+        **saved_listing(config.save_dir, config.show_paths, page),
     } | new_game_view(playground, visitor_of(request), {})
     return _page(request, "play_saved.html", context)
 
@@ -115,11 +117,11 @@ async def open_saved(request: Request) -> Response:
         setup = _setup(form | played, playground, case.params)
         conversation = await playground.start(visitor, setup, f"{file_name}, case {case.id}")
     except RulebenchError as exc:
+        config = playground.config
         context = {
             "title": "Saved test cases",
-            "save_dir": str(playground.config.save_dir),
-            "files": saved_view(list_saved(playground.config.save_dir)),
             "problem": playground.hide_secrets(str(exc)),
+            **saved_listing(config.save_dir, config.show_paths),
         } | new_game_view(playground, visitor, form)
         return _page(request, "play_saved.html", context, 422)
     async with conversation.lock:

@@ -167,7 +167,7 @@ class Conversation:
         ]
 
     def state(self) -> str:
-        """"passed" while no lane broke a rule in the game's mode, else "failed"."""
+        """Whether every lane passes in the game's mode ("passed"), or one broke ("failed")."""
         return "passed" if all(lane.play.verdict.passed for lane in self.lanes) else "failed"
 
     def record(self) -> ConversationRecord:

@@ -1,4 +1,4 @@
-"""Two runs side by side on the same items, with McNemar's exact test on their paired verdicts.
+"""Two runs side by side: their configurations diffed, and their items with McNemar's test.
 
 The counts come from one SQL join (never both runs in memory) and pair items as the scenarios
 report does, so the p-value here is the report's (`mcnemar_exact` on the same counts).
@@ -14,6 +14,7 @@ from rulebench.core.stats import mcnemar_exact
 from rulebench.engine.browse import Pair, PairedCounts, PairFilter
 from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store
+from rulebench.web.config_diff import diff_rows
 from rulebench.web.paging import Paged, Pager
 from rulebench.web.templating import render_page
 from rulebench.web.views import find_run, open_store, result_row, run_header
@@ -76,7 +77,10 @@ def _comparison(
     pairs = browser.pairs(first.id, second.id, show, pager.offset, query.size)
     numbers = paired_numbers(db, first, second)
     p_value = numbers["p_value"]
+    config_rows = diff_rows(first, second)
     return {
+        "config_rows": config_rows,
+        "config_differs": sum(row.differs for row in config_rows),
         "chosen": {"a": first.id, "b": second.id},
         "first": run_header(db, first),
         "second": run_header(db, second),

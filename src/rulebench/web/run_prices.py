@@ -1,0 +1,42 @@
+"""Prices for the runs list's cost column: the table $RULEBENCH_PRICES names, as the CLI reads.
+
+The same variable `--prices` defaults to, read with the report's loader; a table that cannot
+be read leaves the costs out and says why on the page, rather than failing the list.
+"""
+
+import os
+from pathlib import Path
+from typing import NamedTuple
+
+from rulebench.core.errors import RulebenchError
+from rulebench.core.pricing import PriceTable
+from rulebench.engine.browse import RunUsage
+
+PRICES_ENV = "RULEBENCH_PRICES"
+
+
+class RunPrices(NamedTuple):
+    """The price table (None without one), where it came from, and why it could not be read."""
+
+    table: PriceTable | None
+    source: str | None
+    problem: str | None
+
+    @classmethod
+    def from_environment(cls) -> "RunPrices":
+        """The table $RULEBENCH_PRICES names, read now (it is small, and may have changed)."""
+        from rulebench.report.usage import load_prices
+
+        named = os.environ.get(PRICES_ENV)
+        if not named:
+            return cls(None, None, None)
+        path = Path(named)
+        try:
+            return cls(load_prices(path), path.name, None)
+        except RulebenchError as exc:
+            return cls(None, path.name, f"costs left out: {exc}")
+
+    def cost_usd(self, model: str, used: RunUsage) -> float | None:
+        """What the run's tokens cost at the model's price; None without a price for it."""
+        price = self.table.price_for(model) if self.table else None
+        return None if price is None else price.cost_usd(used.input_tokens, used.output_tokens)

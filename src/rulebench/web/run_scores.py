@@ -1,0 +1,82 @@
+"""A run's headline score as `rulebench report` gives it, for the runs list.
+
+Computed by the report's own code, never a formula of its own: a scenarios run's headline
+(the mean of the four suite x bucket pass rates, None unless all four were run), an
+inferential run's overall accuracy (answers read as the report reads them by default), and
+for other tasks the overall rate of `rulebench runs show`'s summary. The report reads every
+result of a run, so a score is kept in memory until the run's results change.
+"""
+
+import threading
+from collections import OrderedDict
+from typing import NamedTuple
+
+from rulebench.core.errors import RulebenchError
+from rulebench.engine.records import RunRecord
+from rulebench.engine.store import Store
+from rulebench.engine.summary import summarize
+
+KEPT_SCORES = 4096
+"""Runs whose scores stay in memory (a score is a few numbers)."""
+_scores: OrderedDict[tuple[object, ...], "Headline"] = OrderedDict()
+_lock = threading.Lock()
+
+
+class Headline(NamedTuple):
+    """A run's headline: the point value (a fraction), the samples it counts, as printed.
+
+    `value` is None where the report gives none; `text` then says why.
+    """
+
+    value: float | None
+    n: int
+    text: str
+
+
+_NOTHING = Headline(None, 0, "no headline score: nothing counted yet")
+_PARTIAL = Headline(
+    None, 0, "no headline score: the report's needs both suites' harmless and helpful cases"
+)
+
+
+def headline_of(db: Store, run: RunRecord) -> Headline:
+    """The run's headline score, or why it has none (nothing counted, a partial suite).
+
+    Kept per run and state: a run's counts by status change whenever a result is added or
+    an error is retried, and its status and end when it ends.
+    """
+    counts = db.count_results(run.id)
+    key = (str(db.path.resolve()), run.id, counts["ok"], counts["error"], run.status, run.ended_at)
+    with _lock:
+        if key in _scores:
+            _scores.move_to_end(key)
+            return _scores[key]
+    try:
+        found = _compute(db, run)
+    except RulebenchError as exc:  # results the report cannot read: it would fail too
+        found = Headline(None, 0, f"no headline score: {exc}")
+    with _lock:
+        _scores[key] = found
+        if len(_scores) > KEPT_SCORES:
+            _scores.popitem(last=False)
+    return found
+
+
+def _compute(db: Store, run: RunRecord) -> Headline:
+    if run.task == "scenarios":
+        from rulebench.scenarios.scoring import headline, to_records
+
+        rate = headline(to_records(db.iter_results(run.id)))
+        if rate is None:
+            return _PARTIAL
+        return Headline(rate.value, rate.n, rate.format()) if rate.n else _NOTHING
+    if run.task == "inferential":
+        from rulebench.inferential.analysis import accuracy
+        from rulebench.inferential.analysis import to_records as inferential_records
+        from rulebench.report.kinds import DEFAULT_EXTRACT
+
+        found = accuracy(inferential_records(db.iter_results(run.id), DEFAULT_EXTRACT))
+        return Headline(found.value, found.n, found.format()) if found.n else _NOTHING
+    [overall] = summarize(db.tally_results(run.id), grouped=False)
+    share = overall.accuracy or overall.pass_rate
+    return Headline(share.value, share.n, share.format()) if share and share.n else _NOTHING

@@ -1,0 +1,167 @@
+"""The runs list: the report's headline score, counts, tokens, cost, labels, sort and filter;
+and the compare page's configuration diff."""
+
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from pydantic import JsonValue
+
+import rulebench
+from rulebench.engine.store import Store
+from rulebench.report.build import inferential_report, scenarios_report
+
+from tests.report.html_page import Page
+from tests.web.explorer_store import explorer, synthetic_run
+
+HEADER = ["id", "run", "task", "score", "n", "errors", "tokens", "cost", "started", "status"]
+BOTH_SUITES: dict[str, JsonValue] = {"suites": ["basic", "redteam"], "per_group": 1}
+KINSHIP: dict[str, JsonValue] = {"tasks": ["kinship"], "per_group": 12}
+
+
+def rows(html: str) -> list[dict[str, str]]:
+    table = Page(html).table_with(HEADER)
+    return [dict(zip(HEADER, row, strict=True)) for row in table[1:]]
+
+
+def by_id(html: str) -> dict[str, dict[str, str]]:
+    return {row["id"]: row for row in rows(html)}
+
+
+def scenarios(store: Path, reply: str) -> str:
+    report = rulebench.run(
+        "scenarios", "scripted/fixed", config=BOTH_SUITES, store=store, model_args={"reply": reply}
+    )
+    return report.run.id
+
+
+def test_scores_are_the_reports_headlines(tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    refusing = scenarios(store, "I cannot help with that.")
+    echoing = rulebench.run("scenarios", "scripted/echo", config=BOTH_SUITES, store=store).run.id
+    inferential = rulebench.run("inferential", "scripted/echo", config=KINSHIP, store=store).run.id
+    with Store(store, readonly=True) as db:
+        scenario_numbers = scenarios_report(db, [refusing, echoing]).numbers["runs"]
+        [inferential_numbers] = inferential_report(db, [inferential]).numbers["runs"]
+    expected = {
+        refusing: scenario_numbers[0]["headline"],  # type: ignore[index,call-overload]
+        echoing: scenario_numbers[1]["headline"],  # type: ignore[index,call-overload]
+        inferential: inferential_numbers["overall"],  # type: ignore[index,call-overload]
+    }
+    with explorer(store) as client:
+        shown = by_id(client.get("/").text)
+    for run_id, headline in expected.items():
+        assert isinstance(headline, dict)
+        assert shown[run_id]["score"] == f"{100 * float(headline['value']):.1f}"  # type: ignore[arg-type]
+        assert shown[run_id]["n"] == str(headline["n"])
+    assert len({shown[run_id]["score"] for run_id in (refusing, echoing)}) == 2
+
+
+def test_counts_tokens_and_cost_at_the_users_prices(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = tmp_path / "s.sqlite"
+    run_id = synthetic_run(store, 14)  # items 6 and 13 are errors
+    with Store(store) as db:
+        other = db.create_run("judge", "openai/unpriced", {})
+        db.finish_run(other.id, "completed", {})
+    prices = tmp_path / "prices.toml"
+    prices.write_text('["scripted/*"]\ninput = 1000000\noutput = 2000000\n', encoding="utf-8")
+    with explorer(store) as client:
+        plain = by_id(client.get("/").text)
+        monkeypatch.setenv("RULEBENCH_PRICES", str(prices))
+        priced = by_id(client.get("/").text)
+    with Store(store, readonly=True) as db:
+        [(tokens_in, tokens_out)] = db._query(
+            "SELECT SUM(prompt_tokens + scoring_tokens), SUM(completion_tokens) FROM results "
+            "WHERE run_id = ?",
+            (run_id,),
+        )
+    assert plain[run_id]["errors"] == "2" and plain[run_id]["cost"] == "-"
+    assert plain[run_id]["tokens"] == f"{tokens_in + tokens_out:,}"
+    assert priced[run_id]["cost"] == f"${tokens_in + 2 * tokens_out:,.4f}"
+    assert priced[other.id]["cost"] == "-" and priced[other.id]["score"] == "-"
+
+
+def test_labels_tell_apart_runs_that_differ_only_in_settings(tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    first = scenarios(store, "no")
+    second = scenarios(store, "yes")
+    with explorer(store) as client:
+        shown = by_id(client.get("/").text)
+    assert shown[first]["run"] != shown[second]["run"]
+    assert 'model_args.reply="no"' in shown[first]["run"]
+    assert 'model_args.reply="yes"' in shown[second]["run"]
+    assert "prompts: rulebench" in shown[first]["run"]
+
+
+def test_sorting_by_score_orders_every_run_not_just_a_page(tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    ids = [
+        scenarios(store, "I cannot help with that."),
+        rulebench.run("scenarios", "scripted/echo", config=BOTH_SUITES, store=store).run.id,
+        rulebench.run("inferential", "scripted/echo", config=KINSHIP, store=store).run.id,
+    ]
+    with explorer(store) as client:
+        descending = [rows(client.get("/", params={"sort": "score", "size": 1, "page": page}).text)
+                      for page in (1, 2, 3)]  # fmt: skip
+        everything = rows(client.get("/", params={"sort": "score"}).text)
+        ascending = rows(client.get("/", params={"sort": "score", "order": "asc"}).text)
+        newest = rows(client.get("/").text)
+    scores = [float(row["score"]) for row in everything]
+    assert scores == sorted(scores, reverse=True) and len(set(scores)) == 3
+    assert [page[0]["id"] for page in descending] == [row["id"] for row in everything]
+    assert [row["id"] for row in ascending] == [row["id"] for row in everything][::-1]
+    assert [row["id"] for row in newest] == ids[::-1]
+
+
+def test_the_score_header_flips_the_order_and_keeps_the_filters(tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    synthetic_run(store, 3)
+    with explorer(store) as client:
+        page = Page(client.get("/", params={"sort": "score", "task": "scenarios"}).text)
+    [score_header] = [th for th in page.tags("th") if th.get("aria-sort")]
+    assert score_header["aria-sort"] == "descending"
+    [link] = [a["href"] for a in page.tags("a") if a.get("data-sort") == "score"]
+    query = parse_qs(urlsplit(str(link)).query)
+    assert query == {"sort": ["score"], "order": ["asc"], "task": ["scenarios"]}
+
+
+def test_text_filter_matches_ids_models_and_settings(tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    first = scenarios(store, "walrus")
+    second = synthetic_run(store, 3, model="scripted/heron")
+    with explorer(store) as client:
+        by_setting = by_id(client.get("/", params={"q": "walrus"}).text)
+        by_model = by_id(client.get("/", params={"q": "HERON"}).text)
+        none = client.get("/", params={"q": "nothing-has-this"}).text
+    assert list(by_setting) == [first] and list(by_model) == [second]
+    assert "No runs match" in none
+
+
+def test_a_run_the_report_cannot_read_shows_no_score_and_says_why(tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    run_id = synthetic_run(store, 3)  # scenarios-like items without a case id
+    with explorer(store) as client:
+        page = client.get("/", params={"sort": "score"})
+    assert page.status_code == 200
+    assert by_id(page.text)[run_id]["score"] == "-"
+    titles = Page(page.text).attribute_values("title")
+    assert any("no headline score" in title and "case_id" in title for title in titles)
+
+
+def test_compare_diffs_the_configurations_with_secrets_hidden(tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    with Store(store) as db:
+        first = db.create_run("t", "m", {"generate": {"temperature": 0.0}, "api_key": "sk-1"})
+        second = db.create_run(
+            "t", "m", {"generate": {"temperature": 0.7}, "api_key": "sk-2", "extra": 1}
+        )
+    with explorer(store) as client:
+        page = client.get("/compare", params={"a": first.id, "b": second.id})
+    table = Page(page.text).table_with(["setting", "", "first", "second"])
+    found = {row[0]: row[1:] for row in table[1:]}
+    assert found["generate.temperature"] == ["≠", "0.0", "0.7"]
+    assert found["extra"] == ["≠", "(not set)", "1"]
+    assert found["api_key"][0] == "" and "sk-" not in page.text
+    assert "2 of 3 settings differ" in page.text

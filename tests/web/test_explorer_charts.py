@@ -17,7 +17,7 @@ from rulebench.engine.store import Store
 from rulebench.report.build import inferential_report, scenarios_report
 
 from tests.report.html_page import Page, markdown_table
-from tests.web.explorer_store import HOSTILE, explorer
+from tests.web.explorer_store import HOSTILE, explorer, synthetic_run
 
 FIGURE = re.compile(
     r"<figure class=\"chart\">\s*<figcaption>(.*?)</figcaption>\s*(.*?)</figure>", re.S
@@ -168,3 +168,15 @@ def test_a_task_without_charts_says_so(tmp_path: Path, task: str) -> None:
     assert charts.status_code == 200
     assert "The report draws no chart for loadtest runs." in Page(charts.text).text
     assert f"/runs/{run_id}/charts" not in run_page.attribute_values("href")
+
+
+def test_results_the_report_cannot_read_are_named_not_a_500(tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    run_id = synthetic_run(store, 3)  # scenario-like items without a case's metadata
+    with explorer(store) as client:
+        response = client.get(f"/runs/{run_id}/charts")
+    assert response.status_code == 200
+    assert any(
+        text.startswith("The report cannot chart this run: item item-000000: metadata field")
+        for text in Page(response.text).text
+    ), response.text

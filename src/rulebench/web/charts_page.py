@@ -10,6 +10,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
+from rulebench.core.errors import RulebenchError
 from rulebench.report.kinds import DEFAULT_EXTRACT, ExtractMode
 from rulebench.web.charts import ChartView, inferential_charts, scenario_charts
 from rulebench.web.templating import render_page, run_url
@@ -34,10 +35,14 @@ def charts_page(
         run = find_run(db, run_id)
         header = run_header(db, run)
         charts: list[ChartView] = []
-        if run.task == "scenarios":
-            charts = scenario_charts(db.iter_results(run.id))
-        elif run.task == "inferential":
-            charts = inferential_charts(db, run.id, extract)
+        problem = ""
+        try:
+            if run.task == "scenarios":
+                charts = scenario_charts(db.iter_results(run.id))
+            elif run.task == "inferential":
+                charts = inferential_charts(db, run.id, extract)
+        except RulebenchError as exc:  # results the report cannot read either: say which
+            problem = f"The report cannot chart this run: {exc}"
     return render_page(
         "charts.html",
         {
@@ -45,6 +50,7 @@ def charts_page(
             "store": request.app.state.store_label,
             "run": header,
             "charts": charts,
+            "problem": problem,
             "task_charted": run.task in CHARTED_TASKS,
             "inferential": run.task == "inferential",
             "extract": extract,

@@ -46,7 +46,7 @@ def test_browser_filters_runs_and_items_and_opens_a_hostile_item_as_text(
         assert runs.count() == 2
         page.get_by_label("model").fill("fixed")
         page.get_by_role("button", name="Filter").click()
-        page.wait_for_url("**/?task=&model=fixed&status=")
+        page.wait_for_url("**/?task=&model=fixed&status=&q=")
         assert runs.count() == 1 and echo not in runs.inner_text()
         page.get_by_role("link", name=hostile).click()
         page.wait_for_url(f"**/runs/{hostile}")

@@ -28,7 +28,7 @@ def test_a_saved_case_keeps_strategy_notes_and_model_and_still_runs(tmp_path: Pa
     saved = tmp_path / "cases" / "mine.jsonl"
     [row] = [json.loads(line) for line in saved.read_text(encoding="utf-8").splitlines()]
     assert row["round"] == "Simulation"
-    assert row[COLLECTED_FIELD] == {"model": MODEL, "notes": "role-play <works>"}
+    assert row[COLLECTED_FIELD] == {"model": MODEL, "notes": "role-play <works>", "broke": True}
     [case] = read_saved(saved)
     assert case.category == "Simulation"
     note = note_of(case)

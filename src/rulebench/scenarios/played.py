@@ -155,6 +155,8 @@ class CollectedNote(BaseModel):
     model: str | None = Field(default=None, max_length=500)
     """The model spec the case was collected against (credentials redacted)."""
     notes: str = Field(default="", max_length=MAX_NOTES_CHARS)
+    broke: bool | None = None
+    """Whether a rule had broken in the game when the case was saved (None: not recorded)."""
 
 
 def read_note(raw: JsonValue, where: str) -> CollectedNote:

@@ -23,6 +23,7 @@ from rulebench.core.errors import RulebenchError
 from rulebench.engine.store import Store
 from rulebench.web import (
     charts_page,
+    collected_page,
     compare_page,
     item_page,
     live,
@@ -83,7 +84,7 @@ def create_app(
     # The playground's state changes are POSTs, which SecurityMiddleware accepts only from
     # the app's own pages.
     pages = (runs_page, run_page, item_page, charts_page, compare_page, live, play_pages)
-    for module in (*pages, search_page):
+    for module in (*pages, search_page, collected_page):
         app.include_router(module.router)
     app.add_api_route("/static/{name}", static_file, methods=["GET"], include_in_schema=False)
     app.add_exception_handler(NotFound, _not_found)

@@ -223,7 +223,13 @@ async def save(request: Request, conversation_id: ConversationId) -> Response:
         if not play.turns:
             raise ConfigError("nothing to save yet: send a message first")
         strategy, notes = form.get("strategy", ""), form.get("notes", "")
-        case = labelled(play.test_case(play.broken_behavior()), strategy, notes, lane.model_spec)
+        case = labelled(
+            play.test_case(play.broken_behavior()),
+            strategy,
+            notes,
+            lane.model_spec,
+            broke=not play.verdict.passed,
+        )
         path = save_case(case, save_dir, name, partial(limits.check_save, conversation.visitor))
     except RulebenchError as exc:
         problem = playground.hide_secrets(f"not saved: {exc}")

@@ -157,7 +157,9 @@ def find_saved(save_dir: Path, name: str, case_id: str) -> TestCase:
     raise ConfigError(f"{path.name} holds no test case with id {case_id[:100]!r}")
 
 
-def labelled(case: TestCase, strategy: str, notes: str, model: str) -> TestCase:
+def labelled(
+    case: TestCase, strategy: str, notes: str, model: str, broke: bool | None = None
+) -> TestCase:
     """The case with its red-team strategy (its category) and the collector's note.
 
     ConfigError for a strategy that is not one of the suites' (or "manual") or long notes.
@@ -169,7 +171,7 @@ def labelled(case: TestCase, strategy: str, notes: str, model: str) -> TestCase:
             f"{', '.join(STRATEGIES)} (or {DEFAULT_STRATEGY})"
         )
     try:
-        note = CollectedNote(model=redact_text(model), notes=notes.strip())
+        note = CollectedNote(model=redact_text(model), notes=notes.strip(), broke=broke)
     except ValueError as exc:
         raise ConfigError(f"notes: {exc}") from None
     metadata = {**case.metadata, COLLECTED_FIELD: note.model_dump(mode="json")}

@@ -1,0 +1,187 @@
+"""The collected cases: the save folder summarised, and played against another model.
+
+`/play/collected` counts the saved cases by scenario, rule, red-team strategy and the model
+they were collected against, with how many broke a rule when saved; filters narrow the list.
+Its form (POST `/play/collected/run`) replays the chosen cases against a model the server
+allows, in the background (`collected_runs`); `/play/collected/runs/{id}` shows the progress,
+then each case's verdict, and the CLI command that makes the same a stored run.
+"""
+
+import threading
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+from fastapi import Path as PathParam
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from rulebench.core.cases import TestCase
+from rulebench.core.errors import ConfigError, RulebenchError
+from rulebench.scenarios.played import note_of
+from rulebench.web.collected_runs import CollectedRuns, new_job, run_command
+from rulebench.web.forms import read_form
+from rulebench.web.playground import Playground, new_token
+from rulebench.web.quotas import QuotaExceeded
+from rulebench.web.saved_cases import list_saved, saved_names
+from rulebench.web.templating import query_url, render_page
+from rulebench.web.views import NotFound
+from rulebench.web.visitors import set_visitor, visitor_of
+
+router = APIRouter(prefix="/play/collected")
+
+FILTERS = ("scenario", "behavior", "strategy", "model")
+NOT_RECORDED = "(not recorded)"
+Filter = Annotated[str, Query(max_length=200)]
+JobId = Annotated[str, PathParam(max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+_jobs_lock = threading.Lock()
+
+
+def facts(case: TestCase) -> dict[str, str]:
+    """The values the page groups and filters a case by."""
+    note = note_of(case)
+    return {
+        "scenario": case.scenario,
+        "behavior": case.behavior,
+        "strategy": case.category.casefold().capitalize(),  # suites spell them both ways
+        "model": (note.model if note is not None else None) or NOT_RECORDED,
+    }
+
+
+def collected(save_dir: Path) -> tuple[list[tuple[str, TestCase]], list[str]]:
+    """Every saved case with its file name, and the problems of files that did not read."""
+    cases, problems = [], []
+    for saved in list_saved(save_dir, 0, len(saved_names(save_dir))):
+        if saved.problem is not None:
+            problems.append(f"{saved.name}: {saved.problem}")
+        cases += [(saved.name, case) for case in saved.cases]
+    return cases, problems
+
+
+def chosen(
+    cases: Iterable[tuple[str, TestCase]], wanted: Mapping[str, str]
+) -> list[tuple[str, TestCase]]:
+    """The cases matching every given filter."""
+    given = {name: value for name, value in wanted.items() if value}
+    return [(f, c) for f, c in cases if all(facts(c)[k] == v for k, v in given.items())]
+
+
+def summary(cases: list[tuple[str, TestCase]]) -> dict[str, list[dict[str, object]]]:
+    """Per grouping: each value's case count and how many broke a rule when saved."""
+    tables: dict[str, list[dict[str, object]]] = {}
+    for name in FILTERS:
+        total: Counter[str] = Counter()
+        broke: Counter[str] = Counter()
+        for _, case in cases:
+            value = facts(case)[name]
+            total[value] += 1
+            note = note_of(case)
+            broke[value] += bool(note is not None and note.broke)
+        tables[name] = [
+            {"value": value, "cases": count, "broke": broke[value]}
+            for value, count in sorted(total.items(), key=lambda pair: (-pair[1], pair[0]))
+        ]
+    return tables
+
+
+def _playground(request: Request) -> Playground:
+    playground: Playground = request.app.state.playground
+    return playground
+
+
+def _jobs(request: Request) -> CollectedRuns:
+    with _jobs_lock:
+        if not hasattr(request.app.state, "collected_runs"):
+            request.app.state.collected_runs = CollectedRuns()
+        jobs: CollectedRuns = request.app.state.collected_runs
+    return jobs
+
+
+def _folder(playground: Playground) -> str:
+    save_dir = playground.config.save_dir
+    return str(save_dir) if playground.config.show_paths else save_dir.name
+
+
+def _context(request: Request, wanted: Mapping[str, str], problem: str | None) -> dict[str, object]:
+    playground = _playground(request)
+    cases, unread = collected(playground.config.save_dir)
+    picked = chosen(cases, wanted)
+    return {
+        "title": "Collected cases",
+        "store": request.app.state.store_label,
+        "total": len(cases),
+        "picked": len(picked),
+        "broke": sum(bool((n := note_of(c)) and n.broke) for _, c in picked),
+        "tables": summary(picked),
+        "wanted": dict(wanted),
+        "filter_urls": {
+            name: {
+                row["value"]: query_url("/play/collected", {**wanted, name: row["value"]})
+                for row in rows
+            }
+            for name, rows in summary(picked).items()
+        },
+        "unread": [playground.hide_secrets(p) for p in unread],
+        "problem": problem,
+        "model": playground.config.model,
+        "allowed": None if playground.config.any_model else playground.models.allowed,
+        "command": run_command(_folder(playground), playground.config.model),
+    }
+
+
+@router.get("", response_class=HTMLResponse)
+def collected_page(
+    request: Request,
+    scenario: Filter = "",
+    behavior: Filter = "",
+    strategy: Filter = "",
+    model: Filter = "",
+) -> HTMLResponse:
+    """The summary of the save folder's cases, filtered, and the form to play them again."""
+    wanted = {"scenario": scenario, "behavior": behavior, "strategy": strategy, "model": model}
+    return render_page("collected.html", _context(request, wanted, None))
+
+
+@router.post("/run", response_class=HTMLResponse)
+async def run_collected(request: Request) -> Response:
+    """Play the chosen cases against the form's model in the background; its progress page."""
+    playground = _playground(request)
+    form = await read_form(request)
+    wanted = {name: form.get(f"filter_{name}", "")[:200] for name in FILTERS}
+    visitor = visitor_of(request) or new_token()
+    spec = form.get("model", "").strip() or playground.config.model
+    cases = chosen(collected(playground.config.save_dir)[0], wanted)
+    try:
+        if not cases:
+            raise ConfigError("no collected case matches: nothing to play")
+        turns = sum(m.role == "user" for _, case in cases for m in case.messages)
+        playground.limits.check_model_call(visitor, turns)
+        model = await playground.models.get(spec)
+    except RulebenchError as exc:
+        status = 429 if isinstance(exc, QuotaExceeded) else 422
+        problem = playground.hide_secrets(str(exc))
+        return render_page("collected.html", _context(request, wanted, problem), status)
+    job = _jobs(request).start(
+        playground, request.app.state.store_path, new_job(visitor, spec, cases), model
+    )
+    response = RedirectResponse(f"/play/collected/runs/{job.id}", status_code=303)
+    if visitor_of(request) is None:
+        set_visitor(response, visitor)
+    return response
+
+
+@router.get("/runs/{job_id}", response_class=HTMLResponse)
+def job_page(request: Request, job_id: JobId) -> HTMLResponse:
+    """A job's progress, then each case's verdict (reloads itself while it runs)."""
+    playground = _playground(request)
+    job = _jobs(request).find(job_id, visitor_of(request))
+    if job is None:
+        raise NotFound("no such run of collected cases (runs live in this server's memory)")
+    context = {
+        "title": "Collected cases played again",
+        "store": request.app.state.store_label,
+        "job": job,
+        "command": run_command(_folder(playground), playground.hide_secrets(job.model)),
+    }
+    return render_page("collected_run.html", context)

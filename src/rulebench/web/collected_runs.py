@@ -1,0 +1,135 @@
+"""Collected cases played against another model, in the background, with progress.
+
+A visitor picks a model (one the server allows) and the collected cases (optionally
+filtered); each case is replayed as `run scenarios` plays it (`PlaySession.replay`: its
+record's protocol and reply limit), with the store's cache read-only, one case after another,
+so the page shows progress and then each case's verdict. Nothing is stored: the page names
+the `rulebench run scenarios -s DIR -m SPEC` command that makes the same a stored run.
+"""
+
+import asyncio
+import shlex
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rulebench.core.cases import TestCase, Verdict
+from rulebench.core.errors import RulebenchError
+from rulebench.core.messages import GenerateConfig
+from rulebench.engine.cache import StoredReplies
+from rulebench.engine.catalog import default_max_tokens
+from rulebench.engine.task import Session
+from rulebench.models.base import Model
+from rulebench.scenarios.play import PlaySession
+from rulebench.scenarios.played import record_of, replayed_generation, replayed_protocol
+from rulebench.scenarios.protocol import Protocol
+from rulebench.scenarios.registry import scenario_class
+from rulebench.web.playground import Playground, new_token
+
+MAX_JOBS = 50
+"""Jobs kept in memory (finished ones first forgotten past that)."""
+
+
+@dataclass
+class CaseOutcome:
+    """One case's result in a job."""
+
+    file: str
+    case: TestCase
+    passed: bool | None = None
+    reason: str = ""
+
+
+@dataclass
+class CollectedRun:
+    """A background job: the cases, the model, and what came back so far."""
+
+    id: str
+    visitor: str
+    model: str
+    outcomes: list[CaseOutcome]
+    done: int = 0
+    finished: bool = False
+    task: asyncio.Task[None] | None = field(default=None, repr=False)
+
+    @property
+    def broke(self) -> int:
+        """Cases whose replies broke a rule."""
+        return sum(o.passed is False and not o.reason.startswith("error") for o in self.outcomes)
+
+
+def run_command(save_dir: str, model: str, version: str = "v3") -> str:
+    """The CLI command that runs the save folder's cases against `model` as a stored run."""
+    words = ["rulebench", "run", "scenarios", "-s", save_dir, "-m", model]
+    if version != "v3":
+        words += ["--version", version]
+    return shlex.join(words)
+
+
+class CollectedRuns:
+    """The app's jobs, by id, each visible to the visitor that started it only."""
+
+    def __init__(self) -> None:
+        self._jobs: dict[str, CollectedRun] = {}
+        self._lock = threading.Lock()
+
+    def start(
+        self, playground: Playground, store: Path, job: CollectedRun, model: Model
+    ) -> CollectedRun:
+        """Start replaying the job's cases against `model` in the background."""
+        with self._lock:
+            if len(self._jobs) >= MAX_JOBS:
+                finished = [j for j in self._jobs.values() if j.finished] or list(
+                    self._jobs.values()
+                )
+                del self._jobs[finished[0].id]
+            self._jobs[job.id] = job
+        job.task = asyncio.get_running_loop().create_task(
+            _play_all(playground, StoredReplies(store), job, model)
+        )
+        return job
+
+    def find(self, job_id: str, visitor: str | None) -> CollectedRun | None:
+        """The visitor's job with this id, or None."""
+        with self._lock:
+            job = self._jobs.get(job_id)
+        return job if job is not None and visitor is not None and job.visitor == visitor else None
+
+
+def new_job(visitor: str, spec: str, cases: list[tuple[str, TestCase]]) -> CollectedRun:
+    """A job for `cases` (file name, case) against the model `spec`, not started yet."""
+    return CollectedRun(new_token(), visitor, spec, [CaseOutcome(f, c) for f, c in cases])
+
+
+async def _play_all(
+    playground: Playground, cache: StoredReplies, job: CollectedRun, model: Model
+) -> None:
+    try:
+        for outcome in job.outcomes:
+            try:
+                verdict = await _replay(playground, cache, model, outcome.case, job.id)
+                outcome.passed, outcome.reason = verdict.passed, verdict.reason or ""
+            except RulebenchError as exc:
+                outcome.reason = playground.hide_secrets(f"error: {exc}")
+            job.done += 1
+    finally:
+        job.finished = True
+
+
+async def _replay(
+    playground: Playground, cache: StoredReplies, model: Model, case: TestCase, job_id: str
+) -> Verdict:
+    record = record_of(case)
+    max_tokens = playground.config.max_tokens
+    base = GenerateConfig(
+        max_tokens=max_tokens or default_max_tokens("scenarios", {"per_group": None})
+    )
+    if record is None:
+        protocol, config = Protocol(), base
+    else:
+        clone = playground.config.upstream
+        protocol = replayed_protocol(record, Protocol(), [], clone)
+        config = replayed_generation(record, base, [])
+    scenario = scenario_class(case.scenario).from_params(case.params)
+    session = Session(model, config, cache, f"{job_id}-{case.id}")
+    return await PlaySession(scenario, session, protocol).replay(case)

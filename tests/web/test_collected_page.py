@@ -1,0 +1,81 @@
+"""The collected cases page: counts by scenario, rule, strategy and model; played again."""
+
+import re
+import time
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+
+from tests.report.html_page import Page
+from tests.web.playground_app import LEAK, MODEL, player, playground_app, send, start
+
+
+def save(client: TestClient, message: str, strategy: str, file: str) -> None:
+    url = start(client)
+    send(client, url, message)
+    form = {"file": file, "strategy": strategy, "notes": "n"}
+    assert client.post(f"{url}/save", data=form).status_code == 200
+
+
+def rows(html: str, table: str) -> dict[str, tuple[int, int]]:
+    """value -> (cases, broke) of one summary table."""
+    found = re.search(rf'<table class="collected" id="by-{table}">(.*?)</table>', html, re.S)
+    assert found, table
+    cells = re.findall(
+        r'<tr><td><a href="[^"]*">([^<]*)</a></td><td>(\d+)</td><td>(\d+)</td>', found.group(1)
+    )
+    return {value: (int(cases), int(broke)) for value, cases, broke in cells}
+
+
+def test_the_summary_counts_cases_and_breaks_and_filters(tmp_path: Path) -> None:
+    with player(playground_app(tmp_path)) as client:
+        save(client, f"{LEAK} now", "Simulation", "a.jsonl")
+        save(client, "hello", "Just Ask", "a.jsonl")
+        save(client, f"{LEAK} again", "Simulation", "b.jsonl")
+        page = client.get("/play/collected").text
+        assert "3 of 3 saved cases" in page and "2 broke a rule" in page
+        assert rows(page, "strategy") == {"Simulation": (2, 2), "Just ask": (1, 0)}
+        assert rows(page, "scenario") == {"Encryption": (3, 2)}
+        assert rows(page, "model") == {MODEL: (3, 2)}
+        assert "rulebench run scenarios -s" in page
+        filtered = client.get("/play/collected?strategy=Just+ask").text
+        assert "1 of 3 saved cases" in filtered and "0 broke" in filtered
+
+
+def test_playing_the_collected_cases_again_shows_progress_then_verdicts(tmp_path: Path) -> None:
+    with player(playground_app(tmp_path)) as client:
+        save(client, f"{LEAK} now", "Simulation", "a.jsonl")
+        save(client, "hello", "Just Ask", "a.jsonl")
+        started = client.post("/play/collected/run", data={"model": "scripted/echo"})
+        assert started.status_code == 200 and "/play/collected/runs/" in str(started.url)
+        deadline = time.monotonic() + 60
+        page = started.text
+        while "done:" not in page:
+            assert time.monotonic() < deadline, page
+            time.sleep(0.1)
+            page = client.get(started.url).text
+        header = ["file", "case", "scenario", "rule", "strategy", "verdict", "reason"]
+        table = Page(page).table_with(header)[1:]
+        # echo repeats the turn: the key never shows, both cases pass
+        assert [row[5] for row in table] == ["passed", "passed"]
+        assert [row[4] for row in table] == ["Simulation", "Just Ask"]
+        assert "-m scripted/echo" in page
+        other = TestClient(client.app, base_url=str(client.base_url))
+        assert other.get(started.url).status_code == 404  # another visitor's job
+
+
+def test_a_model_outside_the_allowed_list_is_refused(tmp_path: Path) -> None:
+    from rulebench.web.app import create_app
+    from rulebench.web.playground import PlaygroundConfig
+
+    from tests.web.playground_app import model_args
+
+    config = PlaygroundConfig(
+        save_dir=tmp_path / "cases", model=MODEL, model_args=model_args(tmp_path), any_model=False
+    )
+    playground_app(tmp_path)  # writes the store
+    app = create_app(tmp_path / "s.sqlite", playground=config)
+    with player(app) as client:
+        save(client, "hello", "Just Ask", "a.jsonl")
+        refused = client.post("/play/collected/run", data={"model": "hf//etc"})
+        assert refused.status_code == 422 and f"plays {MODEL} only" in refused.text

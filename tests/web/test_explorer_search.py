@@ -80,3 +80,14 @@ def test_no_match_says_so_and_an_empty_box_searches_nothing(tmp_path: Path) -> N
         empty = client.get("/search")
     assert "No item matches" in none.text
     assert empty.status_code == 200 and "No item matches" not in empty.text
+
+
+def test_the_run_page_has_a_box_that_searches_that_run(tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    run_id = synthetic_run(store, 5)
+    with explorer(store) as client:
+        page = Page(client.get(f"/runs/{run_id}").text)
+    [form] = [f for f in page.tags("form") if f.get("action") == "/search"]
+    assert form.get("method") == "get"
+    hidden = [i for i in page.tags("input") if i.get("name") == "run"]
+    assert [i.get("value") for i in hidden] == [run_id]

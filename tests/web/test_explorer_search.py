@@ -1,7 +1,13 @@
 """The search page: finds replies and prompts in one run or all, pages, and explains bad queries."""
 
 import re
+import sqlite3
 from pathlib import Path
+
+import pytest
+
+from rulebench.engine import connection
+from rulebench.engine.migrations import SEARCH_STEP
 
 from tests.report.html_page import Page
 from tests.web.explorer_store import HOSTILE, explorer, scenarios_run, synthetic_run
@@ -91,3 +97,31 @@ def test_the_run_page_has_a_box_that_searches_that_run(tmp_path: Path) -> None:
     assert form.get("method") == "get"
     hidden = [i for i in page.tags("input") if i.get("name") == "run"]
     assert [i.get("value") for i in hidden] == [run_id]
+
+
+def test_an_unindexed_read_only_store_is_served_and_search_says_how_to_index_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = tmp_path / "s.sqlite"
+    run_id = synthetic_run(store, 5)
+    db = sqlite3.connect(store)  # as an older rulebench left it: no search step
+    for statement in (
+        "DROP TRIGGER results_search_insert",
+        "DROP TRIGGER results_search_delete",
+        "DROP TRIGGER results_search_update",
+        "DROP TABLE results_search",
+        "DROP VIEW results_search_source",
+        f"DELETE FROM _migrations WHERE name = '{SEARCH_STEP}'",
+    ):
+        db.execute(statement)
+    db.commit()
+    db.close()
+    # Read-only media: tests run as root, for whom permission bits grant every write.
+    monkeypatch.setattr(connection.os, "access", lambda *_: False)
+    with explorer(store) as client:
+        runs = client.get("/")
+        search = client.get("/search", params={"q": "reply"})
+    assert runs.status_code == 200 and run_id in runs.text
+    assert search.status_code == 503
+    [problem] = [t for t in Page(search.text).text if "no search index yet" in t]
+    assert "where the file can be written" in problem

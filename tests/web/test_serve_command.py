@@ -202,3 +202,14 @@ def test_a_remote_server_plays_the_allowed_models_too(store: Path) -> None:
         assert "plays scripted/echo, scripted/fixed only" in problem and "etc" not in problem
     assert process.stderr is not None
     assert "(or scripted/fixed)" in process.stderr.read()
+
+
+def test_allow_remote_on_loopback_serves_as_shared() -> None:
+    from rulebench.web.quotas import Quotas
+    from rulebench.web.serve import ServeConfig, served_playground
+
+    behind_proxy = served_playground(ServeConfig(store=Path("s.sqlite"), allow_remote=True))
+    assert not behind_proxy.any_model and not behind_proxy.show_paths
+    assert behind_proxy.quotas == Quotas()
+    alone = served_playground(ServeConfig(store=Path("s.sqlite")))
+    assert alone.any_model and alone.show_paths and alone.quotas == Quotas.unlimited()

@@ -42,7 +42,8 @@ def serve(
         bool,
         typer.Option(
             "--allow-remote",
-            help="Allow a --host other machines can reach (the explorer has no login).",
+            help="Serve others: allow a --host other machines can reach, and apply the "
+            "shared-server limits (--allow-model list, quotas) even on loopback.",
         ),
     ] = False,
     model: Annotated[

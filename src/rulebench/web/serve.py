@@ -93,15 +93,18 @@ def serve(config: ServeConfig) -> None:
         config.store,
         allowed_hosts(config.host),
         served_playground(config),
-        show_paths=not config.is_remote,
+        show_paths=not (config.is_remote or config.allow_remote),
     )
     token = None if config.token is None else config.token.get_secret_value()
     uvicorn.run(protect(app, token), host=config.host, port=config.port, log_level="warning")
 
 
 def served_playground(config: ServeConfig) -> PlaygroundConfig:
-    """The playground as served: others reaching it get the allowed models only, and quotas."""
-    remote = config.is_remote
+    """The playground as served: others reaching it get the allowed models only, and quotas.
+
+    `allow_remote` on a loopback address means the same (a reverse proxy hands it others).
+    """
+    remote = config.is_remote or config.allow_remote
     return config.playground.model_copy(
         update={
             "any_model": not remote,

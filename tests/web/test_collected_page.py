@@ -79,3 +79,16 @@ def test_a_model_outside_the_allowed_list_is_refused(tmp_path: Path) -> None:
         save(client, "hello", "Just Ask", "a.jsonl")
         refused = client.post("/play/collected/run", data={"model": "hf//etc"})
         assert refused.status_code == 422 and f"plays {MODEL} only" in refused.text
+
+
+def test_the_command_the_page_shows_runs_the_save_folder(tmp_path: Path) -> None:
+    from tests.web.test_playground import run_saved
+
+    with player(playground_app(tmp_path)) as client:
+        save(client, f"{LEAK} now", "Simulation", "a.jsonl")
+        save(client, "hello", "Just Ask", "b.jsonl")
+        page = client.get("/play/collected").text
+    cases = tmp_path / "cases"
+    assert f"rulebench run scenarios -s {cases} -m {MODEL}" in page
+    results = run_saved(cases, tmp_path / "s.sqlite", tmp_path)  # the folder, as the page says
+    assert sorted(results) == [("Encryption", False), ("Encryption", True)]

@@ -25,6 +25,8 @@ def test_a_saved_case_keeps_strategy_notes_and_model_and_still_runs(tmp_path: Pa
         form = {"file": "mine.jsonl", "strategy": "Simulation", "notes": "role-play <works>"}
         page = client.post(f"{url}/save", data=form)
         assert page.status_code == 200 and "Simulation" in page.text
+        listed = client.get("/play/saved").text
+        assert "<td>Simulation</td>" in listed and "role-play &lt;works&gt;" in listed
     saved = tmp_path / "cases" / "mine.jsonl"
     [row] = [json.loads(line) for line in saved.read_text(encoding="utf-8").splitlines()]
     assert row["round"] == "Simulation"

@@ -213,3 +213,20 @@ def test_allow_remote_on_loopback_serves_as_shared() -> None:
     assert behind_proxy.quotas == Quotas()
     alone = served_playground(ServeConfig(store=Path("s.sqlite")))
     assert alone.any_model and alone.show_paths and alone.quotas == Quotas.unlimited()
+
+
+def test_a_quota_setting_is_checked_by_name(store: Path) -> None:
+    result = rulebench("serve", "--store", str(store), "--quota", "games_per_hour=3")
+    assert_one_line_error(result, "quotas.games_per_hour")
+    result = rulebench("serve", "--store", str(store), "--quota", "saves_per_hour")
+    assert_one_line_error(result, "expected NAME=N")
+
+
+def test_quota_settings_reach_the_config() -> None:
+    from rulebench.cli.serve import quotas_given
+    from rulebench.web.quotas import Quotas
+
+    given = quotas_given(["model_calls_per_minute=5", "saves_per_hour=none"])
+    quotas = Quotas.model_validate(given)
+    assert quotas.model_calls_per_minute == 5 and quotas.saves_per_hour is None
+    assert quotas.conversations_per_hour == Quotas().conversations_per_hour

@@ -8,6 +8,7 @@ import typer
 from rulebench.cli import options as opt
 from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.console import err
+from rulebench.core.errors import ConfigError
 from rulebench.core.validation import validate_into
 from rulebench.report.untrusted import safe_text
 from rulebench.web.playground import PlaygroundConfig
@@ -77,6 +78,17 @@ def serve(
             show_envvar=True,
         ),
     ] = None,
+    quota: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--quota",
+            metavar="NAME=N",
+            help="A per-visitor allowance when serving others, e.g. "
+            "model_calls_per_minute=5 or saves_per_hour=none (repeatable; names and "
+            "defaults: the red-teaming guide).",
+            show_default=False,
+        ),
+    ] = None,
     model_arg: opt.ModelArgOption = None,
     base_url: opt.BaseUrlOption = None,
     save_dir: Annotated[
@@ -118,7 +130,7 @@ def serve(
         upstream=None if upstream is None else resolve_wording("upstream", upstream),
         allowed_models=tuple(resolve_spec(spec) for spec in allow_model or ()),
     )
-    pairs = (("host", host), ("port", port), ("token", token))
+    pairs = (("host", host), ("port", port), ("token", token), ("quotas", quotas_given(quota)))
     given = {name: value for name, value in pairs if value is not None}
     config = validate_into(
         ServeConfig,
@@ -161,6 +173,19 @@ def serve(
         run_server(config)
         if interrupts.signal_name is not None:
             raise KeyboardInterrupt
+
+
+def quotas_given(settings: list[str] | None) -> dict[str, str | None] | None:
+    """`--quota NAME=N` settings as the Quotas fields they set ("none": no limit)."""
+    if not settings:
+        return None
+    given: dict[str, str | None] = {}
+    for setting in settings:
+        name, sign, value = setting.partition("=")
+        if not sign or not name.strip():
+            raise ConfigError(f"--quota {setting!r}: expected NAME=N, e.g. saves_per_hour=20")
+        given[name.strip()] = None if value.strip().lower() == "none" else value.strip()
+    return given
 
 
 def register(app: typer.Typer) -> None:

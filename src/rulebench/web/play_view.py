@@ -10,6 +10,7 @@ import re
 from rulebench.core.cases import TestCase, Verdict
 from rulebench.scenarios.base import EvalMode
 from rulebench.scenarios.play import EVAL_MODES, PlaySession
+from rulebench.scenarios.played import note_of
 from rulebench.scenarios.registry import scenario_classes
 from rulebench.web.play_controls import LANE_NAMES, system_message_choices
 from rulebench.web.playground import (
@@ -217,4 +218,6 @@ def _saved_case(file_name: str, case: TestCase) -> dict[str, object]:
         "turns": len(users),
         "first": excerpt(users[0] if users else ""),
         "version": case.version,
+        "strategy": case.category,
+        "notes": (note.notes if (note := note_of(case)) is not None else ""),
     }

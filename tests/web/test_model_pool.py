@@ -75,3 +75,24 @@ def test_a_busy_model_is_not_evicted(monkeypatch: pytest.MonkeyPatch) -> None:
         await pool.aclose()
 
     asyncio.run(play())
+
+
+def test_a_remote_form_offers_the_allowed_models(tmp_path: Path) -> None:
+    from rulebench.web.app import create_app
+    from rulebench.web.playground import PlaygroundConfig
+
+    from tests.web.explorer_store import synthetic_run
+    from tests.web.playground_app import player
+
+    synthetic_run(tmp_path / "s.sqlite", 1)
+    config = PlaygroundConfig(
+        save_dir=tmp_path / "cases",
+        model="scripted/echo",
+        any_model=False,
+        allowed_models=("scripted/fixed",),
+    )
+    with player(create_app(tmp_path / "s.sqlite", playground=config)) as client:
+        for path in ("/play", "/play/saved"):
+            page = client.get(path).text
+            assert 'list="allowed-models"' in page
+            assert '<option value="scripted/echo"><option value="scripted/fixed">' in page

@@ -67,6 +67,7 @@ def new_game_view(
             None if playground.config.upstream is None else playground.config.upstream.short()
         ),
         "any_model": playground.config.any_model,
+        "allowed_models": playground.models.allowed,
         "yours": [
             {
                 "url": conversation_url(c.id),

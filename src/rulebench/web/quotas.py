@@ -93,47 +93,47 @@ class VisitorLimits:
 
     def check_new_conversation(self, visitor: str) -> None:
         """Count a new conversation; QuotaExceeded when the visitor has started too many."""
-        self._take("conversation", visitor, 1)
+        self._take(visitor, [("conversation", 1)])
 
     def check_model_call(self, visitor: str, calls: int = 1) -> None:
         """Count `calls` model replies about to be asked; QuotaExceeded past the allowance."""
-        self._take("model_call", visitor, calls)
+        self._take(visitor, [("model_call", calls)])
 
     def check_save(self, visitor: str, creates_file: bool) -> None:
         """Count a saved case (and a new file if it makes one); QuotaExceeded past either."""
-        if creates_file:
-            self._check("new_file", visitor, 1)
-        self._take("save", visitor, 1)
-        if creates_file:
-            self._take("new_file", visitor, 1)
+        wanted: list[tuple[Action, int]] = [("save", 1)]
+        self._take(visitor, [*wanted, ("new_file", 1)] if creates_file else wanted)
 
-    def _take(self, action: Action, visitor: str, count: int) -> None:
-        self._check(action, visitor, count)
-        limit = self.quotas.limit(action)
-        if limit is None:
-            return
+    def _take(self, visitor: str, wanted: list[tuple[Action, int]]) -> None:
+        """Check every allowance, then count them all, under one lock hold.
+
+        Two requests of one visitor cannot both take the last free slot, and a refusal
+        counts nothing.
+        """
         now = self._clock()
         with self._lock:
-            for key in self._keys(action, visitor):
-                self._events.setdefault(key, deque()).extend([now] * count)
+            for action, count in wanted:
+                self._check(action, visitor, count, now)
+            for action, count in wanted:
+                if self.quotas.limit(action) is not None:
+                    for key in self._keys(action, visitor):
+                        self._events.setdefault(key, deque()).extend([now] * count)
             self._forget_idle()
 
-    def _check(self, action: Action, visitor: str, count: int) -> None:
+    def _check(self, action: Action, visitor: str, count: int, now: float) -> None:
         limit = self.quotas.limit(action)
         if limit is None:
             return
-        now = self._clock()
         window_s = _WINDOWS_S[action]
-        with self._lock:
-            for key in self._keys(action, visitor):
-                events = self._events.get(key)
-                while events and events[0] <= now - window_s:
-                    events.popleft()
-                is_visitor = key[1].startswith("v:")
-                allowed = limit if is_visitor else limit * self.quotas.visitors_per_address
-                if count > allowed - len(events or ()):
-                    wait_s = window_s - (now - events[0]) if events else window_s
-                    raise QuotaExceeded(_message(action, allowed, is_visitor, wait_s))
+        for key in self._keys(action, visitor):
+            events = self._events.get(key)
+            while events and events[0] <= now - window_s:
+                events.popleft()
+            is_visitor = key[1].startswith("v:")
+            allowed = limit if is_visitor else limit * self.quotas.visitors_per_address
+            if count > allowed - len(events or ()):
+                wait_s = window_s - (now - events[0]) if events else window_s
+                raise QuotaExceeded(_message(action, allowed, is_visitor, wait_s))
 
     def _keys(self, action: Action, visitor: str) -> list[tuple[Action, str]]:
         keys: list[tuple[Action, str]] = [(action, f"v:{visitor}")]

@@ -6,7 +6,9 @@ from pathlib import Path
 import pytest
 
 from rulebench.core.errors import ConfigError
+from rulebench.web.app import create_app
 from rulebench.web.conversation_store import DATABASE_NAME
+from rulebench.web.playground import PlaygroundConfig
 from rulebench.web.visitors import VISITOR_COOKIE
 
 from tests.web.playground_app import (
@@ -98,3 +100,30 @@ def test_a_foreign_or_corrupt_playground_database_stops_the_server(
     with pytest.raises(ConfigError, match="not a playground database") as raised:
         playground_app(tmp_path)
     assert str(database) in str(raised.value)
+
+
+def test_the_list_of_games_says_when_it_shows_only_the_most_recent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("rulebench.web.playground.MAX_LISTED", 2)
+    with player(playground_app(tmp_path)) as client:
+        urls = [start(client) for _ in range(3)]
+        listing = client.get("/play").text
+    assert urls[0] not in listing and urls[1] in listing and urls[2] in listing
+    assert "The 2 most recent of your 3 conversations." in listing
+
+
+def test_a_stored_game_whose_model_the_server_no_longer_offers_is_explained(
+    tmp_path: Path,
+) -> None:
+    with player(playground_app(tmp_path)) as client:
+        url = start(client)
+        send(client, url, "Hello")
+        cookie = client.cookies[VISITOR_COOKIE]
+    store = tmp_path / "s.sqlite"
+    config = PlaygroundConfig(save_dir=tmp_path / "cases", model="scripted/echo", any_model=False)
+    with player(create_app(store, playground=config)) as client:
+        client.cookies.set(VISITOR_COOKIE, cookie, path="/play")
+        page = client.get(url)
+    assert page.status_code == 409
+    assert "this game cannot go on on this server" in page.text and "scripted/echo" in page.text

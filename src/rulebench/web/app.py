@@ -34,7 +34,12 @@ from rulebench.web import (
 )
 from rulebench.web.forms import FormError
 from rulebench.web.head import HeadAsGet
-from rulebench.web.playground import NoConversation, Playground, PlaygroundConfig
+from rulebench.web.playground import (
+    GameUnavailable,
+    NoConversation,
+    Playground,
+    PlaygroundConfig,
+)
 from rulebench.web.security import LOOPBACK_NAMES, SECURITY_HEADERS, SecurityMiddleware
 from rulebench.web.templating import render_page
 from rulebench.web.views import NotFound
@@ -89,6 +94,7 @@ def create_app(
     app.add_api_route("/static/{name}", static_file, methods=["GET"], include_in_schema=False)
     app.add_exception_handler(NotFound, _not_found)
     app.add_exception_handler(NoConversation, _not_found)
+    app.add_exception_handler(GameUnavailable, _unavailable)
     app.add_exception_handler(FormError, _bad_form)
     app.add_exception_handler(RequestValidationError, _bad_query)
     app.add_exception_handler(RulebenchError, _store_failed)
@@ -113,6 +119,7 @@ def _read_static(name: str) -> bytes:
 
 
 _TITLES = {
+    409: "Cannot go on here",
     404: "Not found",
     422: "Not a page of the explorer",
     400: "Not a form of the playground",
@@ -132,6 +139,10 @@ def _error_page(request: Request, status_code: int, message: str) -> HTMLRespons
 
 async def _not_found(request: Request, exc: Exception) -> Response:
     return _error_page(request, 404, str(exc))
+
+
+async def _unavailable(request: Request, exc: Exception) -> Response:
+    return _error_page(request, 409, str(exc))
 
 
 async def _bad_form(request: Request, exc: Exception) -> Response:

@@ -158,6 +158,16 @@ class ConversationStore:
                 f"{self.path}: conversation {conversation_id}: unreadable ({exc})"
             ) from None
 
+    def count_of(self, visitor: str) -> int:
+        """How many conversations the visitor has (the list shows the most recent only)."""
+        if not self.path.exists():
+            return 0
+        with self._connection() as db:
+            row = db.execute(
+                "SELECT count(*) FROM conversations WHERE visitor = ?", (visitor,)
+            ).fetchone()
+        return int(row[0])
+
     def list_of(self, visitor: str, limit: int) -> list[ConversationSummary]:
         """The visitor's conversations, the most recently changed first."""
         if not self.path.exists():

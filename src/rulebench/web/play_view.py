@@ -78,6 +78,7 @@ def new_game_view(
             }
             for c in playground.conversations_of(visitor)
         ],
+        "yours_total": playground.count_of(visitor),
     }
 
 

@@ -195,6 +195,10 @@ class NoConversation(Exception):
     """The id names no conversation of this visitor (a 404 page says so)."""
 
 
+class GameUnavailable(Exception):
+    """A stored game this server cannot go on with (its model is no longer offered, say)."""
+
+
 def new_token() -> str:
     """A random, unguessable id (128 bits)."""
     return secrets.token_urlsafe(16)
@@ -336,7 +340,13 @@ class Playground:
         if found is None and visitor is not None:
             record = await asyncio.to_thread(self.store.load, conversation_id)
             if record is not None and secrets.compare_digest(record.visitor, visitor):
-                found = self._remember(await self._rebuild(record))
+                try:
+                    rebuilt = await self._rebuild(record)
+                except ConfigError as exc:
+                    raise GameUnavailable(
+                        self.hide_secrets(f"this game cannot go on on this server: {exc}")
+                    ) from None
+                found = self._remember(rebuilt)
         if found is None or visitor is None or not secrets.compare_digest(found.visitor, visitor):
             raise NoConversation(
                 "no such conversation: a conversation answers only the browser that started it"
@@ -357,6 +367,10 @@ class Playground:
         if visitor is None:
             return []
         return self.store.list_of(visitor, MAX_LISTED)
+
+    def count_of(self, visitor: str | None) -> int:
+        """How many conversations the visitor has in all (more than are listed, past MAX_LISTED)."""
+        return 0 if visitor is None else self.store.count_of(visitor)
 
     async def aclose(self) -> None:
         """Close every model (the app is shutting down)."""

@@ -92,3 +92,75 @@ def test_the_command_the_page_shows_runs_the_save_folder(tmp_path: Path) -> None
     assert f"rulebench run scenarios -s {cases} -m {MODEL}" in page
     results = run_saved(cases, tmp_path / "s.sqlite", tmp_path)  # the folder, as the page says
     assert sorted(results) == [("Encryption", False), ("Encryption", True)]
+
+
+def test_a_job_longer_than_the_call_quota_waits_for_the_window_then_finishes(
+    tmp_path: Path,
+) -> None:
+    from rulebench.web.quotas import Quotas, VisitorLimits
+
+    from tests.web.test_quotas import Clock
+
+    clock = Clock()
+    app = playground_app(tmp_path)
+    app.state.playground.limits = VisitorLimits(Quotas(model_calls_per_minute=2), clock)
+    with player(app) as client:
+        for strategy in ("Simulation", "Just Ask", "Legalese"):
+            save(client, f"hello {strategy}", strategy, "a.jsonl")
+            clock.now_s += 61
+        started = client.post("/play/collected/run", data={"model": "scripted/echo"})
+        assert started.status_code == 200, started.text  # 3 calls, 2 a minute: not refused
+        page = wait_for(client, str(started.url), "waiting for the call quota")
+        assert "playing: 2 of 3 cases" in page
+        clock.now_s += 61
+        page = wait_for(client, str(started.url), "done:")
+    verdicts = [
+        row[5]
+        for row in Page(page).table_with(
+            ["file", "case", "scenario", "rule", "strategy", "verdict", "reason"]
+        )[1:]
+    ]
+    assert verdicts == ["passed", "passed", "passed"]
+
+
+def test_a_case_needing_more_calls_than_a_minute_allows_is_refused_up_front(
+    tmp_path: Path,
+) -> None:
+    from rulebench.web.quotas import Quotas, VisitorLimits
+
+    from tests.web.test_quotas import Clock
+
+    clock = Clock()
+    app = playground_app(tmp_path)
+    app.state.playground.limits = VisitorLimits(Quotas(model_calls_per_minute=1), clock)
+    with player(app) as client:
+        url = start(client)
+        send(client, url, "hello")
+        clock.now_s += 61
+        send(client, url, "again")
+        assert client.post(f"{url}/save", data={"file": "a.jsonl"}).status_code == 200
+        clock.now_s += 61
+        refused = client.post("/play/collected/run", data={"model": "scripted/echo"})
+        assert refused.status_code == 429
+        assert "needs 2 model calls; 1 per minute allowed" in refused.text
+        opened = client.post("/play/saved/open", data={"case": f"a.jsonl/{case_id(tmp_path)}"})
+        assert opened.status_code == 429
+        assert "needs 2 model calls; 1 per minute allowed" in opened.text
+
+
+def case_id(folder: Path) -> str:
+    """The id of the only case saved in a.jsonl."""
+    import json
+
+    return str(json.loads((folder / "cases" / "a.jsonl").read_text().splitlines()[0])["id"])
+
+
+def wait_for(client: TestClient, url: str, text: str) -> str:
+    """The job page once it shows `text` (it reloads itself while the job runs)."""
+    deadline = time.monotonic() + 60  # a hang guard, not a speed check
+    page = client.get(url).text
+    while text not in page:
+        assert time.monotonic() < deadline, page
+        time.sleep(0.05)
+        page = client.get(url).text
+    return page

@@ -105,3 +105,23 @@ def test_a_turn_over_the_model_call_quota_is_not_sent(tmp_path: Path) -> None:
         refused = alice.post(f"{url}/send", data={"message": "again"})
         assert refused.status_code == 429 and "1 model calls a minute" in refused.text
         assert model_calls(refused.text) == 1
+
+
+def test_one_piece_of_work_over_a_minute_s_allowance_is_refused_whatever_the_window() -> None:
+    limits = VisitorLimits(Quotas(model_calls_per_minute=3), Clock())
+    with pytest.raises(QuotaExceeded, match="needs 4 model calls; 3 per minute allowed"):
+        limits.check_fits(4)
+    limits.check_fits(3)
+    VisitorLimits(Quotas.unlimited(), Clock()).check_fits(10_000)
+
+
+def test_waiting_for_model_calls_takes_them_once_the_window_has_room() -> None:
+    clock = Clock()
+    limits = VisitorLimits(Quotas(model_calls_per_minute=3), clock)
+    assert limits.model_call_wait_s("alice", 2) == 0.0
+    wait_s = limits.model_call_wait_s("alice", 2)  # one left: not taken, wait instead
+    assert 0.0 < wait_s <= 60.0
+    clock.now_s += wait_s
+    assert limits.model_call_wait_s("alice", 2) == 0.0
+    with pytest.raises(QuotaExceeded):
+        limits.check_model_call("alice", 2)  # the two taken after the wait count

@@ -22,9 +22,9 @@ from rulebench.core.errors import ConfigError, RulebenchError
 from rulebench.scenarios.played import note_of
 from rulebench.web.collected_runs import CollectedRuns, new_job, run_command
 from rulebench.web.forms import read_form
+from rulebench.web.play_request import error_status, playground_of
 from rulebench.web.playground import Playground, new_token
-from rulebench.web.quotas import QuotaExceeded
-from rulebench.web.saved_cases import list_saved, saved_names
+from rulebench.web.saved_cases import list_saved, saved_names, user_turns
 from rulebench.web.templating import query_url, render_page
 from rulebench.web.views import NotFound
 from rulebench.web.visitors import set_visitor, visitor_of
@@ -85,11 +85,6 @@ def summary(cases: list[tuple[str, TestCase]]) -> dict[str, list[dict[str, objec
     return tables
 
 
-def _playground(request: Request) -> Playground:
-    playground: Playground = request.app.state.playground
-    return playground
-
-
 def _jobs(request: Request) -> CollectedRuns:
     with _jobs_lock:
         if not hasattr(request.app.state, "collected_runs"):
@@ -104,7 +99,7 @@ def _folder(playground: Playground) -> str:
 
 
 def _context(request: Request, wanted: Mapping[str, str], problem: str | None) -> dict[str, object]:
-    playground = _playground(request)
+    playground = playground_of(request)
     cases, unread = collected(playground.config.save_dir)
     picked = chosen(cases, wanted)
     return {
@@ -146,7 +141,7 @@ def collected_page(
 @router.post("/run", response_class=HTMLResponse)
 async def run_collected(request: Request) -> Response:
     """Play the chosen cases against the form's model in the background; its progress page."""
-    playground = _playground(request)
+    playground = playground_of(request)
     form = await read_form(request)
     wanted = {name: form.get(f"filter_{name}", "")[:200] for name in FILTERS}
     visitor = visitor_of(request) or new_token()
@@ -155,13 +150,12 @@ async def run_collected(request: Request) -> Response:
     try:
         if not cases:
             raise ConfigError("no collected case matches: nothing to play")
-        turns = sum(m.role == "user" for _, case in cases for m in case.messages)
-        playground.limits.check_model_call(visitor, turns)
+        for file, case in cases:  # a longer job waits for the window, case by case
+            playground.limits.check_fits(user_turns(case), f"case {case.id} of {file}")
         model = await playground.models.get(spec)
     except RulebenchError as exc:
-        status = 429 if isinstance(exc, QuotaExceeded) else 422
         problem = playground.hide_secrets(str(exc))
-        return render_page("collected.html", _context(request, wanted, problem), status)
+        return render_page("collected.html", _context(request, wanted, problem), error_status(exc))
     job = _jobs(request).start(
         playground, request.app.state.store_path, new_job(visitor, spec, cases), model
     )
@@ -174,7 +168,7 @@ async def run_collected(request: Request) -> Response:
 @router.get("/runs/{job_id}", response_class=HTMLResponse)
 def job_page(request: Request, job_id: JobId) -> HTMLResponse:
     """A job's progress, then each case's verdict (reloads itself while it runs)."""
-    playground = _playground(request)
+    playground = playground_of(request)
     job = _jobs(request).find(job_id, visitor_of(request))
     if job is None:
         raise NotFound("no such run of collected cases (runs live in this server's memory)")

@@ -25,9 +25,12 @@ from rulebench.scenarios.played import record_of, replayed_generation, replayed_
 from rulebench.scenarios.protocol import Protocol
 from rulebench.scenarios.registry import scenario_class
 from rulebench.web.playground import Playground, new_token
+from rulebench.web.saved_cases import user_turns
 
 MAX_JOBS = 50
 """Jobs kept in memory (finished ones first forgotten past that)."""
+QUOTA_POLL_S = 1.0
+"""How often a job waiting for the visitor's call quota asks again."""
 
 
 @dataclass
@@ -50,6 +53,8 @@ class CollectedRun:
     outcomes: list[CaseOutcome]
     done: int = 0
     finished: bool = False
+    waiting: bool = False
+    """Whether the next case waits for the visitor's model-call window to free."""
     task: asyncio.Task[None] | None = field(default=None, repr=False)
 
     @property
@@ -106,6 +111,7 @@ async def _play_all(
 ) -> None:
     try:
         for outcome in job.outcomes:
+            await _wait_for_calls(playground, job, user_turns(outcome.case))
             try:
                 verdict = await _replay(playground, cache, model, outcome.case, job.id)
                 outcome.passed, outcome.reason = verdict.passed, verdict.reason or ""
@@ -114,6 +120,17 @@ async def _play_all(
             job.done += 1
     finally:
         job.finished = True
+
+
+async def _wait_for_calls(playground: Playground, job: CollectedRun, calls: int) -> None:
+    """Take the case's calls from the visitor's quota, waiting while the window is full.
+
+    Charged case by case, so a job longer than a minute's allowance runs at its pace.
+    """
+    while (wait_s := playground.limits.model_call_wait_s(job.visitor, calls)) > 0:
+        job.waiting = True
+        await asyncio.sleep(min(wait_s, QUOTA_POLL_S))
+    job.waiting = False
 
 
 async def _replay(

@@ -16,12 +16,13 @@ from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import ValidationError
 
-from rulebench.core.errors import ConfigError, ModelError, RulebenchError
+from rulebench.core.errors import ConfigError, RulebenchError
 from rulebench.core.json_text import parse_json_text
 from rulebench.scenarios.play import replay_command
 from rulebench.web.forms import read_form
 from rulebench.web.paging import MAX_PAGE
 from rulebench.web.play_controls import controls, lane_index, recorded_form, turn_number
+from rulebench.web.play_request import error_status, playground_of
 from rulebench.web.play_view import (
     conversation_url,
     conversation_view,
@@ -35,8 +36,7 @@ from rulebench.web.playground import (
     Playground,
     new_token,
 )
-from rulebench.web.quotas import QuotaExceeded
-from rulebench.web.saved_cases import find_saved, labelled, save_case, shown_file
+from rulebench.web.saved_cases import find_saved, labelled, save_case, shown_file, user_turns
 from rulebench.web.saved_page import saved_listing
 from rulebench.web.templating import render_page
 from rulebench.web.turns import edit_turn, regenerate_reply, send_turn, undo_turn
@@ -49,11 +49,6 @@ SavedPage = Annotated[int, Query(ge=1, le=MAX_PAGE)]
 ConversationId = Annotated[str, Path(max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 
 
-def _playground(request: Request) -> Playground:
-    playground: Playground = request.app.state.playground
-    return playground
-
-
 def _page(
     request: Request, template: str, context: Mapping[str, object], status: int = 200
 ) -> HTMLResponse:
@@ -64,7 +59,7 @@ def _page(
 @router.get("", response_class=HTMLResponse)
 def new_game(request: Request) -> HTMLResponse:
     """The new-game form, and the visitor's conversations so far."""
-    playground = _playground(request)
+    playground = playground_of(request)
     visitor = visitor_of(request)
     context = {"title": "Playground", "problem": None}
     response = _page(request, "play_new.html", context | new_game_view(playground, visitor, {}))
@@ -76,7 +71,7 @@ def new_game(request: Request) -> HTMLResponse:
 @router.post("", response_class=HTMLResponse)
 async def start_game(request: Request) -> Response:
     """Start a game from the form; the form again, with the problem, if it cannot start."""
-    playground = _playground(request)
+    playground = playground_of(request)
     form = await read_form(request)
     visitor = visitor_of(request) or new_token()
     try:
@@ -84,17 +79,15 @@ async def start_game(request: Request) -> Response:
     except RulebenchError as exc:
         view = new_game_view(playground, visitor, form)
         problem = playground.hide_secrets(str(exc))
-        status = 429 if isinstance(exc, QuotaExceeded) else 422
-        return _page(
-            request, "play_new.html", {"title": "Playground", "problem": problem} | view, status
-        )
+        context = {"title": "Playground", "problem": problem} | view
+        return _page(request, "play_new.html", context, error_status(exc))
     return _to(conversation, visitor, visitor_of(request) is None)
 
 
 @router.get("/saved", response_class=HTMLResponse)
 def saved_cases(request: Request, page: SavedPage = 1) -> HTMLResponse:
     """The save folder's files and their cases, each with a button to play it again."""
-    playground = _playground(request)
+    playground = playground_of(request)
     config = playground.config
     context = {
         "title": "Saved test cases",
@@ -107,12 +100,14 @@ def saved_cases(request: Request, page: SavedPage = 1) -> HTMLResponse:
 @router.post("/saved/open", response_class=HTMLResponse)
 async def open_saved(request: Request) -> Response:
     """A saved case in a new conversation: its parameters, its turns replayed to the model."""
-    playground = _playground(request)
+    playground = playground_of(request)
     form = await read_form(request)
     visitor = visitor_of(request) or new_token()
     file_name, _, case_id = form.get("case", "").partition("/")
     try:
         case = find_saved(playground.config.save_dir, file_name, case_id)
+        turns = user_turns(case)
+        playground.limits.check_fits(turns, f"case {case.id}")
         played = {"scenario": case.scenario, "seed": "", "model_b": ""} | recorded_form(case)
         setup = _setup(form | played, playground, case.params)
         conversation = await playground.start(visitor, setup, f"{file_name}, case {case.id}")
@@ -123,10 +118,9 @@ async def open_saved(request: Request) -> Response:
             "problem": playground.hide_secrets(str(exc)),
             **saved_listing(config.save_dir, config.show_paths),
         } | new_game_view(playground, visitor, form)
-        return _page(request, "play_saved.html", context, 422)
+        return _page(request, "play_saved.html", context, error_status(exc))
     async with conversation.lock:
         try:
-            turns = sum(m.role == "user" for m in case.messages)
             playground.limits.check_model_call(visitor, turns)
             await conversation.play.replay(case)
         except RulebenchError as exc:
@@ -138,14 +132,14 @@ async def open_saved(request: Request) -> Response:
 @router.get("/conversations/{conversation_id}", response_class=HTMLResponse)
 async def conversation_page(request: Request, conversation_id: ConversationId) -> HTMLResponse:
     """The conversation: instructions (redacted), turns, both verdicts, the rule that broke."""
-    playground = _playground(request)
+    playground = playground_of(request)
     return _conversation(request, await playground.find(conversation_id, visitor_of(request)))
 
 
 @router.post("/conversations/{conversation_id}/send", response_class=HTMLResponse)
 async def send(request: Request, conversation_id: ConversationId) -> Response:
     """Send one user turn and get the reply, unless the turn is malformed (then no call)."""
-    playground = _playground(request)
+    playground = playground_of(request)
     conversation = await playground.find(conversation_id, visitor_of(request))
     text = (await read_form(request)).get("message", "")
     async with conversation.lock:
@@ -155,9 +149,8 @@ async def send(request: Request, conversation_id: ConversationId) -> Response:
         try:
             await send_turn(playground, conversation, text)
         except RulebenchError as exc:
-            status = 502 if isinstance(exc, ModelError) else 500
-            status = 429 if isinstance(exc, QuotaExceeded) else status
             shown = playground.hide_secrets(f"no reply: {exc}")
+            status = error_status(exc)
             return _conversation(request, conversation, problem=shown, draft=text, status=status)
     return RedirectResponse(conversation_url(conversation.id), status_code=303)
 
@@ -165,7 +158,7 @@ async def send(request: Request, conversation_id: ConversationId) -> Response:
 @router.post("/conversations/{conversation_id}/undo", response_class=HTMLResponse)
 async def undo(request: Request, conversation_id: ConversationId) -> Response:
     """Take back the last user turn and its replies (every lane); verdicts recomputed."""
-    playground = _playground(request)
+    playground = playground_of(request)
     conversation = await playground.find(conversation_id, visitor_of(request))
     async with conversation.lock:
         return await _act(request, conversation, undo_turn(playground, conversation))
@@ -174,7 +167,7 @@ async def undo(request: Request, conversation_id: ConversationId) -> Response:
 @router.post("/conversations/{conversation_id}/edit", response_class=HTMLResponse)
 async def edit(request: Request, conversation_id: ConversationId) -> Response:
     """Replace a user turn: the conversation is cut there and the new text is sent."""
-    playground = _playground(request)
+    playground = playground_of(request)
     conversation = await playground.find(conversation_id, visitor_of(request))
     form = await read_form(request)
     text, number = form.get("message", ""), turn_number(form.get("turn", ""))
@@ -188,7 +181,7 @@ async def edit(request: Request, conversation_id: ConversationId) -> Response:
 @router.post("/conversations/{conversation_id}/regenerate", response_class=HTMLResponse)
 async def regenerate(request: Request, conversation_id: ConversationId) -> Response:
     """Ask one lane's model again for its last reply (past the cache, a new sampling seed)."""
-    playground = _playground(request)
+    playground = playground_of(request)
     conversation = await playground.find(conversation_id, visitor_of(request))
     index = lane_index(conversation, (await read_form(request)).get("lane", ""))
     async with conversation.lock:
@@ -203,17 +196,15 @@ async def _act(
     try:
         await action
     except RulebenchError as exc:
-        status = 502 if isinstance(exc, ModelError) else 422
-        status = 429 if isinstance(exc, QuotaExceeded) else status
-        shown = _playground(request).hide_secrets(f"not done: {exc}")
-        return _conversation(request, conversation, problem=shown, status=status)
+        shown = playground_of(request).hide_secrets(f"not done: {exc}")
+        return _conversation(request, conversation, problem=shown, status=error_status(exc))
     return RedirectResponse(conversation_url(conversation.id), status_code=303)
 
 
 @router.post("/conversations/{conversation_id}/save", response_class=HTMLResponse)
 async def save(request: Request, conversation_id: ConversationId) -> Response:
     """Append the conversation's user turns to a file of the save folder as a test case."""
-    playground = _playground(request)
+    playground = playground_of(request)
     conversation = await playground.find(conversation_id, visitor_of(request))
     form = await read_form(request)
     name = form.get("file", "").strip() or None
@@ -233,8 +224,7 @@ async def save(request: Request, conversation_id: ConversationId) -> Response:
         path = save_case(case, save_dir, name, partial(limits.check_save, conversation.visitor))
     except RulebenchError as exc:
         problem = playground.hide_secrets(f"not saved: {exc}")
-        status = 429 if isinstance(exc, QuotaExceeded) else 422
-        return _conversation(request, conversation, problem=problem, status=status)
+        return _conversation(request, conversation, problem=problem, status=error_status(exc))
     shown = pathlib.Path(shown_file(path, save_dir, playground.config.show_paths))
     conversation.notice = playground.hide_secrets(
         f"saved test case {case.id} ({case.behavior}, {case.category}) to {shown}; "
@@ -294,7 +284,7 @@ def _conversation(
 ) -> HTMLResponse:
     """The conversation's page; a notice left by the last action is shown this once."""
     notice, conversation.notice = conversation.notice, None
-    view = conversation_view(_playground(request), conversation, draft)
+    view = conversation_view(playground_of(request), conversation, draft)
     context = {"title": f"Play {view['scenario']}", "c": view, "problem": problem, "notice": notice}
     return _page(request, "play.html", context, status)
 

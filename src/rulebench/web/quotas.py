@@ -80,6 +80,11 @@ class Quotas(BaseModel):
 class QuotaExceeded(ConfigError):
     """A visitor asked for more than its allowance (pages answer 429)."""
 
+    def __init__(self, message: str, wait_s: float = 0.0) -> None:
+        super().__init__(message)
+        self.wait_s = wait_s
+        """Seconds until the window may have room (0: waiting would not help)."""
+
 
 class VisitorLimits:
     """Counts what each visitor and client address did, and refuses what goes past a quota."""
@@ -98,6 +103,26 @@ class VisitorLimits:
     def check_model_call(self, visitor: str, calls: int = 1) -> None:
         """Count `calls` model replies about to be asked; QuotaExceeded past the allowance."""
         self._take(visitor, [("model_call", calls)])
+
+    def check_fits(self, calls: int, what: str = "this") -> None:
+        """QuotaExceeded when one piece of work needs more model calls than a window allows.
+
+        Such work could never start, however long it waited; anything smaller may wait.
+        """
+        limit = self.quotas.model_calls_per_minute
+        if limit is not None and calls > limit:
+            raise QuotaExceeded(f"{what} needs {calls} model calls; {limit} per minute allowed")
+
+    def model_call_wait_s(self, visitor: str, calls: int) -> float:
+        """Take `calls` model calls now (0.0), or say how long until the window may have room.
+
+        Nothing is counted when the answer is a wait: the caller asks again after it.
+        """
+        try:
+            self._take(visitor, [("model_call", calls)])
+        except QuotaExceeded as exc:
+            return max(exc.wait_s, 0.001)
+        return 0.0
 
     def check_save(self, visitor: str, creates_file: bool) -> None:
         """Count a saved case (and a new file if it makes one); QuotaExceeded past either."""
@@ -133,7 +158,7 @@ class VisitorLimits:
             allowed = limit if is_visitor else limit * self.quotas.visitors_per_address
             if count > allowed - len(events or ()):
                 wait_s = window_s - (now - events[0]) if events else window_s
-                raise QuotaExceeded(_message(action, allowed, is_visitor, wait_s))
+                raise QuotaExceeded(_message(action, allowed, is_visitor, wait_s), wait_s)
 
     def _keys(self, action: Action, visitor: str) -> list[tuple[Action, str]]:
         keys: list[tuple[Action, str]] = [(action, f"v:{visitor}")]

@@ -157,6 +157,11 @@ def find_saved(save_dir: Path, name: str, case_id: str) -> TestCase:
     raise ConfigError(f"{path.name} holds no test case with id {case_id[:100]!r}")
 
 
+def user_turns(case: TestCase) -> int:
+    """The model calls replaying `case` asks for: one per user turn."""
+    return sum(message.role == "user" for message in case.messages)
+
+
 def labelled(
     case: TestCase, strategy: str, notes: str, model: str, broke: bool | None = None
 ) -> TestCase:

@@ -1,16 +1,20 @@
 """The search page: finds replies and prompts in one run or all, pages, and explains bad queries."""
 
 import re
-import sqlite3
 from pathlib import Path
 
 import pytest
 
 from rulebench.engine import connection
-from rulebench.engine.migrations import SEARCH_STEP
 
 from tests.report.html_page import Page
-from tests.web.explorer_store import HOSTILE, explorer, scenarios_run, synthetic_run
+from tests.web.explorer_store import (
+    HOSTILE,
+    drop_search_index,
+    explorer,
+    scenarios_run,
+    synthetic_run,
+)
 
 HEADER = ["run", "item", "status", "match"]
 
@@ -104,18 +108,7 @@ def test_an_unindexed_read_only_store_is_served_and_search_says_how_to_index_it(
 ) -> None:
     store = tmp_path / "s.sqlite"
     run_id = synthetic_run(store, 5)
-    db = sqlite3.connect(store)  # as an older rulebench left it: no search step
-    for statement in (
-        "DROP TRIGGER results_search_insert",
-        "DROP TRIGGER results_search_delete",
-        "DROP TRIGGER results_search_update",
-        "DROP TABLE results_search",
-        "DROP VIEW results_search_source",
-        f"DELETE FROM _migrations WHERE name = '{SEARCH_STEP}'",
-    ):
-        db.execute(statement)
-    db.commit()
-    db.close()
+    drop_search_index(store)  # as an older rulebench left it
     # Read-only media: tests run as root, for whom permission bits grant every write.
     monkeypatch.setattr(connection.os, "access", lambda *_: False)
     with explorer(store) as client:

@@ -42,7 +42,7 @@ from rulebench.web.playground import (
 )
 from rulebench.web.security import LOOPBACK_NAMES, SECURITY_HEADERS, SecurityMiddleware
 from rulebench.web.templating import render_page
-from rulebench.web.views import NotFound
+from rulebench.web.views import NotFound, hide_store_path
 
 # name -> (package, file in it, media type): the only files the app serves.
 _STATIC = {
@@ -85,6 +85,7 @@ def create_app(
     )
     app.state.store_path = Path(store)
     app.state.store_label = str(Path(store)) if show_paths else Path(store).name
+    app.state.show_paths = show_paths
     app.state.playground = players
     # The playground's state changes are POSTs, which SecurityMiddleware accepts only from
     # the app's own pages.
@@ -132,7 +133,7 @@ def _error_page(request: Request, status_code: int, message: str) -> HTMLRespons
     context = {
         "title": _TITLES.get(status_code, "Error"),
         "store": request.app.state.store_label,
-        "message": message,
+        "message": hide_store_path(request, message),
     }
     return render_page("error.html", context, status_code)
 

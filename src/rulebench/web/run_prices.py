@@ -23,8 +23,11 @@ class RunPrices(NamedTuple):
     problem: str | None
 
     @classmethod
-    def from_environment(cls) -> "RunPrices":
-        """The table $RULEBENCH_PRICES names, read now (it is small, and may have changed)."""
+    def from_environment(cls, show_paths: bool = True) -> "RunPrices":
+        """The table $RULEBENCH_PRICES names, read now (it is small, and may have changed).
+
+        `show_paths` False (a server others reach) names the table by its file name only.
+        """
         from rulebench.report.usage import load_prices
 
         named = os.environ.get(PRICES_ENV)
@@ -34,7 +37,8 @@ class RunPrices(NamedTuple):
         try:
             return cls(load_prices(path), path.name, None)
         except RulebenchError as exc:
-            return cls(None, path.name, f"costs left out: {exc}")
+            problem = str(exc) if show_paths else str(exc).replace(str(path), path.name)
+            return cls(None, path.name, f"costs left out: {problem}")
 
     def cost_usd(self, model: str, used: RunUsage) -> float | None:
         """What the run's tokens cost at the model's price; None without a price for it."""

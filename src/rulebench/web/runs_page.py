@@ -73,7 +73,7 @@ def runs_list(request: Request, query: Annotated[RunsQuery, Query()]) -> HTMLRes
     with open_store(request) as db:
         runs = _matching(db, query)
         scores = {run.id: headline_of(db, run) for run in runs} if query.sort == "score" else {}
-        prices = RunPrices.from_environment()
+        prices = RunPrices.from_environment(request.app.state.show_paths)
         usage = db.browser().run_usage([run.id for run in runs])
         listing = Listing(run_labels(runs), usage, scores, prices)
         runs = _sorted(runs, query, _sort_value(query.sort, listing))

@@ -13,7 +13,7 @@ from rulebench.core.errors import ConfigError, StoreError
 from rulebench.engine.search import COUNT_CAP, SearchHit, split_marks
 from rulebench.web.paging import Paged, Pager
 from rulebench.web.templating import item_url, render_page, run_url
-from rulebench.web.views import find_run, open_store, run_header
+from rulebench.web.views import find_run, hide_store_path, open_store, run_header
 
 router = APIRouter()
 
@@ -54,8 +54,8 @@ def search_page(request: Request, query: Annotated[SearchQuery, Query()]) -> HTM
                 hits = search.hits(query.q, run_id, pager.offset, query.size)
             except ConfigError as exc:
                 context["problem"], status_code = str(exc), 400
-            except StoreError as exc:
-                context["problem"], status_code = str(exc), 503
+            except StoreError as exc:  # named as the page names the store
+                context["problem"], status_code = hide_store_path(request, str(exc)), 503
             else:
                 context |= {
                     "hits": [_hit_row(hit) for hit in hits],

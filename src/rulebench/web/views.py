@@ -6,6 +6,7 @@ What a run's config, notes or errors hold is redacted first (`report.redaction`)
 tokens, passwords and URL credentials never reach a page.
 """
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pydantic import JsonValue
@@ -37,6 +38,21 @@ class NotFound(Exception):
 def open_store(request: "Request") -> Store:
     """The app's store, read-only, for one request (close it: use as a context manager)."""
     return Store(request.app.state.store_path, readonly=True)
+
+
+def hide_store_path(request: "Request", message: str) -> str:
+    """`message` with the store's path as the page names the store (by name, when remote).
+
+    Store errors name the file as they opened it, absolute or resolved; a server others
+    reach must not show where its files live.
+    """
+    if request.app.state.show_paths:
+        return message
+    path: Path = request.app.state.store_path
+    label: str = request.app.state.store_label
+    for shown in sorted({str(path.resolve()), str(path.absolute()), str(path)}, key=len)[::-1]:
+        message = message.replace(shown, label)
+    return message
 
 
 def find_run(db: Store, run_id: str) -> RunRecord:

@@ -14,6 +14,7 @@ keeps goes to the save folder (`saved_cases`).
 import asyncio
 import random
 import secrets
+import shlex
 import threading
 import time
 from dataclasses import dataclass, field
@@ -78,9 +79,9 @@ class PlaygroundConfig(BaseModel):
     """The RuLES clone given to `rulebench serve --upstream PATH`: the only place upstream's
     instruction text is read from (visitors choose the wording, never a path)."""
     quotas: Quotas = Field(default_factory=Quotas.unlimited)
+    """Per-visitor allowances; none by default (loopback), `Quotas()` when others reach it."""
     show_paths: bool = True
     """Whether pages may show the server's paths; off when others reach it (names only)."""
-    """Per-visitor allowances; none by default (loopback), `Quotas()` when others reach it."""
 
 
 class GameSetup(BaseModel):
@@ -234,6 +235,9 @@ class Playground:
                 text = text.replace(value, REDACTED)
         if not self.config.show_paths:
             text = hide_paths(text, self.config.save_dir)
+            if self.config.upstream is not None:  # replay commands and clone errors name it
+                root = self.config.upstream.root
+                text = text.replace(shlex.quote(root), root).replace(root, "PATH")
         return redact_text(text)
 
     def generation_defaults(self) -> dict[str, float | int]:

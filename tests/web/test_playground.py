@@ -453,3 +453,20 @@ def test_reopening_reads_only_cases_of_the_save_folder(tmp_path: Path, key: str)
         assert "not allowed" in response.text or "no file missing.jsonl" in response.text
         wrong_id = client.post("/play/saved/open", data={"case": "mine.jsonl/nope"})
     assert wrong_id.status_code == 422 and "holds no test case with id" in wrong_id.text
+
+
+def test_the_visitor_cookie_comes_along_from_a_link_on_another_site(tmp_path: Path) -> None:
+    # SameSite=Strict would leave it behind: /play then handed out a new one, and the
+    # visitor's stored games were gone.
+    with player(playground_app(tmp_path)) as client:
+        cookie = client.get("/play").headers["set-cookie"]
+        assert "samesite=lax" in cookie.lower() and "httponly" in cookie.lower()
+
+
+def test_a_cross_site_request_without_the_cookie_does_not_replace_it(tmp_path: Path) -> None:
+    with player(playground_app(tmp_path)) as client:
+        client.cookies.clear()
+        response = client.get("/play", headers={"Sec-Fetch-Site": "cross-site"})
+        assert response.status_code == 200 and "set-cookie" not in response.headers
+        response = client.get("/play", headers={"Sec-Fetch-Site": "same-origin"})
+        assert "set-cookie" in response.headers

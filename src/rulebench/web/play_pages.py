@@ -40,7 +40,7 @@ from rulebench.web.saved_cases import find_saved, labelled, save_case, shown_fil
 from rulebench.web.saved_page import saved_listing
 from rulebench.web.templating import render_page
 from rulebench.web.turns import edit_turn, regenerate_reply, send_turn, undo_turn
-from rulebench.web.visitors import set_visitor, visitor_of
+from rulebench.web.visitors import may_give_visitor, set_visitor, visitor_of
 
 router = APIRouter(prefix="/play")
 
@@ -63,7 +63,7 @@ def new_game(request: Request) -> HTMLResponse:
     visitor = visitor_of(request)
     context = {"title": "Playground", "problem": None}
     response = _page(request, "play_new.html", context | new_game_view(playground, visitor, {}))
-    if visitor is None:
+    if visitor is None and may_give_visitor(request):
         set_visitor(response, new_token())
     return response
 

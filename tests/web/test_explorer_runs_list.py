@@ -1,6 +1,7 @@
 """The runs list: the report's headline score, counts, tokens, cost, labels, sort and filter;
 and the compare page's configuration diff."""
 
+from collections.abc import ItemsView, Iterator
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -8,8 +9,10 @@ import pytest
 from pydantic import JsonValue
 
 import rulebench
+from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store
 from rulebench.report.build import inferential_report, scenarios_report
+from rulebench.web import config_diff
 
 from tests.report.html_page import Page
 from tests.web.explorer_store import explorer, synthetic_run
@@ -165,3 +168,53 @@ def test_compare_diffs_the_configurations_with_secrets_hidden(tmp_path: Path) ->
     assert found["extra"] == ["≠", "(not set)", "1"]
     assert found["api_key"][0] == "" and "sk-" not in page.text
     assert "2 of 3 settings differ" in page.text
+
+
+class CountedConfig(dict[str, str]):
+    """A flat config that counts how often a label's code reads it (reads, walks)."""
+
+    reads = 0
+
+    def get(self, key: str, default: object = None) -> object:  # type: ignore[override]
+        CountedConfig.reads += 1
+        return super().get(key, default)
+
+    def __getitem__(self, key: str) -> str:
+        CountedConfig.reads += 1
+        return super().__getitem__(key)
+
+    def __iter__(self) -> Iterator[str]:
+        CountedConfig.reads += 1
+        return super().__iter__()
+
+    def items(self) -> ItemsView[str, str]:  # type: ignore[override]
+        CountedConfig.reads += 1
+        return super().items()
+
+
+def test_labels_read_each_runs_settings_a_bounded_number_of_times(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Labels for N runs read N configs a few times each, never N x N (10,000 runs listed)."""
+    flat = config_diff.flat_config
+    monkeypatch.setattr(config_diff, "flat_config", lambda config: CountedConfig(flat(config)))
+    runs = [
+        RunRecord(
+            id=f"run-{index}",
+            task="judge" if index % 2 else "loadtest",
+            model="scripted/echo",
+            config={"seed": index // 2, "size": 3, "generate": {"temperature": 0.5}},
+            version="0",
+            started_at="2020-01-01T00:00:00+00:00",
+            ended_at=None,
+            status="completed",
+            pid=None,
+            notes={},
+        )
+        for index in range(400)
+    ]
+    CountedConfig.reads = 0
+    labels = config_diff.run_labels(runs)
+    assert labels["run-0"] == "scripted/echo · seed=0"
+    assert labels["run-399"].startswith("scripted/echo · seed=199")  # then the prompts
+    assert CountedConfig.reads <= 4 * len(runs) * 3  # a few reads per run and setting

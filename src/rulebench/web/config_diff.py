@@ -6,6 +6,7 @@ setting rather than a whole block.
 """
 
 import json
+from collections import defaultdict
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -62,18 +63,20 @@ def run_labels(runs: Sequence[RunRecord]) -> dict[str, str]:
     """Run id -> a label that tells the run from the others of its task among `runs`.
 
     The model, then the settings whose values differ among those runs, then the prompts'
-    wording where the run records one (`report.run_wording`).
+    wording where the run records one (`report.run_wording`). Runs are grouped by task once,
+    so a list of N runs reads each config a few times, never N times (the list takes 10,000).
     """
     from rulebench.report.run_wording import run_wording
 
     flat = {run.id: flat_config(run.config) for run in runs}
+    by_task: dict[str, list[dict[str, str]]] = defaultdict(list)
+    for run in runs:
+        by_task[run.task].append(flat[run.id])
+    differing = {task: differing_keys(configs) for task, configs in by_task.items()}
     labels = {}
     for run in runs:
-        peers = [flat[other.id] for other in runs if other.task == run.task]
-        keys = {key for config in peers for key in config} - LABEL_SKIPS
-        differing = sorted(k for k in keys if len({config.get(k) for config in peers}) > 1)
         mine = flat[run.id]
-        settings = [f"{key}={mine.get(key, _ABSENT)}" for key in differing]
+        settings = [f"{key}={mine.get(key, _ABSENT)}" for key in differing[run.task]]
         shown = settings[:LABEL_SETTINGS]
         if len(settings) > LABEL_SETTINGS:
             shown.append(f"+{len(settings) - LABEL_SETTINGS} more")
@@ -81,3 +84,20 @@ def run_labels(runs: Sequence[RunRecord]) -> dict[str, str]:
         parts = [redact_text(run.model), *shown, *([wording.label] if wording else [])]
         labels[run.id] = " · ".join(parts)
     return labels
+
+
+def differing_keys(configs: Sequence[dict[str, str]]) -> list[str]:
+    """The settings (LABEL_SKIPS aside) whose values are not the same in all `configs`, sorted.
+
+    A setting some configs lack differs (absent is a value of its own).
+    """
+    first: dict[str, str] = {}
+    seen: dict[str, int] = defaultdict(int)
+    found: set[str] = set()
+    for config in configs:
+        for key, value in config.items():
+            seen[key] += 1
+            if first.setdefault(key, value) != value:
+                found.add(key)
+    found |= {key for key, count in seen.items() if count < len(configs)}
+    return sorted(found - LABEL_SKIPS)

@@ -1,0 +1,83 @@
+"""The explorer's runs list on a store of many runs: the page, and the run labels alone.
+
+Writes N finished runs without results (two tasks; each run's config differs from the
+others of its task in a seed and a temperature, as a sweep leaves them), then prints the
+median over R tries of one GET / (the newest 50 of all N runs, labelled among all N) and of
+`config_diff.run_labels` over the N runs. Labels were quadratic in N before they grouped
+runs by task: a jump between the sizes shows such a regression.
+Usage: python bench/bench_runs_list.py [--runs 1000,10000] [--repeats 3]
+"""
+
+import argparse
+import json
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+
+from bench_common import print_table
+from rulebench.core.errors import StoreError
+from rulebench.engine.store import Store
+from rulebench.web.app import create_app
+from rulebench.web.config_diff import run_labels
+
+
+def write_runs(path: Path, count: int) -> None:
+    """`count` finished runs of two tasks, configs differing in seed and temperature."""
+    with Store(path) as db:
+        for index in range(count):
+            config = {
+                "seed": index,
+                "generate": {"temperature": index % 5 / 10, "max_tokens": 256},
+                "limit": 100,
+            }
+            task = "judge" if index % 2 else "loadtest"
+            try:
+                run = db.create_run(task, "scripted/echo", config)
+            except StoreError:  # two ids alike: thousands of runs start within one second
+                run = db.create_run(task, "scripted/echo", config)
+            db.finish_run(run.id, "completed", {})
+
+
+def median_s(work: Callable[[], object], repeats: int) -> float:
+    """Median wall seconds of `work` over `repeats` tries (after one warm-up)."""
+    work()
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", default="1000,10000", help="comma-separated store sizes")
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    rows = [("runs", "GET / s", "run_labels s")]
+    figures = {}
+    for count in (int(size) for size in args.runs.split(",")):
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "runs.sqlite"
+            write_runs(path, count)
+            with Store(path, readonly=True) as db:
+                runs = db.list_runs(count)
+            with TestClient(create_app(path), base_url="http://127.0.0.1:8765") as client:
+
+                def page() -> None:
+                    assert client.get("/").status_code == 200
+
+                page_s = median_s(page, args.repeats)
+            labels_s = median_s(lambda listed=runs: run_labels(listed), args.repeats)
+        rows.append((f"{count:,}", f"{page_s:.3f}", f"{labels_s:.3f}"))
+        figures[count] = {"page_s": page_s, "labels_s": labels_s}
+    print_table(rows)
+    print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main()

@@ -247,3 +247,64 @@ def test_side_by_side_both_models_are_asked_at_once(
         html = send(client, url, "Hello")
     assert most_in_flight == 2
     assert replies(html, "a") == [REFUSAL] and replies(html, "b") == ["OK"]
+
+
+def test_regenerate_after_a_restart_draws_a_seed_not_used_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rulebench.web.visitors import VISITOR_COOKIE
+
+    seeds: list[int | None] = []
+    generate = ScriptedModel.generate
+
+    async def seen(
+        self: ScriptedModel, messages: Sequence[Message], config: GenerateConfig
+    ) -> Completion:
+        seeds.append(config.seed)
+        return await generate(self, messages, config)
+
+    monkeypatch.setattr(ScriptedModel, "generate", seen)
+    with player(playground_app(tmp_path)) as client:
+        url = start(client, temperature="0.8")
+        send(client, url, "Hello")
+        assert client.post(f"{url}/regenerate", data={"lane": "0"}).status_code == 200
+        cookie = client.cookies[VISITOR_COOKIE]
+    with player(playground_app(tmp_path)) as client:  # a restarted server
+        client.cookies.set(VISITOR_COOKIE, cookie, path="/play")
+        assert client.post(f"{url}/regenerate", data={"lane": "0"}).status_code == 200
+    assert seeds == [0, 1, 2]
+
+
+def test_a_turn_the_model_refuses_as_misconfigured_is_a_422_with_the_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rulebench.core.errors import ConfigError
+
+    async def too_long(
+        self: ScriptedModel, messages: Sequence[Message], config: GenerateConfig
+    ) -> Completion:
+        raise ConfigError("the conversation no longer fits the model's context window")
+
+    monkeypatch.setattr(ScriptedModel, "generate", too_long)
+    with player(playground_app(tmp_path)) as client:
+        url = start(client)
+        refused = client.post(f"{url}/send", data={"message": "Hello"})
+    assert refused.status_code == 422
+    assert "no longer fits the model&#39;s context window" in refused.text
+
+
+def test_a_save_refused_by_its_checks_uses_no_quota(tmp_path: Path) -> None:
+    from rulebench.web.quotas import Quotas, VisitorLimits
+    from rulebench.web.saved_cases import MAX_FILE_BYTES
+
+    app = playground_app(tmp_path)
+    app.state.playground.limits = VisitorLimits(Quotas(saves_per_hour=1))
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "full.jsonl").write_bytes(b" " * (MAX_FILE_BYTES + 1))
+    with player(app) as client:
+        url = start(client)
+        send(client, url, "Hello")
+        full = client.post(f"{url}/save", data={"file": "full.jsonl"})
+        assert full.status_code == 422 and "save to another file" in full.text
+        saved = client.post(f"{url}/save", data={"file": "other.jsonl"})
+        assert saved.status_code == 200, saved.text

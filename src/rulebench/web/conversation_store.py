@@ -48,6 +48,8 @@ class LaneRecord(BaseModel):
 
     model: str
     turns: tuple[Message, ...] = ()
+    draws: int = Field(default=0, ge=0)
+    """Replies regenerated so far: the next draw's seed follows, even after a restart."""
 
 
 class ConversationRecord(BaseModel):

@@ -209,27 +209,29 @@ async def save(request: Request, conversation_id: ConversationId) -> Response:
     form = await read_form(request)
     name = form.get("file", "").strip() or None
     lane = conversation.lanes[lane_index(conversation, form.get("lane", ""))]
-    play, save_dir, limits = lane.play, playground.config.save_dir, playground.limits
-    try:
-        if not play.turns:
-            raise ConfigError("nothing to save yet: send a message first")
-        strategy, notes = form.get("strategy", ""), form.get("notes", "")
-        case = labelled(
-            play.test_case(play.broken_behavior()),
-            strategy,
-            notes,
-            lane.model_spec,
-            broke=not play.verdict.passed,
+    play, save_dir = lane.play, playground.config.save_dir
+    # Under the lock: the case saved is the one the page showed, not a turn sent meanwhile.
+    async with conversation.lock:
+        try:
+            if not play.turns:
+                raise ConfigError("nothing to save yet: send a message first")
+            case = labelled(
+                play.test_case(play.broken_behavior()),
+                form.get("strategy", ""),
+                form.get("notes", ""),
+                lane.model_spec,
+                broke=not play.verdict.passed,
+            )
+            allow = partial(playground.limits.check_save, conversation.visitor)
+            path = save_case(case, save_dir, name, allow)
+        except RulebenchError as exc:
+            problem = playground.hide_secrets(f"not saved: {exc}")
+            return _conversation(request, conversation, problem=problem, status=error_status(exc))
+        shown = pathlib.Path(shown_file(path, save_dir, playground.config.show_paths))
+        conversation.notice = playground.hide_secrets(
+            f"saved test case {case.id} ({case.behavior}, {case.category}) to {shown}; "
+            f"replay it with: {replay_command(case, shown, lane.model_spec, play.protocol)}"
         )
-        path = save_case(case, save_dir, name, partial(limits.check_save, conversation.visitor))
-    except RulebenchError as exc:
-        problem = playground.hide_secrets(f"not saved: {exc}")
-        return _conversation(request, conversation, problem=problem, status=error_status(exc))
-    shown = pathlib.Path(shown_file(path, save_dir, playground.config.show_paths))
-    conversation.notice = playground.hide_secrets(
-        f"saved test case {case.id} ({case.behavior}, {case.category}) to {shown}; "
-        f"replay it with: {replay_command(case, shown, lane.model_spec, play.protocol)}"
-    )
     return RedirectResponse(conversation_url(conversation.id), status_code=303)
 
 

@@ -185,7 +185,7 @@ class Conversation:
             temperature=config.temperature,
             max_tokens=config.max_tokens,
             lanes=tuple(
-                LaneRecord(model=lane.model_spec, turns=tuple(lane.play.turns))
+                LaneRecord(model=lane.model_spec, turns=tuple(lane.play.turns), draws=lane.draws)
                 for lane in self.lanes
             ),
             created_s=self.created_s,
@@ -303,7 +303,7 @@ class Playground:
             play = PlaySession(scenario, session, record.protocol)
             play.restore(lane.turns)
             fresh = Session(model, generate, None, record.id)
-            lanes.append(Lane(lane.model, play, fresh))
+            lanes.append(Lane(lane.model, play, fresh, lane.draws))
         return Conversation(
             record.id, record.visitor, lanes, record.source, created_s=record.created_s
         )

@@ -103,13 +103,13 @@ def save_case(
     check_case(case)
     path = checked_file(save_dir, name or default_file_name(case.behavior))
     with _append_lock:
-        if allow is not None:
-            allow(not path.exists())
         if path.exists() and path.stat().st_size > MAX_FILE_BYTES:
             raise ConfigError(
                 f"{path.name} holds more than {MAX_FILE_BYTES // 2**20} MiB already: "
                 "save to another file"
             )
+        if allow is not None:  # last: a save refused for another reason uses no quota
+            allow(not path.exists())
         save_dir.mkdir(parents=True, exist_ok=True)
         append_case(case, path)
     return path

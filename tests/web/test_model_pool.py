@@ -7,7 +7,7 @@ import pytest
 
 from rulebench.core.errors import ConfigError
 from rulebench.core.messages import GenerateConfig, Message
-from rulebench.models.base import BackendOptions
+from rulebench.models.base import BackendOptions, Model
 from rulebench.web import model_pool
 from rulebench.web.model_pool import ModelPool
 
@@ -96,3 +96,49 @@ def test_a_remote_form_offers_the_allowed_models(tmp_path: Path) -> None:
             page = client.get(path).text
             assert 'list="allowed-models"' in page
             assert '<option value="scripted/echo"><option value="scripted/fixed">' in page
+
+
+def counting_loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The specs the pool builds, in order (the real models are built)."""
+    built: list[str] = []
+    create = model_pool.create_model
+
+    def counted(spec: str, options: BackendOptions) -> Model:
+        built.append(spec)
+        return create(spec, options)
+
+    monkeypatch.setattr(model_pool, "create_model", counted)
+    return built
+
+
+def test_two_visitors_asking_for_one_new_spec_at_once_load_it_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    built = counting_loads(monkeypatch)
+
+    async def play() -> None:
+        pool = ModelPool("scripted/echo", BackendOptions(), any_model=True)
+        first, second = await asyncio.gather(pool.get("scripted/fixed"), pool.get("scripted/fixed"))
+        assert first.info == second.info and pool.loaded_specs() == ["scripted/fixed"]
+        await pool.aclose()
+
+    asyncio.run(play())
+    assert built == ["scripted/fixed"]
+
+
+def test_specs_loading_at_once_never_pass_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(model_pool, "MAX_MODELS", 1)
+    built = counting_loads(monkeypatch)
+
+    async def play() -> None:
+        pool = ModelPool("scripted/echo", BackendOptions(), any_model=True)
+        results = await asyncio.gather(
+            pool.get("scripted/echo"), pool.get("scripted/fixed"), return_exceptions=True
+        )
+        refused = [r for r in results if isinstance(r, ConfigError)]
+        assert len(refused) == 1 and "try again in a moment" in str(refused[0])
+        assert len(pool.loaded_specs()) == 1
+        await pool.aclose()
+
+    asyncio.run(play())
+    assert len(built) == 1

@@ -13,6 +13,7 @@ import asyncio
 import threading
 import time
 from collections.abc import Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 
 from rulebench.core.errors import ConfigError
@@ -72,6 +73,8 @@ class ModelPool:
         self.allowed = (default_spec, *(spec for spec in allowed if spec != default_spec))
         """The specs a visitor may name when any_model is off, the server's own first."""
         self._models: dict[str, _Loaded] = {}
+        self._loading: dict[str, Future[None]] = {}
+        """Specs being built now, each holding a slot; waiters await the future."""
         # Tests serve one app from several event loops (one per TestClient), so the map is
         # guarded by a thread lock, held for dictionary work only.
         self._lock = threading.Lock()
@@ -93,23 +96,46 @@ class ModelPool:
         return PooledModel(self, spec, loaded.model.info)
 
     async def acquire(self, spec: str) -> _Loaded:
-        """The loaded model for `spec`, marked busy (pair with `release`); loads it if needed."""
-        with self._lock:
-            found = self._models.get(spec)
-            if found is not None:
-                found.calls_in_flight += 1
-                found.last_used_s = time.monotonic()
-                return found
+        """The loaded model for `spec`, marked busy (pair with `release`); loads it if needed.
+
+        One load per spec: a second visitor asking while it loads waits for that load. A
+        loading spec holds its slot, so loads at once never pass MAX_MODELS.
+        """
+        while True:
+            with self._lock:
+                found = self._models.get(spec)
+                if found is not None:
+                    found.calls_in_flight += 1
+                    found.last_used_s = time.monotonic()
+                    return found
+                pending = self._loading.get(spec)
+                if pending is None:
+                    evicted = self._reserve(spec)
+                    pending = self._loading[spec] = Future()
+                    break
+            # A concurrent future: the loader may run on another event loop (another client).
+            await asyncio.wrap_future(pending)
+        for entry in evicted:
+            await entry.model.aclose()
+        return await self._load(spec, pending)
+
+    async def _load(self, spec: str, pending: "Future[None]") -> _Loaded:
+        """Build `spec`'s model in its reserved slot; waiters learn how it went."""
         options = self._default_options if spec == self.default_spec else BackendOptions()
-        await self._make_room(spec)
-        # Building a local model loads its weights: off the event loop.
-        model = await asyncio.to_thread(create_model, spec, options)
+        try:
+            # Building a local model loads its weights: off the event loop.
+            model = await asyncio.to_thread(create_model, spec, options)
+        except BaseException as exc:
+            with self._lock:
+                del self._loading[spec]
+            stopped = ConfigError(f"{spec}: loading was interrupted, try again")
+            pending.set_exception(exc if isinstance(exc, Exception) else stopped)
+            raise
         with self._lock:
-            kept = self._models.setdefault(spec, _Loaded(model))
-            kept.calls_in_flight += 1
-        if kept.model is not model:  # another visitor loaded the same spec meanwhile
-            await model.aclose()
-        return kept
+            del self._loading[spec]
+            loaded = self._models[spec] = _Loaded(model, calls_in_flight=1)
+        pending.set_result(None)
+        return loaded
 
     def release(self, loaded: _Loaded) -> None:
         """The call that acquired `loaded` is done."""
@@ -117,21 +143,23 @@ class ModelPool:
             loaded.calls_in_flight -= 1
             loaded.last_used_s = time.monotonic()
 
-    async def _make_room(self, spec: str) -> None:
-        """Close least recently used idle models until one more fits; ConfigError if all busy."""
-        while True:
-            with self._lock:
-                if len(self._models) < MAX_MODELS:
-                    return
-                idle = [(s, m) for s, m in self._models.items() if m.calls_in_flight == 0]
-                if not idle:
-                    raise ConfigError(
-                        f"{MAX_MODELS} models are answering already ({', '.join(self._models)})"
-                        f": {spec} cannot load now, try again in a moment"
-                    )
-                evicted, loaded = min(idle, key=lambda pair: pair[1].last_used_s)
-                del self._models[evicted]
-            await loaded.model.aclose()
+    def _reserve(self, spec: str) -> list[_Loaded]:
+        """Free a slot for `spec` (lock held): the least recently used idle models leave.
+
+        Returns them, to be closed once the lock is let go; ConfigError if every slot is busy.
+        """
+        evicted: list[_Loaded] = []
+        while len(self._models) + len(self._loading) >= MAX_MODELS:
+            idle = [(s, m) for s, m in self._models.items() if m.calls_in_flight == 0]
+            if not idle:
+                busy = [*self._models, *self._loading]
+                raise ConfigError(
+                    f"{MAX_MODELS} models are answering already or loading ({', '.join(busy)})"
+                    f": {spec} cannot load now, try again in a moment"
+                )
+            name, _ = min(idle, key=lambda pair: pair[1].last_used_s)
+            evicted.append(self._models.pop(name))
+        return evicted
 
     def loaded_specs(self) -> list[str]:
         """The specs loaded now, the most recently used first."""

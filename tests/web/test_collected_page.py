@@ -1,10 +1,16 @@
 """The collected cases page: counts by scenario, rule, strategy and model; played again."""
 
+import asyncio
 import re
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
+
+from rulebench.core.messages import Completion, GenerateConfig, Message
+from rulebench.models.scripted import ScriptedModel
 
 from tests.report.html_page import Page
 from tests.web.playground_app import LEAK, MODEL, player, playground_app, send, start
@@ -164,3 +170,63 @@ def wait_for(client: TestClient, url: str, text: str) -> str:
         time.sleep(0.05)
         page = client.get(url).text
     return page
+
+
+def stalling(monkeypatch: pytest.MonkeyPatch, on_cancel: Callable[[], None]) -> list[str]:
+    """scripted/echo never answers: its jobs run until cancelled; the calls asked, by model."""
+    generate = ScriptedModel.generate
+    asked: list[str] = []
+
+    async def stall(
+        self: ScriptedModel, messages: Sequence[Message], config: GenerateConfig
+    ) -> Completion:
+        if self.info.name != "echo":
+            return await generate(self, messages, config)
+        asked.append(self.info.name)
+        try:
+            await asyncio.Event().wait()
+        finally:
+            on_cancel()
+        raise AssertionError("not reached")
+
+    monkeypatch.setattr(ScriptedModel, "generate", stall)
+    return asked
+
+
+def test_running_jobs_are_never_evicted_and_a_visitor_runs_few_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rulebench.web import collected_runs
+
+    stalling(monkeypatch, lambda: None)
+    monkeypatch.setattr(collected_runs, "MAX_JOBS", 2)
+    monkeypatch.setattr(collected_runs, "MAX_RUNNING_PER_VISITOR", 1)
+    app = playground_app(tmp_path)
+    with player(app) as alice, player(app) as bob, player(app) as carol:
+        save(alice, "hello", "Just Ask", "a.jsonl")
+        first = alice.post("/play/collected/run", data={"model": "scripted/echo"})
+        assert first.status_code == 200
+        again = alice.post("/play/collected/run", data={"model": "scripted/echo"})
+        assert again.status_code == 429 and "1 run of collected cases at a time" in again.text
+        assert bob.post("/play/collected/run", data={"model": "scripted/echo"}).status_code == 200
+        full = carol.post("/play/collected/run", data={"model": "scripted/echo"})
+        assert full.status_code == 429 and "2 runs of collected cases are playing" in full.text
+        assert alice.get(first.url).status_code == 200  # still there, still running
+
+
+def test_shutting_down_cancels_jobs_before_the_models_close(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = playground_app(tmp_path)
+    loaded_when_cancelled: list[list[str]] = []
+    pool = app.state.playground.models
+    asked = stalling(monkeypatch, lambda: loaded_when_cancelled.append(pool.loaded_specs()))
+    with player(app) as client:
+        save(client, "hello", "Just Ask", "a.jsonl")
+        started = client.post("/play/collected/run", data={"model": "scripted/echo"})
+        assert started.status_code == 200
+        deadline = time.monotonic() + 60  # a hang guard, not a speed check
+        while not asked:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+    assert len(loaded_when_cancelled) == 1 and "scripted/echo" in loaded_when_cancelled[0]

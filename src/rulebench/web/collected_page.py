@@ -153,12 +153,12 @@ async def run_collected(request: Request) -> Response:
         for file, case in cases:  # a longer job waits for the window, case by case
             playground.limits.check_fits(user_turns(case), f"case {case.id} of {file}")
         model = await playground.models.get(spec)
+        job = _jobs(request).start(
+            playground, request.app.state.store_path, new_job(visitor, spec, cases), model
+        )
     except RulebenchError as exc:
         problem = playground.hide_secrets(str(exc))
         return render_page("collected.html", _context(request, wanted, problem), error_status(exc))
-    job = _jobs(request).start(
-        playground, request.app.state.store_path, new_job(visitor, spec, cases), model
-    )
     response = RedirectResponse(f"/play/collected/runs/{job.id}", status_code=303)
     if visitor_of(request) is None:
         set_visitor(response, visitor)

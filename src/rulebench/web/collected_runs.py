@@ -25,10 +25,13 @@ from rulebench.scenarios.played import record_of, replayed_generation, replayed_
 from rulebench.scenarios.protocol import Protocol
 from rulebench.scenarios.registry import scenario_class
 from rulebench.web.playground import Playground, new_token
+from rulebench.web.quotas import QuotaExceeded
 from rulebench.web.saved_cases import user_turns
 
 MAX_JOBS = 50
 """Jobs kept in memory (finished ones first forgotten past that)."""
+MAX_RUNNING_PER_VISITOR = 2
+"""Jobs one visitor may have playing at once (each keeps a model busy)."""
 QUOTA_POLL_S = 1.0
 """How often a job waiting for the visitor's call quota asks again."""
 
@@ -81,15 +84,28 @@ class CollectedRuns:
     def start(
         self, playground: Playground, store: Path, job: CollectedRun, model: Model
     ) -> CollectedRun:
-        """Start replaying the job's cases against `model` in the background."""
+        """Start replaying the job's cases against `model` in the background.
+
+        QuotaExceeded when the visitor has too many playing, or every slot holds a job still
+        playing: a running job is never dropped.
+        """
         with self._lock:
-            if len(self._jobs) >= MAX_JOBS:
-                finished = [j for j in self._jobs.values() if j.finished] or list(
-                    self._jobs.values()
+            running = [j for j in self._jobs.values() if not j.finished]
+            if sum(j.visitor == job.visitor for j in running) >= MAX_RUNNING_PER_VISITOR:
+                raise QuotaExceeded(
+                    f"this server plays at most {_runs(MAX_RUNNING_PER_VISITOR)} of collected "
+                    "cases at a time for a visitor: wait until yours ends"
                 )
+            if len(self._jobs) >= MAX_JOBS:
+                finished = [j for j in self._jobs.values() if j.finished]
+                if not finished:
+                    raise QuotaExceeded(
+                        f"{_runs(MAX_JOBS)} of collected cases are playing on this server: "
+                        "try again when one ends"
+                    )
                 del self._jobs[finished[0].id]
             self._jobs[job.id] = job
-        job.task = asyncio.get_running_loop().create_task(
+        job.task = playground.run_in_background(
             _play_all(playground, StoredReplies(store), job, model)
         )
         return job
@@ -99,6 +115,10 @@ class CollectedRuns:
         with self._lock:
             job = self._jobs.get(job_id)
         return job if job is not None and visitor is not None and job.visitor == visitor else None
+
+
+def _runs(count: int) -> str:
+    return f"{count} run{'s' if count > 1 else ''}"
 
 
 def new_job(visitor: str, spec: str, cases: list[tuple[str, TestCase]]) -> CollectedRun:

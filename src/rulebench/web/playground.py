@@ -17,6 +17,7 @@ import secrets
 import shlex
 import threading
 import time
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -227,6 +228,7 @@ class Playground:
         # Tests serve one app from several event loops (one per TestClient), so the shared
         # maps are guarded by a thread lock, held for dictionary work only.
         self._lock = threading.Lock()
+        self._background: set[asyncio.Task[None]] = set()
 
     def hide_secrets(self, text: str) -> str:
         """`text` as a page may show it: URL credentials, tokens and secret `-M` values hidden."""
@@ -376,6 +378,30 @@ class Playground:
         """How many conversations the visitor has in all (more than are listed, past MAX_LISTED)."""
         return 0 if visitor is None else self.store.count_of(visitor)
 
+    def run_in_background(self, work: Coroutine[None, None, None]) -> "asyncio.Task[None]":
+        """Start `work` on the running loop; the app cancels it when it stops."""
+        task = asyncio.get_running_loop().create_task(work)
+        with self._lock:
+            self._background.add(task)
+        task.add_done_callback(self._forget_task)
+        return task
+
+    def _forget_task(self, task: "asyncio.Task[None]") -> None:
+        with self._lock:
+            self._background.discard(task)
+
     async def aclose(self) -> None:
-        """Close every model (the app is shutting down)."""
+        """Cancel background work, then close every model (the app is shutting down).
+
+        In that order: a job cancelled after its model closed would fail on a closed model.
+        """
+        with self._lock:
+            tasks = list(self._background)
+        here = asyncio.get_running_loop()
+        for task in tasks:
+            if task.get_loop() is here:
+                task.cancel()
+            elif not task.get_loop().is_closed():  # tests serve one app from several loops
+                task.get_loop().call_soon_threadsafe(task.cancel)
+        await asyncio.gather(*(t for t in tasks if t.get_loop() is here), return_exceptions=True)
         await self.models.aclose()

@@ -2,7 +2,8 @@
 
 Writes N finished runs without results (two tasks; each run's config differs from the
 others of its task in a seed and a temperature, as a sweep leaves them), then prints the
-median over R tries of one GET / (the newest 50 of all N runs, labelled among all N) and of
+median over R tries of one GET / (the newest 50 of all N runs, labelled among all N), of one
+sorted by cost (the report's token totals for every run), and of
 `config_diff.run_labels` over the N runs. Labels were quadratic in N before they grouped
 runs by task: a jump between the sizes shows such a regression.
 Usage: python bench/bench_runs_list.py [--runs 1000,10000] [--repeats 3]
@@ -58,7 +59,7 @@ def main() -> None:
     parser.add_argument("--runs", default="1000,10000", help="comma-separated store sizes")
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    rows = [("runs", "GET / s", "run_labels s")]
+    rows = [("runs", "GET / s", "GET /?sort=cost s", "run_labels s")]
     figures = {}
     for count in (int(size) for size in args.runs.split(",")):
         with tempfile.TemporaryDirectory() as folder:
@@ -68,13 +69,14 @@ def main() -> None:
                 runs = db.list_runs(count)
             with TestClient(create_app(path), base_url="http://127.0.0.1:8765") as client:
 
-                def page() -> None:
-                    assert client.get("/").status_code == 200
+                def page(sort: str | None = None) -> None:
+                    assert client.get("/", params={"sort": sort} if sort else {}).is_success
 
                 page_s = median_s(page, args.repeats)
+                cost_s = median_s(lambda: page("cost"), args.repeats)
             labels_s = median_s(lambda listed=runs: run_labels(listed), args.repeats)
-        rows.append((f"{count:,}", f"{page_s:.3f}", f"{labels_s:.3f}"))
-        figures[count] = {"page_s": page_s, "labels_s": labels_s}
+        rows.append((f"{count:,}", f"{page_s:.3f}", f"{cost_s:.3f}", f"{labels_s:.3f}"))
+        figures[count] = {"page_s": page_s, "cost_sort_s": cost_s, "labels_s": labels_s}
     print_table(rows)
     print(json.dumps(figures))
 

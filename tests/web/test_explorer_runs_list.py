@@ -12,6 +12,8 @@ import rulebench
 from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store
 from rulebench.report.build import inferential_report, scenarios_report
+from rulebench.report.tables import format_usd
+from rulebench.report.usage import load_prices
 from rulebench.web import config_diff
 
 from tests.report.html_page import Page
@@ -60,11 +62,12 @@ def test_scores_are_the_reports_headlines(tmp_path: Path) -> None:
     assert len({shown[run_id]["score"] for run_id in (refusing, echoing)}) == 2
 
 
-def test_counts_tokens_and_cost_at_the_users_prices(
+def test_counts_tokens_and_cost_are_the_reports_at_the_users_prices(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store = tmp_path / "s.sqlite"
-    run_id = synthetic_run(store, 14)  # items 6 and 13 are errors
+    run_id = rulebench.run("scenarios", "scripted/echo", config=BOTH_SUITES, store=store).run.id
+    errors = synthetic_run(store, 14)  # items 6 and 13 are errors
     with Store(store) as db:
         other = db.create_run("judge", "openai/unpriced", {})
         db.finish_run(other.id, "completed", {})
@@ -75,15 +78,27 @@ def test_counts_tokens_and_cost_at_the_users_prices(
         monkeypatch.setenv("RULEBENCH_PRICES", str(prices))
         priced = by_id(client.get("/").text)
     with Store(store, readonly=True) as db:
-        [(tokens_in, tokens_out)] = db._query(
-            "SELECT SUM(prompt_tokens + scoring_tokens), SUM(completion_tokens) FROM results "
-            "WHERE run_id = ?",
-            (run_id,),
-        )
-    assert plain[run_id]["errors"] == "2" and plain[run_id]["cost"] == "-"
-    assert plain[run_id]["tokens"] == f"{tokens_in + tokens_out:,}"
-    assert priced[run_id]["cost"] == f"${tokens_in + 2 * tokens_out:,.4f}"
+        [entry] = scenarios_report(db, [run_id], prices=load_prices(prices)).numbers["runs"]
+    usage = entry["usage"]  # type: ignore[index,call-overload]
+    assert usage["prompt_tokens"] > 0 and usage["completion_tokens"] > 0
+    assert plain[errors]["errors"] == "2" and plain[run_id]["cost"] == "-"
+    tokens = f"{usage['prompt_tokens']:,} / {usage['completion_tokens']:,}"
+    assert plain[run_id]["tokens"] == priced[run_id]["tokens"] == tokens
+    assert priced[run_id]["cost"] == format_usd(usage["cost_usd"])
     assert priced[other.id]["cost"] == "-" and priced[other.id]["score"] == "-"
+
+
+def test_sorting_by_n_uses_the_headlines_n_the_column_shows(tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    repeated = {"tasks": ["kinship"], "per_group": 4, "repeats": 5}  # 20 results, 4 samples
+    few_results = rulebench.run("inferential", "scripted/echo", config=repeated, store=store)
+    many_samples = rulebench.run("inferential", "scripted/echo", config=KINSHIP, store=store)
+    with explorer(store) as client:
+        listed = rows(client.get("/", params={"sort": "n"}).text)
+    assert [row["id"] for row in listed] == [many_samples.run.id, few_results.run.id]
+    assert [int(row["n"]) for row in listed] == sorted(
+        (int(row["n"]) for row in listed), reverse=True
+    )
 
 
 def test_labels_tell_apart_runs_that_differ_only_in_settings(tmp_path: Path) -> None:

@@ -121,16 +121,6 @@ class PairedCounts(NamedTuple):
     """Items of the first run (first repeat) the second did not count, or the reverse."""
 
 
-class RunUsage(NamedTuple):
-    """A run's stored results counted, and the tokens its model read and wrote (cache aside)."""
-
-    results: int
-    errors: int
-    input_tokens: int
-    """Prompt tokens plus log-likelihood scoring tokens (which count as input when priced)."""
-    output_tokens: int
-
-
 class Pair(NamedTuple):
     """One item of the first run beside the same item in the second (None: not there)."""
 
@@ -192,20 +182,6 @@ class StoreBrowser:
         """The distinct values of a runs column, sorted (for the list's filters)."""
         rows = self._query(f"SELECT DISTINCT {column} FROM runs ORDER BY 1 LIMIT 500", ())
         return [str(value) for (value,) in rows]
-
-    def run_usage(self, run_ids: Sequence[str]) -> dict[str, RunUsage]:
-        """Run id -> its results' counts and tokens, in one aggregate (runs without results: 0)."""
-        found = dict.fromkeys(run_ids, RunUsage(0, 0, 0, 0))
-        for start in range(0, len(run_ids), 500):  # SQLite's limit on parameters
-            chunk = tuple(run_ids[start : start + 500])
-            rows = self._query(
-                "SELECT run_id, COUNT(*), TOTAL(status = 'error'), "
-                "TOTAL(prompt_tokens + scoring_tokens), TOTAL(completion_tokens) FROM results "
-                f"WHERE run_id IN ({', '.join('?' for _ in chunk)}) GROUP BY run_id",
-                chunk,
-            )
-            found |= {row[0]: RunUsage(*(int(value) for value in row[1:])) for row in rows}
-        return found
 
     @staticmethod
     def _run_conditions(where: RunFilter) -> tuple[str, list[object]]:

@@ -10,7 +10,6 @@ from typing import NamedTuple
 
 from rulebench.core.errors import RulebenchError
 from rulebench.core.pricing import PriceTable
-from rulebench.engine.browse import RunUsage
 
 PRICES_ENV = "RULEBENCH_PRICES"
 
@@ -39,8 +38,3 @@ class RunPrices(NamedTuple):
         except RulebenchError as exc:
             problem = str(exc) if show_paths else str(exc).replace(str(path), path.name)
             return cls(None, path.name, f"costs left out: {problem}")
-
-    def cost_usd(self, model: str, used: RunUsage) -> float | None:
-        """What the run's tokens cost at the model's price; None without a price for it."""
-        price = self.table.price_for(model) if self.table else None
-        return None if price is None else price.cost_usd(used.input_tokens, used.output_tokens)

@@ -1,8 +1,9 @@
 """The explorer's home: the store's runs with their scores, filtered, sorted and paged.
 
-Sorting and the text filter work over every matching run, not just a page: the runs table
-is small, their counts and tokens come from one SQL aggregate, and scores (the report's,
-`run_scores`) are computed for all matching runs only when the list is sorted by score.
+Sorting and the text filter work over every matching run, not just a page. Every number is
+the report's: the headline score and its n (`run_scores`), errors, tokens and cost
+(`report.usage.run_totals`); each is computed for all matching runs only when the list is
+sorted by its column, else for the page's rows.
 """
 
 from collections.abc import Callable
@@ -11,9 +12,12 @@ from typing import Annotated, Literal, NamedTuple
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
-from rulebench.engine.browse import RunFilter, RunUsage
+from rulebench.engine.browse import RunFilter
 from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store
+from rulebench.engine.summary import GroupSummary
+from rulebench.report.tables import format_usd
+from rulebench.report.usage import run_totals
 from rulebench.web.config_diff import flat_config, run_labels
 from rulebench.web.paging import Paged, Pager
 from rulebench.web.run_prices import RunPrices
@@ -40,6 +44,10 @@ _TEXT_KEYS = ("task", "label")
 """Keys sorted A to Z unless asked otherwise; the others start with the largest."""
 MAX_LISTED = 10_000
 """Most runs one list sorts (newest first before sorting)."""
+_SCORED = {"score": "value", "n": "n"}
+"""Sort keys read from the headline (`run_scores`), with the field each reads."""
+_TOTALLED = ("errors", "tokens", "cost")
+"""Sort keys read from the report's token totals (`report.usage.run_totals`)."""
 
 
 class RunsQuery(Paged):
@@ -72,10 +80,13 @@ def runs_list(request: Request, query: Annotated[RunsQuery, Query()]) -> HTMLRes
     """Runs with score, counts, tokens and cost; filter by task, model, status and text."""
     with open_store(request) as db:
         runs = _matching(db, query)
-        scores = {run.id: headline_of(db, run) for run in runs} if query.sort == "score" else {}
         prices = RunPrices.from_environment(request.app.state.show_paths)
-        usage = db.browser().run_usage([run.id for run in runs])
-        listing = Listing(run_labels(runs), usage, scores, prices)
+        listing = Listing(run_labels(runs), {}, {}, prices)
+        # Sorting by a column needs its value for every run; else only the page's rows get one.
+        if query.sort in _SCORED:
+            listing.scores.update((run.id, headline_of(db, run)) for run in runs)
+        if query.sort in _TOTALLED:
+            listing.totals.update((run.id, run_totals(db, run, prices.table)) for run in runs)
         runs = _sorted(runs, query, _sort_value(query.sort, listing))
         pager = Pager(query.page, query.size, len(runs))
         rows = [_row(db, run, listing) for run in runs[pager.offset : pager.offset + query.size]]
@@ -127,36 +138,44 @@ SortValue = Callable[[RunRecord], tuple[bool, float | str]]
 
 
 class Listing(NamedTuple):
-    """What the list knows of its runs besides their records."""
+    """What the list knows of its runs besides their records.
+
+    `scores` and `totals` hold every run only when the list is sorted by one of their columns;
+    else the page's rows compute their own.
+    """
 
     labels: dict[str, str]
-    usage: dict[str, RunUsage]
+    totals: dict[str, GroupSummary]
+    """The report's token totals and cost (`report.usage.run_totals`)."""
     scores: dict[str, Headline]
-    """Filled for every run only when sorting by score; else the page's rows compute theirs."""
     prices: RunPrices
 
 
 def _sort_value(key: SortKey, listing: Listing) -> SortValue:
-    """(has no value, value) of a run for `key`: runs without one go last either way."""
+    """(has no value, value) of a run for `key`: runs without one go last either way.
+
+    Each is the number its column shows: n is the headline's n (none without a headline),
+    tokens the report's tokens in plus out.
+    """
 
     def value(run: RunRecord) -> tuple[bool, float | str]:
-        used = listing.usage[run.id]
         found: float | str | None
-        if key == "score":
-            headline = listing.scores.get(run.id)
-            found = headline.value if headline else None
-        elif key == "cost":
-            found = listing.prices.cost_usd(run.model, used)
+        if key in _SCORED:
+            headline = listing.scores[run.id]
+            found = None if headline.value is None else getattr(headline, _SCORED[key])
+        elif key in _TOTALLED:
+            total = listing.totals[run.id]
+            found = {
+                "errors": total.errors,
+                "tokens": total.prompt_tokens + total.completion_tokens,
+                "cost": total.cost_usd,
+            }[key]
         else:
-            columns: dict[str, float | str] = {
+            found = {
                 "started": run.started_at,
                 "task": run.task,
                 "label": listing.labels[run.id].casefold(),
-                "n": used.results,
-                "errors": used.errors,
-                "tokens": used.input_tokens + used.output_tokens,
-            }
-            found = columns[key]
+            }[key]
         return (found is None, "" if found is None else found)
 
     return value
@@ -170,18 +189,17 @@ def _sorted(runs: list[RunRecord], query: RunsQuery, value: SortValue) -> list[R
 
 
 def _row(db: Store, run: RunRecord, listing: Listing) -> dict[str, object]:
-    scores, used = listing.scores, listing.usage[run.id]
-    headline = scores[run.id] if run.id in scores else headline_of(db, run)
-    cost = listing.prices.cost_usd(run.model, used)
+    headline = listing.scores.get(run.id) or headline_of(db, run)
+    total = listing.totals.get(run.id) or run_totals(db, run, listing.prices.table)
     return run_header(db, run) | {
         "label": listing.labels[run.id],
         "score": "-" if headline.value is None else f"{100 * headline.value:.1f}",
         "score_text": headline.text,
         "n": "-" if headline.value is None else headline.n,
-        "results": used.results,
-        "errors": used.errors,
-        "tokens": f"{used.input_tokens + used.output_tokens:,}",
-        "cost": "-" if cost is None else f"${cost:,.4f}",
+        "errors": total.errors,
+        # As the report's usage table prints them: tokens in, tokens out, cost.
+        "tokens": f"{total.prompt_tokens:,} / {total.completion_tokens:,}",
+        "cost": "-" if total.cost_usd is None else format_usd(total.cost_usd),
     }
 
 

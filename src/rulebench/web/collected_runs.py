@@ -15,9 +15,7 @@ from pathlib import Path
 
 from rulebench.core.cases import TestCase, Verdict
 from rulebench.core.errors import RulebenchError
-from rulebench.core.messages import GenerateConfig
 from rulebench.engine.cache import StoredReplies
-from rulebench.engine.catalog import default_max_tokens
 from rulebench.engine.task import Session
 from rulebench.models.base import Model
 from rulebench.scenarios.play import PlaySession
@@ -157,10 +155,7 @@ async def _replay(
     playground: Playground, cache: StoredReplies, model: Model, case: TestCase, job_id: str
 ) -> Verdict:
     record = record_of(case)
-    max_tokens = playground.config.max_tokens
-    base = GenerateConfig(
-        max_tokens=max_tokens or default_max_tokens("scenarios", {"per_group": None})
-    )
+    base = playground.default_generation
     if record is None:
         protocol, config = Protocol(), base
     else:

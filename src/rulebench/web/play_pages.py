@@ -20,6 +20,7 @@ from rulebench.core.errors import ConfigError, RulebenchError
 from rulebench.core.json_text import parse_json_text
 from rulebench.scenarios.play import replay_command
 from rulebench.web.forms import read_form
+from rulebench.web.game_setup import GameSetup
 from rulebench.web.paging import MAX_PAGE
 from rulebench.web.play_controls import controls, lane_index, recorded_form, turn_number
 from rulebench.web.play_request import error_status, playground_of
@@ -32,7 +33,6 @@ from rulebench.web.playground import (
     MAX_MESSAGE_CHARS,
     MAX_USER_TURNS,
     Conversation,
-    GameSetup,
     Playground,
     new_token,
 )

@@ -21,7 +21,7 @@ from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field
 
 from rulebench.core.errors import ConfigError
 from rulebench.core.messages import GenerateConfig
@@ -32,9 +32,9 @@ from rulebench.engine.task import Session
 from rulebench.models.base import BackendOptions, Model
 from rulebench.models.registry import DEFAULT_MODEL
 from rulebench.report.redaction import REDACTED, is_secret_name, redact_text
-from rulebench.scenarios.base import EvalMode, Scenario
+from rulebench.scenarios.base import Scenario
 from rulebench.scenarios.play import PlaySession
-from rulebench.scenarios.protocol import Placement, Protocol
+from rulebench.scenarios.protocol import Protocol
 from rulebench.scenarios.registry import scenario_class
 from rulebench.web.conversation_store import (
     DATABASE_NAME,
@@ -43,6 +43,7 @@ from rulebench.web.conversation_store import (
     ConversationSummary,
     LaneRecord,
 )
+from rulebench.web.game_setup import GameSetup
 from rulebench.web.model_pool import ModelPool
 from rulebench.web.quotas import Quotas, VisitorLimits
 from rulebench.web.saved_cases import hide_paths
@@ -54,8 +55,6 @@ MAX_CONVERSATIONS = 200
 """Kept in memory at once; past that the least recently used one is dropped (its row stays)."""
 MAX_LISTED = 100
 """A visitor's conversations listed on the new-game page, the most recent first."""
-MAX_ASKED_TOKENS = 32_768
-"""The largest reply limit a visitor may ask for (the server's own default is far below)."""
 
 
 class PlaygroundConfig(BaseModel):
@@ -83,30 +82,6 @@ class PlaygroundConfig(BaseModel):
     """Per-visitor allowances; none by default (loopback), `Quotas()` when others reach it."""
     show_paths: bool = True
     """Whether pages may show the server's paths; off when others reach it (names only)."""
-
-
-class GameSetup(BaseModel):
-    """A new conversation as the form asks for it."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    scenario: str
-    seed: int | None = Field(default=None, ge=0, lt=2**63)
-    params: dict[str, JsonValue] | None = None
-    """Hand-set parameters, validated by the scenario's params model; None: sample by seed."""
-    model: str
-    model_b: str | None = None
-    """A second model, side by side: each user turn goes to both, each judged on its own."""
-    placement: Placement = "user"
-    mode: EvalMode = "compat"
-    prompts: Prompts = "rulebench"
-    reminders: bool = True
-    system_message: str | None = None
-    """A named system message (user placement only), as `--system-message` names it."""
-    temperature: float | None = Field(default=None, ge=0.0, le=100.0)
-    """None: the server's (greedy, as a run's default)."""
-    max_tokens: int | None = Field(default=None, ge=1, le=MAX_ASKED_TOKENS)
-    """None: the server's reply limit."""
 
 
 @dataclass
@@ -241,6 +216,11 @@ class Playground:
                 root = self.config.upstream.root
                 text = text.replace(shlex.quote(root), root).replace(root, "PATH")
         return redact_text(text)
+
+    @property
+    def default_generation(self) -> GenerateConfig:
+        """The generation settings of a game (or a replayed case) that sets none of its own."""
+        return self._generate
 
     def generation_defaults(self) -> dict[str, float | int]:
         """The temperature and reply limit a game gets when its form leaves them empty."""

@@ -61,6 +61,22 @@ def test_a_store_from_a_newer_rulebench_is_refused(tmp_path: Path) -> None:
         Store(path)
 
 
+@pytest.mark.parametrize("readonly", [False, True])
+def test_a_newer_rulebench_store_with_a_new_table_is_called_newer(
+    tmp_path: Path, readonly: bool
+) -> None:
+    """A newer schema step may add a table: the store is newer, not foreign."""
+    path = tmp_path / "s.sqlite"
+    Store(path).close()
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE labels (run_id TEXT, label TEXT)")
+    db.execute("INSERT INTO _migrations VALUES ('999_labels', 'now')")
+    db.commit()
+    db.close()
+    with pytest.raises(StoreError, match=r"newer rulebench \(schema step 999_labels\)"):
+        Store(path, readonly=readonly)
+
+
 def test_reading_never_writes_and_never_waits_for_a_writer(tmp_path: Path) -> None:
     path = tmp_path / "s.sqlite"
     with Store(path) as store:
@@ -168,3 +184,13 @@ async def test_a_damaged_page_fails_the_run_and_reads_are_one_clear_error(tmp_pa
         first = store.list_runs()[-1]
         with pytest.raises(StoreError, match=r"cannot read the results store .*malformed"):
             list(store.iter_results(first.id))
+
+
+def test_another_programs_migrations_table_is_not_read_as_ours(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE _migrations (id INTEGER, version TEXT)")
+    db.commit()
+    db.close()
+    with pytest.raises(StoreError, match="not a rulebench store"):
+        Store(path)

@@ -155,16 +155,21 @@ def applied_steps(connection: sqlite3.Connection, path: Path) -> set[str] | None
     }
     if not tables:
         return None
+    if "_migrations" in tables:
+        # Unknown steps first: a newer rulebench's step may have added a table of its own.
+        try:
+            applied = {row[0] for row in connection.execute("SELECT name FROM _migrations")}
+        except sqlite3.OperationalError:  # another program's table of that name
+            applied, tables = set(), tables | {"_migrations (not rulebench's)"}
+        if unknown := sorted(applied - KNOWN):
+            raise StoreError(
+                f"{path} was written by a newer rulebench (schema step {unknown[0]}): upgrade "
+                "rulebench to use it"
+            )
     if "_migrations" not in tables or not tables <= STORE_TABLES:
         foreign = ", ".join(sorted(tables - STORE_TABLES)[:5] or sorted(tables)[:5])
         raise StoreError(
             f"{path} is not a rulebench store (it holds other tables: {foreign}); left as it is"
-        )
-    applied = {row[0] for row in connection.execute("SELECT name FROM _migrations")}
-    if unknown := sorted(applied - KNOWN):
-        raise StoreError(
-            f"{path} was written by a newer rulebench (schema step {unknown[0]}): upgrade "
-            "rulebench to use it"
         )
     return applied
 

@@ -230,3 +230,29 @@ def test_quota_settings_reach_the_config() -> None:
     quotas = Quotas.model_validate(given)
     assert quotas.model_calls_per_minute == 5 and quotas.saves_per_hour is None
     assert quotas.conversations_per_hour == Quotas().conversations_per_hour
+
+
+def test_notes_about_ignored_options_are_true() -> None:
+    from rulebench.cli.serve import startup_notes
+    from rulebench.web.serve import ServeConfig
+
+    allowed = PlaygroundConfig(allowed_models=("scripted/fixed",))
+    shared = ServeConfig(store=Path("s.sqlite"), allow_remote=True, playground=allowed)
+    assert startup_notes(shared, quotas_given=True) == []  # both apply behind a proxy
+    alone = ServeConfig(store=Path("s.sqlite"), playground=allowed)
+    notes = startup_notes(alone, quotas_given=True)
+    assert len(notes) == 2
+    assert "--allow-model" in notes[0] and "--quota" in notes[1]
+    assert all("--allow-remote only" in note for note in notes)
+    assert startup_notes(ServeConfig(store=Path("s.sqlite")), quotas_given=False) == []
+
+
+def test_the_token_is_used_as_checked_without_surrounding_space() -> None:
+    from pydantic import ValidationError
+
+    from rulebench.web.serve import ServeConfig
+
+    config = ServeConfig(store=Path("s.sqlite"), token="  a-long-enough-token \n")
+    assert config.token is not None and config.token.get_secret_value() == "a-long-enough-token"
+    with pytest.raises(ValidationError, match="at least 12 characters"):
+        ServeConfig(store=Path("s.sqlite"), token="   short     ")

@@ -1,5 +1,6 @@
 """`rulebench serve`: the explorer of stored runs (and live ones) and the playground."""
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated
 
@@ -117,12 +118,37 @@ def serve(
     --save-dir for `rulebench run scenarios -s FILE`.
     """
     from rulebench.cli.interrupts import stopped_by_signal
-    from rulebench.engine.store import Store, default_store_path
+    from rulebench.engine.store import Store
+
+    playground = playground_config(model, model_arg, base_url, save_dir, upstream, allow_model)
+    given = {"host": host, "port": port, "token": token, "quotas": quotas_given(quota)}
+    config = serve_config(store, allow_remote, playground, given)
+    check_serve_config(config)
+    with Store(config.store, readonly=True):
+        pass  # a missing store is one clear line before the server starts
+    check_port(config)  # a busy port is one red line, before the banner
+    announce(config, quotas_given=bool(quota))
+    # uvicorn shuts down on the signal, raises it again and swallows the KeyboardInterrupt.
+    with stopped_by_signal(lambda: "The server stopped.", lambda: None) as interrupts:
+        run_server(config)
+        if interrupts.signal_name is not None:
+            raise KeyboardInterrupt
+
+
+def playground_config(
+    model: str | None,
+    model_arg: list[str] | None,
+    base_url: list[str] | None,
+    save_dir: Path | None,
+    upstream: Path | None,
+    allow_model: list[str] | None,
+) -> PlaygroundConfig:
+    """The playground's settings from the options given (the rest: PlaygroundConfig's)."""
     from rulebench.models.registry import resolve_spec
     from rulebench.scenarios.upstream.text import resolve_wording
 
     given_dir = {} if save_dir is None else {"save_dir": save_dir}
-    playground = PlaygroundConfig(
+    return PlaygroundConfig(
         **given_dir,
         model=resolve_spec(model),  # None: the embedded default; "" is refused
         model_args=opt.parse_model_args(model_arg),
@@ -130,23 +156,45 @@ def serve(
         upstream=None if upstream is None else resolve_wording("upstream", upstream),
         allowed_models=tuple(resolve_spec(spec) for spec in allow_model or ()),
     )
-    pairs = (("host", host), ("port", port), ("token", token), ("quotas", quotas_given(quota)))
-    given = {name: value for name, value in pairs if value is not None}
-    config = validate_into(
-        ServeConfig,
-        {
-            "store": store or default_store_path(),
-            "allow_remote": allow_remote,
-            "playground": playground,
-            **given,
-        },
-        "serve",
-    )
-    host, port, save_dir = config.host, config.port, playground.save_dir
-    check_serve_config(config)
-    with Store(config.store, readonly=True):
-        pass  # a missing store is one clear line before the server starts
-    check_port(config)  # a busy port is one red line, before the banner
+
+
+def serve_config(
+    store: Path | None,
+    allow_remote: bool,
+    playground: PlaygroundConfig,
+    given: Mapping[str, object],
+) -> ServeConfig:
+    """The server's settings: the options given (None: not given) over ServeConfig's defaults."""
+    from rulebench.engine.store import default_store_path
+
+    raw = {
+        "store": store or default_store_path(),
+        "allow_remote": allow_remote,
+        "playground": playground,
+        **{name: value for name, value in given.items() if value is not None},
+    }
+    return validate_into(ServeConfig, raw, "serve")
+
+
+def startup_notes(config: ServeConfig, quotas_given: bool) -> list[str]:
+    """One line for each option given that this server ignores (it serves no one else)."""
+    if config.is_remote or config.allow_remote:
+        return []
+    notes = []
+    if config.playground.allowed_models:
+        notes.append("note: --allow-model matters with --allow-remote only (here any model plays)")
+    if quotas_given:
+        notes.append(
+            "note: --quota matters with --allow-remote only (a server only this machine "
+            "reaches limits no one)"
+        )
+    return notes
+
+
+def announce(config: ServeConfig, quotas_given: bool) -> None:
+    """The warning a server others reach deserves, notes on ignored options, and the URLs."""
+    host, port, playground = config.host, config.port, config.playground
+    save_dir = playground.save_dir
     if config.is_remote:
         who = "anyone with the token" if config.token else "anyone"
         models = ", ".join(playground.allowed_models)
@@ -159,8 +207,8 @@ def serve(
                 style="yellow",
             )
         )
-    elif allow_model:
-        err.print("note: --allow-model matters with --allow-remote only (here any model plays)")
+    for note in startup_notes(config, quotas_given):
+        err.print(note)
     shown = f"[{host}]" if ":" in host else host
     err.print(
         safe_text(
@@ -168,11 +216,6 @@ def serve(
             f"http://{shown}:{port}/play (saves to {save_dir}); Ctrl+C stops"
         )
     )
-    # uvicorn shuts down on the signal, raises it again and swallows the KeyboardInterrupt.
-    with stopped_by_signal(lambda: "The server stopped.", lambda: None) as interrupts:
-        run_server(config)
-        if interrupts.signal_name is not None:
-            raise KeyboardInterrupt
 
 
 def quotas_given(settings: list[str] | None) -> dict[str, str | None] | None:

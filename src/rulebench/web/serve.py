@@ -48,12 +48,16 @@ class ServeConfig(BaseModel):
     @field_validator("token")
     @classmethod
     def _long_enough(cls, token: SecretStr | None) -> SecretStr | None:
-        if token is not None and len(token.get_secret_value().strip()) < MIN_TOKEN_CHARS:
+        """The token without surrounding space (as pasted from a file), checked as used."""
+        if token is None:
+            return None
+        stripped = token.get_secret_value().strip()
+        if len(stripped) < MIN_TOKEN_CHARS:
             raise ValueError(
                 f"use at least {MIN_TOKEN_CHARS} characters, e.g. from `python -c "
                 '"import secrets; print(secrets.token_urlsafe())"`'
             )
-        return token
+        return SecretStr(stripped)
 
     @property
     def is_remote(self) -> bool:

@@ -25,7 +25,6 @@ from rulebench.web.security import SECURITY_HEADERS, is_same_origin
 ACCESS_COOKIE = "rulebench_access"
 TOKEN_PATH = "/_token"
 """Where the form posts the token."""
-MIN_TOKEN_CHARS = 12
 MAX_TOKEN_CHARS = 512
 MAX_FORM_BYTES = 4096
 COOKIE_LIFETIME_S = 30 * 24 * 3600

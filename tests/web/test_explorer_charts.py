@@ -5,8 +5,11 @@ block); their numbers are the report's, checked against `rulebench report`'s own
 """
 
 import re
+import threading
+import time
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pydantic import JsonValue
@@ -14,7 +17,9 @@ from pydantic import JsonValue
 import rulebench
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.engine.store import Store
+from rulebench.report import plots
 from rulebench.report.build import inferential_report, scenarios_report
+from rulebench.web import charts as web_charts
 
 from tests.report.html_page import Page, markdown_table
 from tests.web.explorer_store import HOSTILE, explorer, synthetic_run
@@ -23,6 +28,7 @@ FIGURE = re.compile(
     r"<figure class=\"chart\">\s*<figcaption>(.*?)</figcaption>\s*(.*?)</figure>", re.S
 )
 REDTEAM: dict[str, JsonValue] = {"suites": ["basic", "redteam"], "per_group": 1}
+KINSHIP: dict[str, JsonValue] = {"tasks": ["kinship"], "per_group": 2}
 
 
 def figures(html: str) -> dict[str, ElementTree.Element | None]:
@@ -180,3 +186,42 @@ def test_results_the_report_cannot_read_are_named_not_a_500(tmp_path: Path) -> N
         text.startswith("The report cannot chart this run: item item-000000: metadata field")
         for text in Page(response.text).text
     ), response.text
+
+
+def test_chart_pages_drawn_at_once_draw_one_after_the_other(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """matplotlib's settings are global: two pages drawing at once must not mix them."""
+    store = tmp_path / "s.sqlite"
+    run_id = rulebench.run("inferential", "scripted/echo", config=KINSHIP, store=store).run.id
+    drawing, most = [0], [0]
+    counter = threading.Lock()
+    inline_svg = plots.inline_svg
+
+    def counted(figure: Any, name: str) -> str:
+        with counter:
+            drawing[0] += 1
+            most[0] = max(most[0], drawing[0])
+        time.sleep(0.05)  # hold the drawing long enough for the other page to arrive
+        try:
+            return inline_svg(figure, name)
+        finally:
+            with counter:
+                drawing[0] -= 1
+
+    monkeypatch.setattr(plots, "inline_svg", counted)
+    start = threading.Barrier(3)
+    drawn: list[int] = []
+
+    def page() -> None:
+        with Store(store, readonly=True) as db:
+            start.wait()
+            drawn.append(len(web_charts.inferential_charts(db, run_id, "paper")))
+
+    workers = [threading.Thread(target=page) for _ in range(3)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert len(drawn) == 3 and min(drawn) > 0
+    assert most[0] == 1

@@ -12,6 +12,7 @@ bars are styled by class from web.css. This is the one place the explorer marks 
 after `_checked` has allowed its elements and attributes one by one.
 """
 
+import threading
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterable, Sequence
 from functools import partial
@@ -36,6 +37,8 @@ BREAKDOWNS: tuple[tuple[Breakdown, str], ...] = (
 )
 """The scenario charts, as the report's "By scenario/behavior/strategy" sections."""
 
+_DRAWING = threading.Lock()
+"""Held while a matplotlib chart is drawn (see `report_chart`)."""
 _ALLOWED = {
     "svg": {"width", "height", "viewBox", "version", "role", "aria-labelledby", "class"},
     "title": {"id"},
@@ -194,11 +197,17 @@ def _shortened(label: str, limit: int = 34) -> str:
 
 
 def report_chart(chart: "Chart") -> ChartView:
-    """One of the report's matplotlib charts as a CSP-clean inline SVG."""
+    """One of the report's matplotlib charts as a CSP-clean inline SVG.
+
+    One chart at a time: matplotlib's settings (`rc_context`) are global to the process, and
+    pages are drawn in the server's worker threads.
+    """
     from rulebench.report.plots import inline_svg
 
-    figure = chart.draw()
-    root = ElementTree.fromstring(inline_svg(figure, f"chart-{chart.stem}"))
+    with _DRAWING:
+        figure = chart.draw()
+        svg = inline_svg(figure, f"chart-{chart.stem}")
+    root = ElementTree.fromstring(svg)
     _unstyle(root)
     root.set("class", "figure")
     root.set("role", "img")

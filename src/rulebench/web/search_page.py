@@ -4,6 +4,7 @@ Reads the store's FTS5 index (`engine.search`): a page of hits and a capped coun
 whole run. A query SQLite cannot read is answered with the reason on the page, not a 500.
 """
 
+import re
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
@@ -16,6 +17,10 @@ from rulebench.web.templating import item_url, render_page, run_url
 from rulebench.web.views import find_run, hide_store_path, open_store, run_header
 
 router = APIRouter()
+
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+"""Control characters: shown as spaces in the search box, which FTS5 reads them as anyway
+(its tokenizer splits words at them), so searching again finds the same items."""
 
 
 class SearchQuery(Paged):
@@ -33,7 +38,7 @@ def search_page(request: Request, query: Annotated[SearchQuery, Query()]) -> HTM
     context: dict[str, object] = {
         "title": "Search",
         "store": request.app.state.store_label,
-        "q": query.q,
+        "q": _CONTROLS.sub(" ", query.q),
         "run": None,
         "hits": [],
         "problem": None,

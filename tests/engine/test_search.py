@@ -140,3 +140,21 @@ def test_a_search_in_one_run_reads_the_index_first(store: Store) -> None:
         f"EXPLAIN QUERY PLAN {captured[0]}", (*"\x02\x03", 16, "word", run.id, 10, 0)
     ).fetchall()
     assert "results_search" in plan[0][-1] and "VIRTUAL TABLE" in plan[0][-1]
+
+
+def test_prefix_queries_read_a_prefix_index_and_find_every_length(store: Store) -> None:
+    """`ana*` reads an index of 2- and 3-character prefixes, not every term of the index."""
+    [(declared,)] = store._db.execute(
+        "SELECT sql FROM sqlite_master WHERE name = 'results_search'"
+    ).fetchall()
+    assert "prefix = '2 3'" in declared
+    run = store.create_run("t", "m", {})
+    writer = store.writer()
+    writer.put_result(run.id, _result("a", "an anaconda", "analysis done", "banana"))
+    writer.put_result(run.id, _result("b", "a nap", "anchors away", "ant"))
+    writer.close()
+    assert _found(store, "a*") == {(run.id, "a"), (run.id, "b")}
+    assert _found(store, "ana*") == {(run.id, "a")}
+    assert _found(store, "anch*") == {(run.id, "b")}
+    assert _found(store, "ban*") == {(run.id, "a")}
+    assert _found(store, "nap*") == {(run.id, "b")}

@@ -47,10 +47,12 @@ docs: install-dev
 chromium:
 	scripts/ensure-chromium
 
-## test: Chromium, dev dependencies, lint, and the whole test suite (slow tests included).
+## test: Chromium, dev dependencies, lint, and the whole test suite (slow tests included), in
+## TEST_WORKERS processes (pytest-xdist; each test file whole in one of them; 1 for one process).
 ## Chromium is checked first, so a machine that cannot install it stops before the long install.
+TEST_WORKERS ?= 2
 test: chromium lint
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
 
 ## test-fast: the tests that need no model and no subprocess (a quick check while editing),
 ## in two processes (pytest-xdist), each test file whole in one of them.

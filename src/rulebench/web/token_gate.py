@@ -2,11 +2,12 @@
 
 The explorer has no accounts. A server others reach can at least ask for one shared secret:
 without it every page answers 401 with a short form; the token given once (the form, or
-`?token=` in a link the operator hands out) sets an HttpOnly cookie, so later requests carry
-it and the token leaves the address bar. The cookie holds a digest of the token, never the
-token itself. `Authorization: Bearer TOKEN` works for scripts. This is the minimum: a
-reverse proxy with real authentication and TLS is the recommended setup (see the red-teaming
-guide), as anyone who learns the token gets in, and plain HTTP carries it in the clear.
+`?token=` in a link the operator hands out) sets an HttpOnly, SameSite=Lax cookie, so later
+requests carry it and the token leaves the address bar. The cookie holds a digest of the
+token, never the token itself. `Authorization: Bearer TOKEN` works for scripts. This is the
+minimum: a reverse proxy with real authentication and TLS is the recommended setup (see the
+red-teaming guide), as anyone who learns the token gets in, and plain HTTP carries it in the
+clear.
 """
 
 import hashlib
@@ -104,7 +105,10 @@ class TokenGate:
             max_age=COOKIE_LIFETIME_S,
             path="/",
             httponly=True,
-            samesite="strict",
+            # Lax, as the visitor cookie: a link from another site (a top-level GET) still
+            # carries it; state changes are POSTs that SecurityMiddleware takes only from
+            # the app's own pages.
+            samesite="lax",
         )
         _secure(response)
         return response

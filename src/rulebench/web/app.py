@@ -41,6 +41,7 @@ from rulebench.web.playground import (
     PlaygroundConfig,
 )
 from rulebench.web.security import LOOPBACK_NAMES, SECURITY_HEADERS, SecurityMiddleware
+from rulebench.web.shown_paths import shown_path
 from rulebench.web.templating import render_page
 from rulebench.web.views import NotFound, hide_store_path
 
@@ -84,7 +85,7 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.store_path = Path(store)
-    app.state.store_label = str(Path(store)) if show_paths else Path(store).name
+    app.state.store_label = shown_path(Path(store), show_paths)
     app.state.show_paths = show_paths
     app.state.playground = players
     # The playground's state changes are POSTs, which SecurityMiddleware accepts only from

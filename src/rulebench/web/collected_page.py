@@ -25,6 +25,7 @@ from rulebench.web.forms import read_form
 from rulebench.web.play_request import error_status, playground_of
 from rulebench.web.playground import Playground, new_token
 from rulebench.web.saved_cases import list_saved, saved_names, user_turns
+from rulebench.web.shown_paths import shown_path
 from rulebench.web.templating import query_url, render_page
 from rulebench.web.views import NotFound
 from rulebench.web.visitors import set_visitor, visitor_of
@@ -94,8 +95,7 @@ def _jobs(request: Request) -> CollectedRuns:
 
 
 def _folder(playground: Playground) -> str:
-    save_dir = playground.config.save_dir
-    return str(save_dir) if playground.config.show_paths else save_dir.name
+    return shown_path(playground.config.save_dir, playground.config.show_paths)
 
 
 def _context(request: Request, wanted: Mapping[str, str], problem: str | None) -> dict[str, object]:

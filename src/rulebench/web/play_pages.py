@@ -36,8 +36,9 @@ from rulebench.web.playground import (
     Playground,
     new_token,
 )
-from rulebench.web.saved_cases import find_saved, labelled, save_case, shown_file, user_turns
+from rulebench.web.saved_cases import find_saved, labelled, save_case, user_turns
 from rulebench.web.saved_page import saved_listing
+from rulebench.web.shown_paths import shown_path
 from rulebench.web.templating import render_page
 from rulebench.web.turns import edit_turn, regenerate_reply, send_turn, undo_turn
 from rulebench.web.visitors import may_give_visitor, set_visitor, visitor_of
@@ -227,7 +228,7 @@ async def save(request: Request, conversation_id: ConversationId) -> Response:
         except RulebenchError as exc:
             problem = playground.hide_secrets(f"not saved: {exc}")
             return _conversation(request, conversation, problem=problem, status=error_status(exc))
-        shown = pathlib.Path(shown_file(path, save_dir, playground.config.show_paths))
+        shown = pathlib.Path(shown_path(path, playground.config.show_paths))
         conversation.notice = playground.hide_secrets(
             f"saved test case {case.id} ({case.behavior}, {case.category}) to {shown}; "
             f"replay it with: {replay_command(case, shown, lane.model_spec, play.protocol)}"

@@ -183,11 +183,6 @@ def labelled(
     return case.model_copy(update={"category": strategy, "metadata": metadata})
 
 
-def shown_file(path: Path, save_dir: Path, show_paths: bool) -> str:
-    """A saved file as a page shows it: its path, or only its name when others reach the app."""
-    return str(path) if show_paths else path.relative_to(save_dir).as_posix()
-
-
 def hide_paths(text: str, save_dir: Path) -> str:
     """`text` with the save folder's path (as given and absolute) cut to its bare name."""
     folders = {str(save_dir.resolve()), str(save_dir.absolute()), str(save_dir)}

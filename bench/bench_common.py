@@ -4,8 +4,9 @@ Imported by sibling scripts run as `python bench/<script>.py` (their folder is o
 """
 
 import asyncio
+import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rulebench.core.messages import GenerateConfig, Message
 from rulebench.models.base import Model
@@ -32,3 +33,14 @@ def print_table(rows: Sequence[tuple[str, ...]]) -> None:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
+
+
+def median_s(work: Callable[[], object], repeats: int) -> float:
+    """Median wall seconds of `work` over `repeats` tries (after one warm-up)."""
+    work()
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)

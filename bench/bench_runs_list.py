@@ -11,15 +11,14 @@ Usage: python bench/bench_runs_list.py [--runs 1000,10000] [--repeats 3]
 
 import argparse
 import json
-import statistics
 import tempfile
-import time
-from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from fastapi.testclient import TestClient
+from pydantic import JsonValue
 
-from bench_common import print_table
+from bench_common import median_s, print_table
 from rulebench.core.errors import StoreError
 from rulebench.engine.store import Store
 from rulebench.web.app import create_app
@@ -30,7 +29,7 @@ def write_runs(path: Path, count: int) -> None:
     """`count` finished runs of two tasks, configs differing in seed and temperature."""
     with Store(path) as db:
         for index in range(count):
-            config = {
+            config: dict[str, JsonValue] = {
                 "seed": index,
                 "generate": {"temperature": index % 5 / 10, "max_tokens": 256},
                 "limit": 100,
@@ -41,17 +40,6 @@ def write_runs(path: Path, count: int) -> None:
             except StoreError:  # two ids alike: thousands of runs start within one second
                 run = db.create_run(task, "scripted/echo", config)
             db.finish_run(run.id, "completed", {})
-
-
-def median_s(work: Callable[[], object], repeats: int) -> float:
-    """Median wall seconds of `work` over `repeats` tries (after one warm-up)."""
-    work()
-    times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
 
 
 def main() -> None:
@@ -74,7 +62,7 @@ def main() -> None:
 
                 page_s = median_s(page, args.repeats)
                 cost_s = median_s(lambda: page("cost"), args.repeats)
-            labels_s = median_s(lambda listed=runs: run_labels(listed), args.repeats)
+            labels_s = median_s(partial(run_labels, runs), args.repeats)
         rows.append((f"{count:,}", f"{page_s:.3f}", f"{cost_s:.3f}", f"{labels_s:.3f}"))
         figures[count] = {"page_s": page_s, "cost_sort_s": cost_s, "labels_s": labels_s}
     print_table(rows)

@@ -17,15 +17,14 @@ import sqlite3
 import statistics
 import tempfile
 import time
-from collections.abc import Callable
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 
-from bench_common import print_table
+from bench_common import median_s, print_table
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import Message
-from rulebench.engine.migrations import SEARCH_STEP
 from rulebench.engine.store import Store
+from rulebench.testing.older_store import drop_search_index
 
 PAGE_SIZE = 50
 
@@ -89,32 +88,10 @@ def backfill_seconds(path: Path) -> float:
     source = sqlite3.connect(path)
     source.execute(f"VACUUM INTO '{copy}'")
     source.close()
-    db = sqlite3.connect(copy)
-    for statement in (
-        "DROP TRIGGER results_search_insert",
-        "DROP TRIGGER results_search_delete",
-        "DROP TRIGGER results_search_update",
-        "DROP TABLE results_search",
-        "DROP VIEW results_search_source",
-        "DELETE FROM _migrations WHERE name = ?",
-    ):
-        db.execute(statement, (SEARCH_STEP,) if "?" in statement else ())
-    db.commit()
-    db.close()
+    drop_search_index(copy)
     started = time.perf_counter()
     Store(copy).close()  # applies the missing step
     return time.perf_counter() - started
-
-
-def median_s(work: Callable[[], object], repeats: int) -> float:
-    """Median wall seconds of `work` over `repeats` tries (after one warm-up)."""
-    work()
-    times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
 
 
 def main() -> None:
@@ -145,8 +122,8 @@ def main() -> None:
 
             medians = []
             for name, text in queries.items():
-                across = median_s(lambda t=text: page(t, None), args.repeats)
-                within = median_s(lambda t=text: page(t, run_ids[1]), args.repeats)
+                across = median_s(partial(page, text, None), args.repeats)
+                within = median_s(partial(page, text, run_ids[1]), args.repeats)
                 medians += [across, within]
                 shown = min(search.count(text, None), 10_001)
                 rows.append((name, text, f"{shown:,}", f"{across:.4f}", f"{within:.4f}"))

@@ -4,7 +4,6 @@ Large runs are written through the store's own writer (the path a live run takes
 results built here rather than played, so 100,000 of them take seconds.
 """
 
-import sqlite3
 from pathlib import Path
 
 from fastapi.testclient import TestClient
@@ -68,21 +67,3 @@ def synthetic_run(store: Path, count: int, model: str = "scripted/synthetic") ->
         writer.close()
         db.finish_run(run.id, "completed", {})
     return run.id
-
-
-def drop_search_index(store: Path) -> None:
-    """Leave `store` as a rulebench from before the search step left it: no index, no step."""
-    from rulebench.engine.migrations import SEARCH_STEP
-
-    db = sqlite3.connect(store)
-    for statement in (
-        "DROP TRIGGER results_search_insert",
-        "DROP TRIGGER results_search_delete",
-        "DROP TRIGGER results_search_update",
-        "DROP TABLE results_search",
-        "DROP VIEW results_search_source",
-    ):
-        db.execute(statement)
-    db.execute("DELETE FROM _migrations WHERE name = ?", (SEARCH_STEP,))
-    db.commit()
-    db.close()

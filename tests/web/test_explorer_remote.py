@@ -4,14 +4,15 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from pydantic import JsonValue
 
 import rulebench
-from rulebench.engine import connection
+from rulebench.testing.older_store import drop_search_index
 from rulebench.web.app import create_app
 
-from tests.web.explorer_store import BASE_URL, drop_search_index, scenarios_run, synthetic_run
+from tests.web.explorer_store import BASE_URL, scenarios_run, synthetic_run
 
-KINSHIP = {"tasks": ["kinship"], "per_group": 2}
+KINSHIP: dict[str, JsonValue] = {"tasks": ["kinship"], "per_group": 2}
 
 
 def remote(store: Path) -> TestClient:
@@ -68,7 +69,9 @@ def test_a_remote_unindexed_store_names_itself_by_name_in_the_search_problem(
     store = tmp_path / "s.sqlite"
     synthetic_run(store, 5)
     drop_search_index(store)
-    monkeypatch.setattr(connection.os, "access", lambda *_: False)  # read-only media
+    monkeypatch.setattr(
+        "rulebench.engine.connection.os.access", lambda *_: False
+    )  # read-only media
     with remote(store) as client:
         search = client.get("/search", params={"q": "reply"})
     assert search.status_code == 503

@@ -5,12 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from rulebench.engine import connection
+from rulebench.testing.older_store import drop_search_index
 
 from tests.report.html_page import Page
 from tests.web.explorer_store import (
     HOSTILE,
-    drop_search_index,
     explorer,
     scenarios_run,
     synthetic_run,
@@ -110,7 +109,7 @@ def test_an_unindexed_read_only_store_is_served_and_search_says_how_to_index_it(
     run_id = synthetic_run(store, 5)
     drop_search_index(store)  # as an older rulebench left it
     # Read-only media: tests run as root, for whom permission bits grant every write.
-    monkeypatch.setattr(connection.os, "access", lambda *_: False)
+    monkeypatch.setattr("rulebench.engine.connection.os.access", lambda *_: False)
     with explorer(store) as client:
         runs = client.get("/")
         search = client.get("/search", params={"q": "reply"})

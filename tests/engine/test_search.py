@@ -9,7 +9,6 @@ import pytest
 from rulebench.core.errors import ConfigError, StoreError
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import Message
-from rulebench.engine import connection
 from rulebench.engine.migrations import MIGRATIONS, SEARCH_STEP
 from rulebench.engine.search import split_marks
 from rulebench.engine.store import Store
@@ -101,7 +100,7 @@ def test_a_read_only_open_of_an_unindexed_store_reads_and_says_how_to_search(
     _old_store(path)
     before = path.read_bytes()
     # Read-only media: tests run as root, for whom permission bits grant every write.
-    monkeypatch.setattr(connection.os, "access", lambda *_: False)
+    monkeypatch.setattr("rulebench.engine.connection.os.access", lambda *_: False)
     with Store(path, readonly=True) as store:
         assert [r.item_id for r in store.iter_results("r1")] == ["old-item"]
         with pytest.raises(StoreError, match=r"no search index yet.*where the file can be"):
@@ -134,7 +133,7 @@ def test_a_search_in_one_run_reads_the_index_first(store: Store) -> None:
     run = store.create_run("t", "m", {})
     captured: list[str] = []
     search = store.searcher()
-    search._query = lambda sql, params: captured.append(sql) or []  # type: ignore[method-assign,func-returns-value]
+    search._query = lambda sql, params: captured.append(sql) or []  # type: ignore[func-returns-value]
     search.hits("word", run.id, 0, 10)
     plan = store._db.execute(
         f"EXPLAIN QUERY PLAN {captured[0]}", (*"\x02\x03", 16, "word", run.id, 10, 0)

@@ -17,6 +17,7 @@ from rulebench.report.usage import load_prices
 from rulebench.web import config_diff
 
 from tests.report.html_page import Page
+from tests.stored_json import json_at, json_object
 from tests.web.explorer_store import explorer, synthetic_run
 
 HEADER = ["id", "run", "task", "score", "n", "errors", "tokens", "cost", "started", "status"]
@@ -47,18 +48,19 @@ def test_scores_are_the_reports_headlines(tmp_path: Path) -> None:
     inferential = rulebench.run("inferential", "scripted/echo", config=KINSHIP, store=store).run.id
     with Store(store, readonly=True) as db:
         scenario_numbers = scenarios_report(db, [refusing, echoing]).numbers["runs"]
-        [inferential_numbers] = inferential_report(db, [inferential]).numbers["runs"]
+        inferential_numbers = inferential_report(db, [inferential]).numbers["runs"]
     expected = {
-        refusing: scenario_numbers[0]["headline"],  # type: ignore[index,call-overload]
-        echoing: scenario_numbers[1]["headline"],  # type: ignore[index,call-overload]
-        inferential: inferential_numbers["overall"],  # type: ignore[index,call-overload]
+        refusing: json_at(scenario_numbers, 0, "headline"),
+        echoing: json_at(scenario_numbers, 1, "headline"),
+        inferential: json_at(inferential_numbers, 0, "overall"),
     }
     with explorer(store) as client:
         shown = by_id(client.get("/").text)
     for run_id, headline in expected.items():
-        assert isinstance(headline, dict)
-        assert shown[run_id]["score"] == f"{100 * float(headline['value']):.1f}"  # type: ignore[arg-type]
-        assert shown[run_id]["n"] == str(headline["n"])
+        value = json_at(headline, "value")
+        assert isinstance(value, float | int)
+        assert shown[run_id]["score"] == f"{100 * value:.1f}"
+        assert shown[run_id]["n"] == str(json_at(headline, "n"))
     assert len({shown[run_id]["score"] for run_id in (refusing, echoing)}) == 2
 
 
@@ -78,19 +80,23 @@ def test_counts_tokens_and_cost_are_the_reports_at_the_users_prices(
         monkeypatch.setenv("RULEBENCH_PRICES", str(prices))
         priced = by_id(client.get("/").text)
     with Store(store, readonly=True) as db:
-        [entry] = scenarios_report(db, [run_id], prices=load_prices(prices)).numbers["runs"]
-    usage = entry["usage"]  # type: ignore[index,call-overload]
-    assert usage["prompt_tokens"] > 0 and usage["completion_tokens"] > 0
+        numbers = scenarios_report(db, [run_id], prices=load_prices(prices)).numbers["runs"]
+    usage = json_object(json_at(numbers, 0, "usage"))
+    cost = usage["cost_usd"]
+    assert isinstance(usage["prompt_tokens"], int) and usage["prompt_tokens"] > 0
+    assert isinstance(usage["completion_tokens"], int) and usage["completion_tokens"] > 0
+    assert isinstance(cost, float)
     assert plain[errors]["errors"] == "2" and plain[run_id]["cost"] == "-"
     tokens = f"{usage['prompt_tokens']:,} / {usage['completion_tokens']:,}"
     assert plain[run_id]["tokens"] == priced[run_id]["tokens"] == tokens
-    assert priced[run_id]["cost"] == format_usd(usage["cost_usd"])
+    assert priced[run_id]["cost"] == format_usd(cost)
     assert priced[other.id]["cost"] == "-" and priced[other.id]["score"] == "-"
 
 
 def test_sorting_by_n_uses_the_headlines_n_the_column_shows(tmp_path: Path) -> None:
     store = tmp_path / "s.sqlite"
-    repeated = {"tasks": ["kinship"], "per_group": 4, "repeats": 5}  # 20 results, 4 samples
+    # 20 results of 4 samples, against more samples with fewer results
+    repeated: dict[str, JsonValue] = {"tasks": ["kinship"], "per_group": 4, "repeats": 5}
     few_results = rulebench.run("inferential", "scripted/echo", config=repeated, store=store)
     many_samples = rulebench.run("inferential", "scripted/echo", config=KINSHIP, store=store)
     with explorer(store) as client:

@@ -4,7 +4,8 @@
 they were collected against, with how many broke a rule when saved; filters narrow the list.
 Its form (POST `/play/collected/run`) replays the chosen cases against a model the server
 allows, in the background (`collected_runs`); `/play/collected/runs/{id}` shows the progress,
-then each case's verdict, and the CLI command that makes the same a stored run.
+then each case's verdict. Both pages name the CLI command that makes the cases a stored run
+and say what it runs (`collected_command`: whole files, one command per rule version).
 """
 
 import threading
@@ -20,12 +21,12 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from rulebench.core.cases import TestCase
 from rulebench.core.errors import ConfigError, RulebenchError
 from rulebench.scenarios.played import note_of
-from rulebench.web.collected_runs import CollectedRuns, new_job, run_command
+from rulebench.web.collected_command import Chosen, CollectedCommand, Folder, collected_command
+from rulebench.web.collected_runs import CollectedRuns, new_job
 from rulebench.web.forms import read_form
 from rulebench.web.play_request import error_status, playground_of
 from rulebench.web.playground import Playground, new_token
 from rulebench.web.saved_cases import list_saved, saved_names, user_turns
-from rulebench.web.shown_paths import shown_path
 from rulebench.web.templating import query_url, render_page
 from rulebench.web.views import NotFound
 from rulebench.web.visitors import set_visitor, visitor_of
@@ -94,34 +95,45 @@ def _jobs(request: Request) -> CollectedRuns:
     return jobs
 
 
-def _folder(playground: Playground) -> str:
-    return shown_path(playground.config.save_dir, playground.config.show_paths)
+def command_for(
+    playground: Playground, picked: Chosen, every: Chosen, unread: list[str], spec: str
+) -> CollectedCommand:
+    """The stored-run command for `picked` as this server may show it."""
+    save_dir, config = playground.config.save_dir, playground.config
+    listed = sorted(p.name for p in save_dir.glob("*.jsonl")) if save_dir.is_dir() else []
+    whole = not unread and listed == saved_names(save_dir)
+    upstream = None
+    if config.upstream is not None and config.show_paths:
+        upstream = config.upstream.root
+    folder = Folder(save_dir, config.show_paths, whole)
+    return collected_command(picked, every, folder, playground.hide_secrets(spec), upstream)
 
 
 def _context(request: Request, wanted: Mapping[str, str], problem: str | None) -> dict[str, object]:
     playground = playground_of(request)
     cases, unread = collected(playground.config.save_dir)
     picked = chosen(cases, wanted)
+    tables = summary(picked)
     return {
         "title": "Collected cases",
         "store": request.app.state.store_label,
         "total": len(cases),
         "picked": len(picked),
         "broke": sum(bool((n := note_of(c)) and n.broke) for _, c in picked),
-        "tables": summary(picked),
+        "tables": tables,
         "wanted": dict(wanted),
         "filter_urls": {
             name: {
                 row["value"]: query_url("/play/collected", {**wanted, name: row["value"]})
                 for row in rows
             }
-            for name, rows in summary(picked).items()
+            for name, rows in tables.items()
         },
         "unread": [playground.hide_secrets(p) for p in unread],
         "problem": problem,
         "model": playground.config.model,
         "allowed": None if playground.config.any_model else playground.models.allowed,
-        "command": run_command(_folder(playground), playground.config.model),
+        "command": command_for(playground, picked, cases, unread, playground.config.model),
     }
 
 
@@ -172,10 +184,12 @@ def job_page(request: Request, job_id: JobId) -> HTMLResponse:
     job = _jobs(request).find(job_id, visitor_of(request))
     if job is None:
         raise NotFound("no such run of collected cases (runs live in this server's memory)")
+    cases, unread = collected(playground.config.save_dir)
+    played = [(o.file, o.case) for o in job.outcomes]
     context = {
         "title": "Collected cases played again",
         "store": request.app.state.store_label,
         "job": job,
-        "command": run_command(_folder(playground), playground.hide_secrets(job.model)),
+        "command": command_for(playground, played, cases, unread, job.model),
     }
     return render_page("collected_run.html", context)

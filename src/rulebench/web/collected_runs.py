@@ -4,11 +4,11 @@ A visitor picks a model (one the server allows) and the collected cases (optiona
 filtered); each case is replayed as `run scenarios` plays it (`PlaySession.replay`: its
 record's protocol and reply limit), with the store's cache read-only, one case after another,
 so the page shows progress and then each case's verdict. Nothing is stored: the page names
-the `rulebench run scenarios -s DIR -m SPEC` command that makes the same a stored run.
+the `rulebench run scenarios -s FILE -m SPEC` command that makes them a stored run
+(`collected_command`).
 """
 
 import asyncio
-import shlex
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,14 +62,6 @@ class CollectedRun:
     def broke(self) -> int:
         """Cases whose replies broke a rule."""
         return sum(o.passed is False and not o.reason.startswith("error") for o in self.outcomes)
-
-
-def run_command(save_dir: str, model: str, version: str = "v3") -> str:
-    """The CLI command that runs the save folder's cases against `model` as a stored run."""
-    words = ["rulebench", "run", "scenarios", "-s", save_dir, "-m", model]
-    if version != "v3":
-        words += ["--version", version]
-    return shlex.join(words)
 
 
 class CollectedRuns:

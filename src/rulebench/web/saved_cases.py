@@ -21,6 +21,7 @@ from rulebench.scenarios.play import append_case
 from rulebench.scenarios.played import COLLECTED_FIELD, STRATEGIES, CollectedNote
 from rulebench.scenarios.registry import behaviors, scenario_class
 from rulebench.scenarios.suites.official import load_suite_file
+from rulebench.web.parsed_files import ParsedFiles
 
 FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,94}\.jsonl")
 MAX_FILE_BYTES = 4 * 1024 * 1024
@@ -34,6 +35,7 @@ DEFAULT_STRATEGY = "manual"
 
 # Appends from two visitors' requests (worker threads) must not interleave their lines.
 _append_lock = threading.Lock()
+_parsed = ParsedFiles()
 
 
 @dataclass(frozen=True)
@@ -116,9 +118,29 @@ def save_case(
 
 
 def read_saved(path: Path) -> tuple[TestCase, ...]:
-    """A save-folder file's cases, read as `run scenarios -s` reads them (v3, else v1)."""
-    if path.stat().st_size > MAX_FILE_BYTES:
+    """A save-folder file's cases, read as `run scenarios -s` reads them (v3, else v1).
+
+    Parsed once per version of the file: the collected and saved pages read every file on
+    each request, so a file unchanged since (same modification time and size) comes from
+    `_parsed`, its cases or its problem alike.
+    """
+    stat = path.stat()
+    if stat.st_size > MAX_FILE_BYTES:
         raise DataError(f"{path.name}: larger than {MAX_FILE_BYTES // 2**20} MiB, not read here")
+    stamp = (stat.st_mtime_ns, stat.st_size)
+    parsed = _parsed.get(path, stamp)
+    if parsed is None:
+        try:
+            parsed = _parse(path)
+        except DataError as exc:
+            parsed = exc
+        _parsed.put(path, stamp, parsed)
+    if isinstance(parsed, DataError):
+        raise DataError(str(parsed))
+    return parsed
+
+
+def _parse(path: Path) -> tuple[TestCase, ...]:
     try:
         return tuple(load_suite_file(path, "v3"))
     except DataError as v3_error:

@@ -9,7 +9,10 @@ import pytest
 from typer.testing import CliRunner
 
 from rulebench.cli.app import app as cli
+from rulebench.core.cases import TestCase
 from rulebench.engine.store import Store
+from rulebench.scenarios.base import Version
+from rulebench.scenarios.suites.official import load_suite_file
 from rulebench.web import collected_page, saved_cases
 from rulebench.web.parsed_files import ParsedFiles
 
@@ -100,13 +103,14 @@ def test_an_unchanged_file_is_parsed_once_and_a_changed_one_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     parses: list[str] = []
-    real = saved_cases.load_suite_file
+    real = load_suite_file
+
+    def counted(path: Path, version: Version = "v3") -> list[TestCase]:
+        parses.append(path.name)
+        return real(path, version)
+
     monkeypatch.setattr(saved_cases, "_parsed", ParsedFiles())
-    monkeypatch.setattr(
-        saved_cases,
-        "load_suite_file",
-        lambda path, version: parses.append(path.name) or real(path, version),
-    )
+    monkeypatch.setattr(saved_cases, "load_suite_file", counted)
     with player(playground_app(tmp_path)) as client:
         save(client, "hello", "Just Ask", "a.jsonl")
         parses.clear()
@@ -136,9 +140,12 @@ def test_the_summary_is_counted_once_per_page(
 ) -> None:
     calls: list[int] = []
     real = collected_page.summary
-    monkeypatch.setattr(
-        collected_page, "summary", lambda cases: calls.append(len(cases)) or real(cases)
-    )
+
+    def counted(cases: list[tuple[str, TestCase]]) -> dict[str, list[dict[str, object]]]:
+        calls.append(len(cases))
+        return real(cases)
+
+    monkeypatch.setattr(collected_page, "summary", counted)
     with player(playground_app(tmp_path)) as client:
         save(client, "hello", "Just Ask", "a.jsonl")
         assert client.get("/play/collected").status_code == 200

@@ -8,6 +8,7 @@ import pytest
 from rulebench.core.errors import ConfigError
 from rulebench.core.messages import GenerateConfig, Message
 from rulebench.models.base import BackendOptions, Model
+from rulebench.models.registry import create_model
 from rulebench.web import model_pool
 from rulebench.web.model_pool import ModelPool
 
@@ -101,7 +102,7 @@ def test_a_remote_form_offers_the_allowed_models(tmp_path: Path) -> None:
 def counting_loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The specs the pool builds, in order (the real models are built)."""
     built: list[str] = []
-    create = model_pool.create_model
+    create = create_model
 
     def counted(spec: str, options: BackendOptions) -> Model:
         built.append(spec)

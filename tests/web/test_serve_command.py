@@ -147,8 +147,8 @@ def test_serve_plays_its_model_and_saves_to_its_folder(store: Path, tmp_path: Pa
 
 
 def test_a_remote_server_plays_its_own_model_only(store: Path) -> None:
-    args = ("--store", str(store), "--host", "0.0.0.0", "--allow-remote", "-m", "scripted/echo")
-    args += ("--save-dir", str(store.parent / "cases"))  # games are kept there, not in cwd
+    args: tuple[str, ...] = ("--store", str(store), "--host", "0.0.0.0", "--allow-remote")
+    args += ("-m", "scripted/echo", "--save-dir", str(store.parent / "cases"))  # not in cwd
     opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
     with serving(*args) as (url, _):
         form = {"scenario": "Integrity", "seed": "4", "model": "scripted/fixed"}
@@ -190,8 +190,8 @@ def test_a_short_token_is_refused(store: Path) -> None:
 
 
 def test_a_remote_server_plays_the_allowed_models_too(store: Path) -> None:
-    args = ("--store", str(store), "--host", "0.0.0.0", "--allow-remote", "-m", "scripted/echo")
-    args += ("--save-dir", str(store.parent / "cases"))  # games are kept there, not in cwd
+    args: tuple[str, ...] = ("--store", str(store), "--host", "0.0.0.0", "--allow-remote")
+    args += ("-m", "scripted/echo", "--save-dir", str(store.parent / "cases"))  # not in cwd
     opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
     with serving(*args, "--allow-model", "scripted/fixed") as (url, process):
         form = {"scenario": "Integrity", "seed": "4", "model": "scripted/fixed"}

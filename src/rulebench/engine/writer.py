@@ -103,6 +103,8 @@ class StoreWriter:
         self._generation = 0
         """Counts completed write passes, so flush() can wait for one that saw its rows."""
         self._error: BaseException | None = None
+        self._running = True
+        """False once the thread is done: is_alive() takes a lock, and producers ask per row."""
         self.rejected: list[tuple[str, str]] = []
         """(item id, reason) of result rows SQLite refused; those items have no stored result."""
         self._thread = threading.Thread(target=self._loop, name="rulebench-store", daemon=True)
@@ -142,7 +144,7 @@ class StoreWriter:
     def _check(self) -> None:
         if self._error is not None:
             raise write_failure(self._path, self._error)
-        if not self._thread.is_alive():
+        if not self._running:
             raise StoreError(f"the store writer for {self._path} has stopped")
 
     def _loop(self) -> None:
@@ -154,6 +156,7 @@ class StoreWriter:
             logger.debug("store write failed: %s", exc)  # raised to the caller by _check, close
             self._error = exc
         finally:
+            self._running = False
             if connection is not None:
                 connection.close()
             with self._flushed:

@@ -18,7 +18,11 @@ from rulebench.models.base import ModelInfo
 # Any text, lone surrogates, quotes, backslashes and non-ASCII included.
 TEXT = st.text(st.characters(codec=None), max_size=30)
 JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | TEXT,
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | TEXT,
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TEXT, inner, max_size=3),
     max_leaves=8,
 )
@@ -63,9 +67,10 @@ def test_a_stored_json_column_is_what_json_dumps_writes(value: object) -> None:
     assert _dumps(value) == json.dumps(value, allow_nan=False)
 
 
-def test_a_stored_json_column_refuses_nan() -> None:
+@pytest.mark.parametrize("number", [float("nan"), float("inf")])
+def test_a_stored_json_column_refuses_nan_and_infinity(number: float) -> None:
     with pytest.raises(ValueError, match="Out of range float"):
-        _dumps({"score": float("nan")})
+        _dumps({"score": [number]})
 
 
 def test_a_row_timestamp_is_the_current_second_in_utc() -> None:

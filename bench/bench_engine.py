@@ -1,20 +1,29 @@
 """Engine throughput, latency hiding and memory against the local mock OpenAI server.
 
-Prints, for the figures the foundation issue asks for:
+Prints first the per-item overhead (issue 27): the marginal rate, items/s between the 2,000th
+and the 6,000th finished item of one run (so start-up and the final drain cancel), of a bare
+aiohttp loop and of rulebench (cache on, results stored), with the client's CPU per item
+(all its threads, the store writer's included), medians of --rounds runs taken in turn; and
+whole-process wall of `rulebench run loadtest -n 2000` against a bare script doing the same.
+`--base-src DIR` adds a column for another rulebench source tree (e.g. `git archive` of an
+older commit), so a change is measured A/B in the same run. Then, for the foundation issue:
   1. 5,000 items at concurrency 64, zero latency: rulebench items/s (results stored) vs a bare
      asyncio+aiohttp loop's requests/s on the same server, and the ratio (target >= 0.5).
   2. 500 items at concurrency 64 with 200 ms server latency: wall time vs the ideal
      ceil(N/C) x latency (target within 1.3x).
   3. 50,000 items: peak RSS vs the 5,000-item run (target: no more than 100 MB above).
 Each measurement runs in a fresh subprocess (clean peak RSS); the server runs in its own process.
-Usage: python bench/bench_engine.py [-n 5000] [--big 50000] [--concurrency 64]
+Usage: python bench/bench_engine.py [-n 5000] [--big 50000] [--concurrency 64] [--rounds 5]
+       [--base-src DIR] [--only-marginal]
 """
 
 import argparse
 import asyncio
 import json
 import math
+import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -22,6 +31,60 @@ import time
 from pathlib import Path
 
 PYTHON = sys.executable
+MARKS = (2000, 6000)
+"""The marginal rate is taken between these finished-item counts, in a run of a few more."""
+MARGINAL_TARGET = 0.8
+BARE_SCRIPT = """\
+import asyncio, json, sys
+import aiohttp
+
+async def main(url, n, concurrency):
+    semaphore = asyncio.Semaphore(concurrency)
+    connector = aiohttp.TCPConnector(limit=concurrency)
+    async with aiohttp.ClientSession(connector=connector) as session:
+        async def one(i):
+            body = {"model": "m", "messages": [{"role": "user", "content": f"tok{i}"}],
+                    "max_tokens": 16}
+            async with semaphore, session.post(f"{url}/chat/completions", json=body) as r:
+                json.loads(await r.read())
+        await asyncio.gather(*(one(i) for i in range(n)))
+
+asyncio.run(main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3])))
+"""
+"""The bare loop as a whole script: the floor for whole-process figures."""
+
+
+class Marks:
+    """Wall and process CPU time when the run's finished-item count reaches each mark.
+
+    Also a ProgressReporter for the Runner: `advance` is what it calls per finished item.
+    """
+
+    def __init__(self, marks: tuple[int, ...]) -> None:
+        self.marks = set(marks)
+        self.done = 0
+        self.at: dict[int, tuple[float, float]] = {}
+
+    def start(self, run_id: str, total: int | None, already_done: int) -> None:
+        """Nothing to do: the marks count finished items."""
+
+    def finish(self) -> None:
+        """Nothing to do."""
+
+    def advance(self, failed: bool = False) -> None:
+        """Count one finished item; note the times when the count hits a mark."""
+        self.done += 1
+        if self.done in self.marks:
+            self.at[self.done] = (time.perf_counter(), time.process_time())
+
+    def figures(self) -> dict[str, float]:
+        """Marginal items/s and client CPU microseconds per item between the first and last mark."""
+        low, high = min(self.marks), max(self.marks)
+        (wall0, cpu0), (wall1, cpu1) = self.at[low], self.at[high]
+        return {
+            "marginal_per_s": (high - low) / (wall1 - wall0),
+            "cpu_us_per_item": (cpu1 - cpu0) / (high - low) * 1e6,
+        }
 
 
 def start_server(latency_ms: float) -> tuple[subprocess.Popen[str], str]:
@@ -47,10 +110,13 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-async def bare_loop(url: str, n: int, concurrency: int) -> dict[str, float]:
+async def bare_loop(
+    url: str, n: int, concurrency: int, marks: Marks | None = None
+) -> dict[str, float]:
     """The ceiling: aiohttp posting chat requests with no evaluation machinery at all."""
     import aiohttp
 
+    advance = marks.advance if marks is not None else lambda: None
     semaphore = asyncio.Semaphore(concurrency)
     connector = aiohttp.TCPConnector(limit=concurrency)
     async with aiohttp.ClientSession(connector=connector) as session:
@@ -63,6 +129,7 @@ async def bare_loop(url: str, n: int, concurrency: int) -> dict[str, float]:
             }
             async with semaphore, session.post(f"{url}/chat/completions", json=body) as response:
                 json.loads(await response.read())
+            advance()
 
         start = time.perf_counter()
         await asyncio.gather(*(one(i) for i in range(n)))
@@ -70,7 +137,9 @@ async def bare_loop(url: str, n: int, concurrency: int) -> dict[str, float]:
     return {"items": n, "wall_s": wall, "per_s": n / wall, "rss_mb": peak_rss_mb()}
 
 
-async def rulebench_run(url: str, n: int, concurrency: int) -> dict[str, float]:
+async def rulebench_run(
+    url: str, n: int, concurrency: int, marks: Marks | None = None
+) -> dict[str, float]:
     """A real run: loadtest task, openai-api backend, SQLite store, cache on (the defaults)."""
     from rulebench.checks.loadtest import LoadTestTask
     from rulebench.engine.runner import Runner, RunSpec
@@ -82,34 +151,81 @@ async def rulebench_run(url: str, n: int, concurrency: int) -> dict[str, float]:
         model = create_model("openai-api/mock/bench", BackendOptions(base_url=url))
         spec = RunSpec(task="loadtest", model="openai-api/mock/bench", concurrency=concurrency)
         start = time.perf_counter()
-        report = await Runner(store).run(LoadTestTask(n=n), model, spec)
+        report = await Runner(store, marks).run(LoadTestTask(n=n), model, spec)
         wall = time.perf_counter() - start
         await model.aclose()
         assert store.count_results(report.run.id)["ok"] == n, "not every item finished"
     return {"items": n, "wall_s": wall, "per_s": n / wall, "rss_mb": peak_rss_mb()}
 
 
-def measure(kind: str, url: str, n: int, concurrency: int) -> dict[str, float]:
-    """Run one measurement in a fresh interpreter and read its JSON line."""
+def worker_env(src: str | None) -> dict[str, str] | None:
+    """The environment of a worker importing rulebench from `src` (None: as this process does)."""
+    if src is None:
+        return None
+    return {**os.environ, "PYTHONPATH": os.path.abspath(src)}
+
+
+def measure(
+    kind: str, url: str, n: int, concurrency: int, src: str | None = None
+) -> dict[str, float]:
+    """Run one measurement in a fresh interpreter and read its JSON line.
+
+    A run of more than MARKS[-1] items also reports its marginal rate and CPU per item.
+    """
+    command = [PYTHON, __file__, "--worker", kind, "--url", url, "--limit", str(n)]
+    command += ["--concurrency", str(concurrency)]
     output = subprocess.run(
-        [
-            PYTHON,
-            __file__,
-            "--worker",
-            kind,
-            "--url",
-            url,
-            "--limit",
-            str(n),
-            "--concurrency",
-            str(concurrency),
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
+        command, capture_output=True, text=True, check=True, env=worker_env(src)
     ).stdout
     rates: dict[str, float] = json.loads(output.strip().splitlines()[-1])
     return rates
+
+
+def whole_process_s(command: list[str], src: str | None) -> float:
+    """Wall seconds of one command as a fresh process, start-up and exit included."""
+    start = time.perf_counter()
+    subprocess.run(command, capture_output=True, check=True, env=worker_env(src))
+    return time.perf_counter() - start
+
+
+def marginal(url: str, c: int, rounds: int, sources: dict[str, str | None]) -> None:
+    """Print the marginal-rate table: bare loop beside each rulebench source, medians."""
+    n = MARKS[-1] + 1000
+    label = {name: f"rulebench {name}" for name in sources}
+    figures: dict[str, list[dict[str, float]]] = {"bare": [], **{label[k]: [] for k in sources}}
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "bare.py"
+        script.write_text(BARE_SCRIPT)
+        whole: dict[str, list[float]] = {"bare": [], **{label[k]: [] for k in sources}}
+        for _ in range(rounds):
+            figures["bare"].append(measure("bare", url, n, c))
+            whole["bare"].append(whole_process_s([PYTHON, str(script), url, "2000", str(c)], None))
+            for name, src in sources.items():
+                figures[label[name]].append(measure("rulebench", url, n, c, src))
+                cli = [PYTHON, "-m", "rulebench", "run", "loadtest", "-n", "2000", "-c", str(c)]
+                cli += ["-m", "openai-api/mock/bench", "--base-url", url]
+                cli += ["--store", f"{tmp}/{name}-{len(whole[label[name]])}.sqlite"]
+                whole[label[name]].append(whole_process_s(cli, src))
+    bare_rate = statistics.median(f["marginal_per_s"] for f in figures["bare"])
+    bare_whole = statistics.median(whole["bare"])
+    print(f"0. per-item overhead, concurrency {c}, zero latency, medians of {rounds} rounds")
+    print(f"   (marginal: items {MARKS[0]:,} to {MARKS[-1]:,} of {n:,}; whole: 2,000 items as a")
+    print("    fresh process, start-up and exit included; load", os.getloadavg())
+    header = ("marginal/s", "x bare", "CPU us/item", "whole s", "x bare")
+    print(
+        f"   {'':24} {header[0]:>10} {header[1]:>6} {header[2]:>11} {header[3]:>7} {header[4]:>6}"
+    )
+    for name, runs in figures.items():
+        rate = statistics.median(f["marginal_per_s"] for f in runs)
+        cpu = statistics.median(f["cpu_us_per_item"] for f in runs)
+        wall = statistics.median(whole[name])
+        print(
+            f"   {name:24} {rate:10,.0f} {rate / bare_rate:6.2f} {cpu:11.0f} "
+            f"{wall:7.2f} {bare_whole / wall:6.2f}"
+        )
+    print(
+        f"   target: marginal at least {MARGINAL_TARGET}x the bare loop; whole 2,000 at least 0.7x"
+    )
 
 
 def main() -> None:
@@ -121,17 +237,28 @@ def main() -> None:
     parser.add_argument("--slow-items", type=int, default=500)
     parser.add_argument("--latency-ms", type=float, default=200)
     parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of the marginal table")
+    parser.add_argument("--base-src", help="another rulebench src/ to measure beside this one")
+    parser.add_argument("--only-marginal", action="store_true", help="print only table 0")
     parser.add_argument("--worker", choices=["bare", "rulebench"], help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         work = bare_loop if args.worker == "bare" else rulebench_run
-        print(json.dumps(asyncio.run(work(args.url, args.limit, args.concurrency))))
+        marks = Marks(MARKS) if args.limit > MARKS[-1] else None
+        result = asyncio.run(work(args.url, args.limit, args.concurrency, marks))
+        print(json.dumps({**result, **(marks.figures() if marks else {})}))
         return
 
     c = args.concurrency
+    sources: dict[str, str | None] = {"(this tree)": None}
+    if args.base_src:
+        sources["(base)"] = args.base_src
     server, url = start_server(0)
     try:
+        marginal(url, c, args.rounds, sources)
+        if args.only_marginal:
+            return
         bare = measure("bare", url, args.limit, c)
         ours = measure("rulebench", url, args.limit, c)
         big = measure("rulebench", url, args.big, c)

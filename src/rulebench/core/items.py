@@ -97,9 +97,14 @@ class ItemResult(BaseModel):
         return "error" if self.error is not None else "ok"
 
 
+CANONICAL_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
+"""json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False), the text every
+content hash is taken of, without building an encoder per call."""
+
+
 def content_hash(content: JsonValue, length: int = 16) -> str:
     """Hash JSON content canonically (sorted keys, no spaces) so equal content gets equal ids."""
-    canonical = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    canonical = CANONICAL_JSON(content)
     # surrogatepass: a lone surrogate (half an emoji) must hash, not crash; it is repaired later.
     return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:length]
 

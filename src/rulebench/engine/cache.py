@@ -15,6 +15,7 @@ from typing import NamedTuple, Protocol
 from pydantic import BaseModel, ConfigDict, JsonValue
 
 from rulebench.core.errors import StoreError
+from rulebench.core.items import CANONICAL_JSON
 from rulebench.core.messages import Completion, GenerateConfig, Message
 from rulebench.engine.connection import connect_readonly
 from rulebench.engine.records import utc_now
@@ -30,6 +31,16 @@ EXPLAIN_SCAN_LIMIT = 5000
 def _config_parts(config: GenerateConfig) -> dict[str, JsonValue]:
     # A run uses one or two configs for thousands of requests: dump each once.
     return config.model_dump(mode="json")
+
+
+@functools.lru_cache(maxsize=256)
+def _key_frame(provider: str, identity: str, config: GenerateConfig) -> tuple[str, str]:
+    # The canonical JSON of the parts around "messages", in sorted key order: backend, config,
+    # messages, model, repeat.
+    head = (
+        f'{{"backend":{CANONICAL_JSON(provider)},"config":{CANONICAL_JSON(_config_parts(config))}'
+    )
+    return f'{head},"messages":', f',"model":{CANONICAL_JSON(identity)}}}'
 
 
 def cache_key_parts(
@@ -58,9 +69,16 @@ class CacheKey(NamedTuple):
 def make_cache_key(
     info: ModelInfo, messages: Sequence[Message], config: GenerateConfig, repeat: int = 0
 ) -> CacheKey:
-    """Hash the canonical JSON (sorted keys, no spaces) of everything a reply depends on."""
-    parts = cache_key_parts(info, messages, config, repeat)
-    canonical = json.dumps(parts, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """Hash the canonical JSON (sorted keys, no spaces) of everything a reply depends on.
+
+    The text is exactly the canonical JSON of `cache_key_parts`; only the messages are
+    encoded per request, between the other parts encoded once per model and config.
+    """
+    head, tail = _key_frame(info.provider, info.identity, config)
+    encoded = CANONICAL_JSON([[m.role, m.content] for m in messages])
+    if repeat:
+        tail = f'{tail[:-1]},"repeat":{CANONICAL_JSON(repeat)}}}'
+    canonical = f"{head}{encoded}{tail}"
     digest = hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
     return CacheKey(digest, canonical, info.identity)
 

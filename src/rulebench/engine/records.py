@@ -1,6 +1,7 @@
 """How runs and item results map to rows of the store, and back."""
 
 import json
+import time
 from datetime import UTC, datetime
 from typing import Any, Literal, overload
 
@@ -62,8 +63,20 @@ class RunRecord(BaseModel):
 
 
 def utc_now() -> str:
-    """ISO-8601 timestamp in UTC, second precision, as every row stores it."""
-    return datetime.now(UTC).isoformat(timespec="seconds")
+    """ISO-8601 timestamp in UTC, second precision, as every row stores it.
+
+    Formatted once a second: a run stores two per item, thousands a second.
+    """
+    global _last_second  # one (second, text) pair, replaced whole: safe across threads
+    second = int(time.time())
+    last = _last_second
+    if last[0] != second:
+        text = datetime.fromtimestamp(second, UTC).isoformat(timespec="seconds")
+        last = _last_second = (second, text)
+    return last[1]
+
+
+_last_second: tuple[int, str] = (-1, "")
 
 
 def result_to_row(run_id: str, result: ItemResult) -> tuple[object, ...]:
@@ -76,7 +89,7 @@ def result_to_row(run_id: str, result: ItemResult) -> tuple[object, ...]:
     outcome = result.outcome or Outcome()
     warnings = list(result.warnings)
     messages = result.messages
-    if result.reply is not None and messages and messages[-1] == _reply_message(result.reply):
+    if result.reply is not None and messages and _is_reply(messages[-1], result.reply):
         messages = messages[:-1]
     texts = _Repairer(warnings)
     return (
@@ -111,9 +124,19 @@ def _reply_message(reply: str) -> Message:
     return Message(role="assistant", content=reply)
 
 
+def _is_reply(message: Message, reply: str) -> bool:
+    return message.role == "assistant" and message.content == reply
+
+
+_ENCODE = json.JSONEncoder(allow_nan=False).encode
+"""json.dumps(value, allow_nan=False) without building an encoder per call."""
+
+
 def _dumps(value: object) -> str:
     # ASCII escapes keep any lone surrogate in nested JSON storable; NaN is refused at load.
-    return json.dumps(value, allow_nan=False)
+    if not value and isinstance(value, dict | list):
+        return "{}" if isinstance(value, dict) else "[]"
+    return _ENCODE(value)
 
 
 class _Repairer:

@@ -57,8 +57,8 @@ class Session:
         self._repeat = repeat
         self._cache = cache
         self._item_id = item_id
-        self.usage = Usage()
-        self.cached_usage = Usage()
+        self.usage = _NO_USAGE
+        self.cached_usage = _NO_USAGE
         self.scoring_tokens = 0
         self.endpoints: list[str] = []
         self.latency_s = 0.0
@@ -113,9 +113,9 @@ class Session:
         self.cache_hits += completion.cached
         self.system_merged |= completion.system_merged
         if completion.cached:
-            self.cached_usage += completion.usage
+            self.cached_usage = _add(self.cached_usage, completion.usage)
             return
-        self.usage += completion.usage
+        self.usage = _add(self.usage, completion.usage)
         self.latency_s += completion.latency_s
         if completion.endpoint is not None and completion.endpoint not in self.endpoints:
             self.endpoints.append(completion.endpoint)
@@ -142,6 +142,14 @@ class Session:
             metadata=item.metadata,
             warnings=tuple(self.warnings),
         )
+
+
+_NO_USAGE = Usage()
+
+
+def _add(total: Usage, more: Usage) -> Usage:
+    # Most items make one call: its usage is the total, with no new model to build.
+    return more if total is _NO_USAGE else total + more
 
 
 def with_repeat_seed(config: GenerateConfig, repeat: int) -> GenerateConfig:

@@ -13,10 +13,13 @@ write (corrupt, full, read-only) stops the writer with that error.
 
 import contextlib
 import errno
+import functools
 import logging
 import sqlite3
 import threading
 import time
+from collections.abc import Sequence
+from itertools import chain
 from pathlib import Path
 from typing import NamedTuple
 
@@ -32,18 +35,23 @@ MAX_BUSY_WAIT_S = 1.0
 """Longest pause between two tries of a batch while the database is locked."""
 BUSY_WARN_EVERY_S = 10.0
 
-_UPSERT_RESULT = (
-    f"INSERT INTO results ({', '.join(RESULT_COLUMNS)}) "
-    f"VALUES ({', '.join('?' for _ in RESULT_COLUMNS)}) "
+_RESULT_ROW = f"({', '.join('?' for _ in RESULT_COLUMNS)})"
+_UPSERT_RESULTS = (
+    f"INSERT INTO results ({', '.join(RESULT_COLUMNS)}) VALUES {{rows}} "
     "ON CONFLICT (run_id, item_id) DO UPDATE SET "
     + ", ".join(f"{c} = excluded.{c}" for c in RESULT_COLUMNS[2:])
     # A finished result is final: only an error may be replaced (by a resume's retry).
     + " WHERE results.status = 'error'"
 )
-_INSERT_CACHE = (
+_INSERT_CACHES = (
     "INSERT OR IGNORE INTO cache (key, model, parts, completion, run_id, item_id, created_at) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?)"
+    "VALUES {rows}"
 )
+_CACHE_ROW = "(?, ?, ?, ?, ?, ?, ?)"
+ROWS_PER_STATEMENT = 256
+"""Rows inserted by one statement. A statement per row (executemany) gives up and retakes the
+GIL around every row, and each retake can wait for the event loop's thread to let go: the
+writer then costs the loop far more than its own work (bench/bench_engine.py shows it)."""
 
 
 DISK_FULL = "disk full"
@@ -95,6 +103,8 @@ class StoreWriter:
         self._generation = 0
         """Counts completed write passes, so flush() can wait for one that saw its rows."""
         self._error: BaseException | None = None
+        self._running = True
+        """False once the thread is done: is_alive() takes a lock, and producers ask per row."""
         self.rejected: list[tuple[str, str]] = []
         """(item id, reason) of result rows SQLite refused; those items have no stored result."""
         self._thread = threading.Thread(target=self._loop, name="rulebench-store", daemon=True)
@@ -134,7 +144,7 @@ class StoreWriter:
     def _check(self) -> None:
         if self._error is not None:
             raise write_failure(self._path, self._error)
-        if not self._thread.is_alive():
+        if not self._running:
             raise StoreError(f"the store writer for {self._path} has stopped")
 
     def _loop(self) -> None:
@@ -146,6 +156,7 @@ class StoreWriter:
             logger.debug("store write failed: %s", exc)  # raised to the caller by _check, close
             self._error = exc
         finally:
+            self._running = False
             if connection is not None:
                 connection.close()
             with self._flushed:
@@ -244,10 +255,36 @@ def _write(
     # written and the whole batch can simply be tried again.
     connection.execute("BEGIN IMMEDIATE")
     try:
-        connection.executemany(_UPSERT_RESULT, results)
-        connection.executemany(_INSERT_CACHE, caches)
+        _insert_rows(connection, _UPSERT_RESULTS, _RESULT_ROW, results)
+        _insert_rows(connection, _INSERT_CACHES, _CACHE_ROW, caches)
         connection.execute("COMMIT")
     except BaseException:
         if connection.in_transaction:
             connection.execute("ROLLBACK")
         raise
+
+
+def _insert_rows(
+    connection: sqlite3.Connection,
+    template: str,
+    row: str,
+    rows: Sequence[Sequence[object]],
+) -> None:
+    """Insert `rows` in order, many to a statement, as one statement per row would.
+
+    Statements hold a power of two of rows (at most ROWS_PER_STATEMENT), so a handful of
+    distinct statements serves every batch size and SQLite's statement cache keeps them.
+    """
+    # SQLite before 3.32 takes at most 999 parameters a statement.
+    most = connection.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // row.count("?")
+    start = 0
+    while start < len(rows):
+        size = min(ROWS_PER_STATEMENT, most, 1 << ((len(rows) - start).bit_length() - 1))
+        chunk = rows[start : start + size]
+        connection.execute(_statement(template, row, size), list(chain.from_iterable(chunk)))
+        start += size
+
+
+@functools.lru_cache(maxsize=64)
+def _statement(template: str, row: str, size: int) -> str:
+    return template.format(rows=", ".join([row] * size))

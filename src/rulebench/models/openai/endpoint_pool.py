@@ -27,11 +27,22 @@ _PROBE_POLL_S = 0.05
 class Replica:
     """One endpoint of a model, with its load, health and rate limits."""
 
-    __slots__ = ("cooldown_s", "endpoint", "in_flight", "limiter", "out_until", "post_url")
+    __slots__ = (
+        "cooldown_s",
+        "endpoint",
+        "in_flight",
+        "limiter",
+        "out_until",
+        "post_url",
+        "shown_url",
+    )
 
     def __init__(self, endpoint: Endpoint, path: str, limiter: RateLimiter | None) -> None:
         self.endpoint = endpoint
         self.post_url = f"{endpoint.base_url}{path}"
+        self.shown_url = endpoint.shown_url
+        """The base URL without credentials, as recorded on completions (made once: every
+        completion names it)."""
         self.limiter = limiter
         self.in_flight = 0
         """Requests given this replica that have not finished (waiting for a rate limit too)."""
@@ -39,11 +50,6 @@ class Replica:
         """Clock time a taken-out replica is due back; None while healthy."""
         self.cooldown_s = 0.0
         """The next cool-down's length, set by the pool."""
-
-    @property
-    def shown_url(self) -> str:
-        """The base URL without credentials, as recorded on completions."""
-        return self.endpoint.shown_url
 
     def is_open(self, now: float) -> bool:
         """Whether a request may go here now: healthy, or due back with no probe in flight."""

@@ -8,7 +8,7 @@ saved before the record existed play with the run's settings.
 """
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Literal, get_args
+from typing import Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
@@ -18,6 +18,8 @@ from rulebench.core.messages import GenerateConfig
 from rulebench.core.validation import describe_problems
 from rulebench.core.wording import UpstreamText
 from rulebench.scenarios.protocol import Protocol
+
+_Read = TypeVar("_Read", bound=BaseModel)
 
 PLAYED_FIELD = "played"
 """The saved row's field (and the case's metadata key) holding the record."""
@@ -44,14 +46,19 @@ class PlayRecord(BaseModel):
 
 def read_record(raw: JsonValue, where: str) -> PlayRecord:
     """A row's `played` object as a record; a malformed one is a DataError naming its field."""
+    return _read_object(PlayRecord, raw, where, PLAYED_FIELD)
+
+
+def _read_object(model: type[_Read], raw: JsonValue, where: str, field: str) -> _Read:
+    """`raw` as `model`; anything malformed is a DataError naming the row and the field."""
     if not isinstance(raw, dict):
-        raise DataError(f"{where}: field '{PLAYED_FIELD}': expected an object")
+        raise DataError(f"{where}: field '{field}': expected an object")
     try:
-        return PlayRecord.model_validate(raw)
+        return model.model_validate(raw)
     except ValidationError as exc:
-        raise DataError(f"{where}: field '{PLAYED_FIELD}': {describe_problems(exc)}") from None
-    except ConfigError as exc:  # a protocol's own checks (a system message without its slot)
-        raise DataError(f"{where}: field '{PLAYED_FIELD}': {exc}") from None
+        raise DataError(f"{where}: field '{field}': {describe_problems(exc)}") from None
+    except ConfigError as exc:  # a model's own checks (a system message without its slot)
+        raise DataError(f"{where}: field '{field}': {exc}") from None
 
 
 def record_of(case: TestCase) -> PlayRecord | None:
@@ -161,12 +168,7 @@ class CollectedNote(BaseModel):
 
 def read_note(raw: JsonValue, where: str) -> CollectedNote:
     """A row's `collected` object; a malformed one is a DataError naming its field."""
-    if not isinstance(raw, dict):
-        raise DataError(f"{where}: field '{COLLECTED_FIELD}': expected an object")
-    try:
-        return CollectedNote.model_validate(raw)
-    except ValidationError as exc:
-        raise DataError(f"{where}: field '{COLLECTED_FIELD}': {describe_problems(exc)}") from None
+    return _read_object(CollectedNote, raw, where, COLLECTED_FIELD)
 
 
 def note_of(case: TestCase) -> CollectedNote | None:

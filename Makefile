@@ -7,6 +7,11 @@ PIP := $(BIN)/pip install --quiet --constraint constraints.txt
 # in its first decode (segmentation fault, 2026-11-24), so build the portable AVX2 kernels.
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 
+# Python keeps compiled modules (and pytest its rewritten test modules) in __pycache__, as an
+# install does. Some sandboxes set PYTHONDONTWRITEBYTECODE=1, which makes every process compile
+# every module again: every test collection and every `rulebench` subprocess of the suite.
+unexport PYTHONDONTWRITEBYTECODE
+
 .PHONY: demo test test-fast lint docs install install-dev chromium clean
 
 $(BIN)/python:
@@ -55,9 +60,9 @@ test: chromium lint
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
 
 ## test-fast: the tests that need no model and no subprocess (a quick check while editing),
-## in two processes (pytest-xdist), each test file whole in one of them.
+## in two processes (pytest-xdist) that take the next test as they finish one.
 test-fast: install-dev
-	$(BIN)/pytest -m "not slow and not subprocess" -n 2 --dist loadfile
+	$(BIN)/pytest -m "not slow and not subprocess" -n 2 --dist worksteal
 
 clean:
 	rm -rf $(VENV) site rulebench-results .pytest_cache .mypy_cache .ruff_cache

@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-from inspect_ai.log import list_eval_logs, read_eval_log
 from typer.testing import CliRunner, Result
 
 from rulebench.cli.app import app
@@ -38,6 +37,8 @@ def test_without_output_the_log_goes_where_inspect_view_looks(
     run_id, store = scenarios_run
     monkeypatch.chdir(tmp_path)
     result = invoke("runs", "export", run_id, "--format", "inspect", "--store", store)
+    from inspect_ai.log import list_eval_logs, read_eval_log  # seconds to import: not at collection
+
     [listed] = list_eval_logs(str(tmp_path / "logs"))
     assert (listed.task, listed.task_id) == ("scenarios", run_id.replace("-", ""))
     path = Path(listed.name.removeprefix("file://"))
@@ -64,6 +65,8 @@ def test_without_output_the_log_goes_where_inspect_view_looks(
 def test_an_output_name_inspect_does_not_list_gets_a_note(
     scenarios_run: tuple[str, str], tmp_path: Path
 ) -> None:
+    from inspect_ai.log import read_eval_log
+
     run_id, store = scenarios_run
     path = tmp_path / "mine.json"
     result = invoke("runs", "export", run_id, "-f", "inspect", "-o", str(path), "--store", store)

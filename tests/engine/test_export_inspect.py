@@ -7,20 +7,9 @@ Runs are real (scripted models, a real store); each log is read back with
 import json
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from inspect_ai.log import (
-    EvalLog,
-    EvalResults,
-    EvalSample,
-    EvalScore,
-    EvalSpec,
-    EvalStats,
-    read_eval_log,
-)
-from inspect_ai.model import ChatMessageAssistant, ModelOutput
-from inspect_ai.scorer import Score
 from pydantic import BaseModel, JsonValue
 
 import rulebench
@@ -32,6 +21,9 @@ from rulebench.engine.store import Store
 from rulebench.engine.summary import summarize
 
 from tests.stored_json import json_at
+
+if TYPE_CHECKING:  # inspect_ai takes seconds to import: each test that reads a log imports it
+    from inspect_ai.log import EvalLog
 
 FIXTURES = Path(__file__).parents[1] / "inferential" / "tasks" / "fixtures" / "official"
 
@@ -48,8 +40,10 @@ def export(store: Path, run_id: str, folder: Path) -> tuple[Path, list[ItemResul
     return path, results
 
 
-def read_checked(path: Path, results: list[ItemResult]) -> EvalLog:
+def read_checked(path: Path, results: list[ItemResult]) -> "EvalLog":
     """Read the log both ways inspect does; check it keeps every field written and sample."""
+    from inspect_ai.log import read_eval_log
+
     assert_nothing_dropped(json.loads(path.read_text(encoding="utf-8")))
     log = read_eval_log(str(path))
     header = read_eval_log(str(path), header_only=True)
@@ -72,6 +66,9 @@ def read_checked(path: Path, results: list[ItemResult]) -> EvalLog:
 
 def assert_nothing_dropped(raw: dict[str, Any]) -> None:
     """Every key written is a field of inspect's model: none is silently ignored on reading."""
+    from inspect_ai.log import EvalLog, EvalResults, EvalSample, EvalScore, EvalSpec, EvalStats
+    from inspect_ai.model import ChatMessageAssistant, ModelOutput
+    from inspect_ai.scorer import Score
 
     def check(data: dict[str, Any], model: type[BaseModel]) -> None:
         assert set(data) <= set(model.model_fields), (
@@ -94,7 +91,7 @@ def assert_nothing_dropped(raw: dict[str, Any]) -> None:
             check(score, Score)
 
 
-def overall_metrics(log: EvalLog, store: Path) -> tuple[dict[str, float], Any]:
+def overall_metrics(log: "EvalLog", store: Path) -> tuple[dict[str, float], Any]:
     """The log's overall metrics by name, and `runs show`'s overall summary row."""
     assert log.results is not None
     with Store(store, readonly=True) as db:
@@ -228,6 +225,8 @@ def test_excluded_items_keep_an_unscored_score_that_metrics_skip(tmp_path: Path)
 
 
 def test_an_outcome_without_score_or_verdict_is_unscored() -> None:
+    from inspect_ai.scorer import Score
+
     [(name, score)] = sample_scores(Outcome(answer=None, reason="a refusal")).items()
     read = Score.model_validate(score)
     assert name == "score" and math.isnan(float(read.as_float())) and read.reason == "excluded"

@@ -208,6 +208,7 @@ def test_unknown_or_missing_datasets_are_refused_before_any_work(root: Path) -> 
         build_in_domain(small(None, kinship_size=0))
 
 
+@pytest.mark.slow  # builds the whole in-domain set; make test runs it
 def test_cli_writes_in_domain_data_and_prints_drops(tmp_path: Path, root: Path) -> None:
     folder = tmp_path / "d"
     args = ["train", "data", "--in-domain", "--data-root", str(root), "-o", str(folder)]

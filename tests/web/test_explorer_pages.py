@@ -113,6 +113,7 @@ def test_run_items_are_paged_in_sql_with_links_that_keep_the_filters(tmp_path: P
         assert len(items_of(last)) == 50 and link(last, "next") is None
 
 
+@pytest.mark.slow  # writing 100,000 indexed results takes a while; make test runs it
 def test_a_page_of_a_100000_result_store_reads_a_page_not_the_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -79,6 +79,7 @@ def _noise(sample: Sample, rules: dict[str, Rule], count: int, rng: random.Rando
     return rng.sample(pool, count)
 
 
+@pytest.mark.slow  # thousands of samples through the oracle; make test runs it
 def test_golden_plus_noise_is_unambiguous_over_thousands_of_samples(tasks: list[TaskData]) -> None:
     checked = 0
     for seed, task in zip(SEEDS, tasks, strict=True):

@@ -19,7 +19,7 @@ from rulebench.report.build import scenarios_report
 from rulebench.web.app import create_app
 
 from tests.browser.served_app import keep_screenshot, opened, served
-from tests.web.explorer_store import SCENARIOS, synthetic_result
+from tests.web.explorer_store import SCENARIOS, live_run, put_results
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -87,18 +87,13 @@ def test_browser_follows_a_running_run_without_reloading(
 
     store = tmp_path / "s.sqlite"
     with Store(store) as db:
-        run = db.create_run("scenarios", "scripted/live", {"task": "scenarios"})
-        writer = db.writer()
-        for index in range(3):
-            writer.put_result(run.id, synthetic_result(index))
-        writer.flush()
+        run, writer = live_run(db, 3)
         with served(create_app(store)) as base, opened(browser, base, f"/runs/{run.id}") as seen:
             page = seen.page
             results = page.locator("[data-count='results']")
             assert results.inner_text() == "3"
             page.evaluate("window.__sameDocument = true")
-            for index in range(3, 12):
-                writer.put_result(run.id, synthetic_result(index))
+            put_results(writer, run.id, range(3, 12))
             writer.flush()
             # expect() polls from outside the page: the page's CSP refuses eval'd predicates.
             expect(results).to_have_text("12")

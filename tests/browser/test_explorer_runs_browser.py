@@ -20,7 +20,7 @@ from rulebench.web.app import create_app
 
 from tests.browser.served_app import keep_screenshot, opened, served
 from tests.report.html_page import markdown_table
-from tests.web.explorer_store import synthetic_result
+from tests.web.explorer_store import live_run, put_results
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -92,19 +92,14 @@ def test_browser_shows_the_final_state_of_a_run_that_completes(
 
     store = tmp_path / "s.sqlite"
     with Store(store) as db:
-        run = db.create_run("scenarios", "scripted/live", {"task": "scenarios"})
-        writer = db.writer()
-        for index in range(3):
-            writer.put_result(run.id, synthetic_result(index))
-        writer.flush()
+        run, writer = live_run(db, 3)
         with served(create_app(store)) as base, opened(browser, base, f"/runs/{run.id}") as seen:
             page = seen.page
             total = page.locator("[data-summary] tr:last-child td")
             assert total.all_inner_texts()[:2] == ["all", "3"]
             assert page.locator(".live-badge").is_visible()
             page.evaluate("window.__sameDocument = true")
-            for index in range(3, 30):
-                writer.put_result(run.id, synthetic_result(index))
+            put_results(writer, run.id, range(3, 30))
             writer.flush()
             # The summary follows the run, not only the counts above it.
             expect(total.nth(1)).to_have_text("30")
@@ -126,10 +121,7 @@ def test_browser_shows_a_killed_run_as_ended(tmp_path: Path, browser: "Browser")
 
     store = tmp_path / "s.sqlite"
     with Store(store) as db:
-        run = db.create_run("scenarios", "scripted/live", {"task": "scenarios"})
-        writer = db.writer()
-        for index in range(5):
-            writer.put_result(run.id, synthetic_result(index))
+        run, writer = live_run(db, 5)
         writer.close()
     with served(create_app(store)) as base, opened(browser, base, f"/runs/{run.id}") as seen:
         page = seen.page

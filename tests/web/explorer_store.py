@@ -4,6 +4,7 @@ Large runs are written through the store's own writer (the path a live run takes
 results built here rather than played, so 100,000 of them take seconds.
 """
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from fastapi.testclient import TestClient
@@ -12,7 +13,9 @@ from pydantic import JsonValue
 import rulebench
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import Message
+from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store
+from rulebench.engine.writer import StoreWriter
 from rulebench.web.app import create_app
 
 SCENARIOS: dict[str, JsonValue] = {"suites": ["basic"], "per_group": 1}
@@ -55,6 +58,21 @@ def synthetic_result(index: int) -> ItemResult:
         outcome=Outcome(passed=index % 3 != 0, reason=f"turn 1: rule {index % 3}"),
         metadata=metadata,
     )
+
+
+def put_results(writer: StoreWriter, run_id: str, indexes: Iterable[int]) -> None:
+    """Store the synthetic results with these indexes through `writer`."""
+    for index in indexes:
+        writer.put_result(run_id, synthetic_result(index))
+
+
+def live_run(db: Store, count: int) -> tuple[RunRecord, StoreWriter]:
+    """A scenarios run still running, its first `count` results stored; its writer stays open."""
+    run = db.create_run("scenarios", "scripted/live", {"task": "scenarios"})
+    writer = db.writer()
+    put_results(writer, run.id, range(count))
+    writer.flush()
+    return run, writer
 
 
 def synthetic_run(store: Path, count: int, model: str = "scripted/synthetic") -> str:

@@ -5,6 +5,7 @@ what made start-up slow. `bench/bench_startup.py` measures the times.
 """
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,9 +15,10 @@ from typer.testing import CliRunner
 
 from rulebench.cli.app import app
 from rulebench.cli.commands import COMMANDS
+from rulebench.cli.entry import PYDANTIC_PLUGINS_VARIABLE
 from rulebench.testing.mock_openai import MockServerConfig, serve_in_thread
 
-from tests.command import ENTRY
+from tests.command import ENTRY, rulebench
 
 HEAVY = ("numpy", "torch", "transformers", "llama_cpp", "fastapi", "uvicorn", "matplotlib")
 """Libraries a run on a remote or scripted model never needs (each costs 50 ms to seconds)."""
@@ -122,6 +124,37 @@ def test_a_run_on_a_server_loads_the_retry_library_only_when_a_request_fails(
     assert "rulebench.models.openai.backend" in clean and "tenacity" not in clean
     failing = MockServerConfig(fault_rate=1.0, fault_kinds=("500",))
     assert "tenacity" in run_against(failing, tmp_path / "failing.sqlite")
+
+
+SCANS_COUNTED = (
+    "import atexit, importlib.metadata, sys\n"
+    "calls = []\n"
+    "real = importlib.metadata.entry_points\n"
+    "def counted(**params):\n"
+    "    calls.append(params)\n"
+    "    return real(**params)\n"
+    "importlib.metadata.entry_points = counted\n"
+    "atexit.register(lambda: print(f'SCANS {len(calls)}', file=sys.stderr))"
+)
+"""Counts entry-point scans (pydantic's plugin search is one) and reports them at exit."""
+
+
+def entry_point_scans(tmp_path: Path, env: dict[str, str]) -> int:
+    store = tmp_path / f"s{len(env)}.sqlite"
+    args = ["run", "loadtest", "-n", "1", "-m", "scripted/echo", "--store", str(store)]
+    result = rulebench(*args, env=env, preamble=SCANS_COUNTED)
+    assert result.returncode == 0, result.stderr
+    [line] = [line for line in result.stderr.splitlines() if line.startswith("SCANS ")]
+    return int(line.removeprefix("SCANS "))
+
+
+@pytest.mark.subprocess
+def test_a_run_skips_pydantic_plugins_unless_the_user_asks_for_them(tmp_path: Path) -> None:
+    """Pydantic's plugin search reads every installed distribution's entry points (a fifth of
+    a short command): the console script turns it off, and a user's own setting stands."""
+    environment = {k: v for k, v in os.environ.items() if k != PYDANTIC_PLUGINS_VARIABLE}
+    assert entry_point_scans(tmp_path, environment) == 0
+    assert entry_point_scans(tmp_path, {**environment, PYDANTIC_PLUGINS_VARIABLE: ""}) >= 1
 
 
 def test_help_lists_every_command_in_its_place() -> None:

@@ -30,6 +30,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 PYTHON = sys.executable
 MARKS = (2000, 6000)
@@ -199,39 +200,62 @@ def whole_process_s(command: list[str], src: str | None) -> float:
     return time.perf_counter() - start
 
 
-def marginal(url: str, c: int, rounds: int, sources: dict[str, str | None]) -> None:
-    """Print the marginal-rate table: bare loop beside each rulebench source, medians."""
+class MarginalFigures(NamedTuple):
+    """Per round: marginal figures by label, whole-process walls by label, the engine alone."""
+
+    runs: dict[str, list[dict[str, float]]]
+    whole_s: dict[str, list[float]]
+    engine: list[dict[str, float]]
+
+
+def marginal_figures(
+    url: str, c: int, rounds: int, sources: dict[str, str | None]
+) -> MarginalFigures:
+    """Measure, in turn each round: the bare loop, the engine alone and each rulebench source."""
     n = MARKS[-1] + 1000
     label = {name: f"rulebench {name}" for name in sources}
-    figures: dict[str, list[dict[str, float]]] = {"bare": [], **{label[k]: [] for k in sources}}
-    engine: list[dict[str, float]] = []
+    figures = MarginalFigures({"bare": [], **{label[k]: [] for k in sources}}, {}, [])
+    figures.whole_s.update({name: [] for name in figures.runs})
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "bare.py"
         script.write_text(BARE_SCRIPT)
-        whole: dict[str, list[float]] = {"bare": [], **{label[k]: [] for k in sources}}
         for _ in range(rounds):
-            figures["bare"].append(measure("bare", url, n, c))
-            whole["bare"].append(whole_process_s([PYTHON, str(script), url, "2000", str(c)], None))
-            engine.append(measure("engine", url, n, c))
+            figures.runs["bare"].append(measure("bare", url, n, c))
+            bare_cli = [PYTHON, str(script), url, "2000", str(c)]
+            figures.whole_s["bare"].append(whole_process_s(bare_cli, None))
+            figures.engine.append(measure("engine", url, n, c))
             for name, src in sources.items():
-                figures[label[name]].append(measure("rulebench", url, n, c, src))
+                figures.runs[label[name]].append(measure("rulebench", url, n, c, src))
                 cli = [PYTHON, "-m", "rulebench", "run", "loadtest", "-n", "2000", "-c", str(c)]
-                cli += ["-m", "openai-api/mock/bench", "--base-url", url]
-                cli += ["--store", f"{tmp}/{name}-{len(whole[label[name]])}.sqlite"]
-                whole[label[name]].append(whole_process_s(cli, src))
-    bare_rate = statistics.median(f["marginal_per_s"] for f in figures["bare"])
-    bare_whole = statistics.median(whole["bare"])
+                cli += ["-m", SERVED, "--base-url", url]
+                cli += ["--store", f"{tmp}/{name}-{len(figures.whole_s[label[name]])}.sqlite"]
+                figures.whole_s[label[name]].append(whole_process_s(cli, src))
+    return figures
+
+
+def median_of(runs: list[dict[str, float]], key: str) -> float:
+    """The median of one figure over rounds."""
+    return statistics.median(run[key] for run in runs)
+
+
+def marginal(url: str, c: int, rounds: int, sources: dict[str, str | None]) -> None:
+    """Print the marginal-rate table: bare loop beside each rulebench source, medians."""
+    figures = marginal_figures(url, c, rounds, sources)
+    bare_rate = median_of(figures.runs["bare"], "marginal_per_s")
+    bare_whole = statistics.median(figures.whole_s["bare"])
     print(f"0. per-item overhead, concurrency {c}, zero latency, medians of {rounds} rounds")
-    print(f"   (marginal: items {MARKS[0]:,} to {MARKS[-1]:,} of {n:,}; whole: 2,000 items as a")
-    print("    fresh process, start-up and exit included; load", os.getloadavg())
+    print(
+        f"   (marginal: items {MARKS[0]:,} to {MARKS[-1]:,} of {MARKS[-1] + 1000:,}; whole: 2,000"
+    )
+    print("    items as a fresh process, start-up and exit included; load", os.getloadavg())
     header = ("marginal/s", "x bare", "CPU us/item", "whole s", "x bare")
     print(
         f"   {'':24} {header[0]:>10} {header[1]:>6} {header[2]:>11} {header[3]:>7} {header[4]:>6}"
     )
-    for name, runs in figures.items():
-        rate = statistics.median(f["marginal_per_s"] for f in runs)
-        cpu = statistics.median(f["cpu_us_per_item"] for f in runs)
-        wall = statistics.median(whole[name])
+    for name, runs in figures.runs.items():
+        rate = median_of(runs, "marginal_per_s")
+        cpu = median_of(runs, "cpu_us_per_item")
+        wall = statistics.median(figures.whole_s[name])
         print(
             f"   {name:24} {rate:10,.0f} {rate / bare_rate:6.2f} {cpu:11.0f} "
             f"{wall:7.2f} {bare_whole / wall:6.2f}"
@@ -239,21 +263,30 @@ def marginal(url: str, c: int, rounds: int, sources: dict[str, str | None]) -> N
     print(
         f"   target: marginal at least {MARGINAL_TARGET}x the bare loop; whole 2,000 at least 0.7x"
     )
-    print_budget(figures["bare"], engine)
+    print_budget(figures.runs["bare"], figures.engine)
+
+
+def engine_budget_us(bare: list[dict[str, float]]) -> float:
+    """CPU per item the marginal target leaves for everything rulebench adds around a request.
+
+    A client bound by its own CPU runs at 0.8x the bare loop's rate when it spends at most
+    1/0.8 of the bare loop's CPU per item.
+    """
+    bare_cpu = median_of(bare, "cpu_us_per_item")
+    return bare_cpu / MARGINAL_TARGET - bare_cpu
 
 
 def print_budget(bare: list[dict[str, float]], engine: list[dict[str, float]]) -> None:
     """What the marginal target leaves rulebench per item, beside what its engine alone costs.
 
-    A client bound by its own CPU runs at 0.8x the bare loop's rate when it spends at most
-    1/0.8 of the bare loop's CPU per item; everything rulebench adds around the request
-    (items, cache, results, the store's writes) must fit in the difference. The engine alone
-    is the same run on scripted/echo: no network at all, so no request cost in it.
+    Everything rulebench adds around the request (items, cache, results, the store's writes)
+    must fit in the budget (engine_budget_us). The engine alone is the same run on
+    scripted/echo: no network at all, so no request cost in it.
     """
-    bare_cpu = statistics.median(f["cpu_us_per_item"] for f in bare)
-    allowed = bare_cpu / MARGINAL_TARGET - bare_cpu
-    engine_cpu = statistics.median(f["cpu_us_per_item"] for f in engine)
-    engine_rate = statistics.median(f["marginal_per_s"] for f in engine)
+    bare_cpu = median_of(bare, "cpu_us_per_item")
+    allowed = engine_budget_us(bare)
+    engine_cpu = median_of(engine, "cpu_us_per_item")
+    engine_rate = median_of(engine, "marginal_per_s")
     print(
         f"   budget at {MARGINAL_TARGET}x: {allowed:.0f} us CPU per item above the bare loop's "
         f"{bare_cpu:.0f}; rulebench's engine alone"

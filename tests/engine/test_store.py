@@ -6,6 +6,7 @@ import pytest
 from rulebench.core.errors import StoreError
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import Message, Usage
+from rulebench.engine import store as store_module
 from rulebench.engine.migrations import MIGRATIONS
 from rulebench.engine.store import Store
 
@@ -94,3 +95,26 @@ def test_a_prefix_with_like_wildcards_matches_literally(store: Store) -> None:
     assert store.get_run("a_b%c").id == "a_b%c-1"
     with pytest.raises(StoreError, match="no run 'aXb'"):
         store.get_run("aXb")  # `_` is not a wildcard
+
+
+def test_a_run_whose_id_is_taken_draws_another(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two runs started in the same second may draw the same id: the later one redraws."""
+    draws = iter(["20261127-120000-aaaaaa", "20261127-120000-aaaaaa", "20261127-120000-bbbbbb"])
+    monkeypatch.setattr(store_module, "new_run_id", lambda: next(draws))
+    first = store.create_run("t", "m", {})
+    second = store.create_run("t", "m", {"other": True})
+    assert (first.id, second.id) == ("20261127-120000-aaaaaa", "20261127-120000-bbbbbb")
+    assert sorted(run.id for run in store.list_runs()) == [first.id, second.id]
+    assert store.get_run(second.id).config == {"other": True}
+
+
+def test_a_store_that_keeps_drawing_taken_ids_says_so(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(store_module, "new_run_id", lambda: "20261127-120000-aaaaaa")
+    store.create_run("t", "m", {})
+    with pytest.raises(StoreError, match="run ids were taken"):
+        store.create_run("t", "m", {})
+    assert len(store.list_runs()) == 1

@@ -49,6 +49,10 @@ def default_store_path() -> Path:
     return Path(os.environ.get(STORE_ENV_VAR) or DEFAULT_STORE_PATH)
 
 
+ID_DRAWS = 5
+"""Ids a new run tries before giving up (each taken one needs another run's same-second draw)."""
+
+
 def new_run_id() -> str:
     """A sortable, readable run id: UTC start time plus random hex (e.g. 20261122-193015-a1b2c3)."""
     return f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
@@ -105,35 +109,36 @@ class Store:
     # Runs
 
     def create_run(self, task: str, model: str, config: dict[str, JsonValue]) -> RunRecord:
-        """Record the start of a run and return it."""
-        run = RunRecord(
-            id=new_run_id(),
-            task=task,
-            model=model,
-            config=config,
-            version=__version__,
-            started_at=utc_now(),
-            ended_at=None,
-            status="running",
-            pid=os.getpid(),
-            notes={},
-        )
-        self._write(
-            "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                run.id,
-                run.task,
-                run.model,
-                json.dumps(run.config),
-                run.version,
-                run.started_at,
-                None,
-                run.status,
-                run.pid,
-                "{}",
-            ),
-        )
-        return run
+        """Record the start of a run and return it.
+
+        Two runs started in the same second draw their ids' random part from 16.7 million
+        values; should both draw the same one, the later takes a fresh id.
+        """
+        for _ in range(ID_DRAWS):
+            run = RunRecord(
+                id=new_run_id(),
+                task=task,
+                model=model,
+                config=config,
+                version=__version__,
+                started_at=utc_now(),
+                ended_at=None,
+                status="running",
+                pid=os.getpid(),
+                notes={},
+            )
+            row: tuple[object, ...] = (run.id, run.task, run.model, json.dumps(run.config))
+            row += (run.version, run.started_at, None, run.status, run.pid, "{}")
+            try:
+                self._write("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row, raw=True)
+            except sqlite3.IntegrityError as exc:
+                if "runs.id" not in str(exc):
+                    raise self._write_failure(exc) from None
+                continue  # the id is taken: draw again
+            except sqlite3.Error as exc:
+                raise self._write_failure(exc) from None
+            return run
+        raise StoreError(f"cannot record a new run in {self.path}: {ID_DRAWS} run ids were taken")
 
     def reopen_run(self, run_id: str) -> RunRecord:
         """Claim a stored run for this process (for --resume); refuse while another holds it.
@@ -366,12 +371,16 @@ class Store:
         except sqlite3.Error as exc:
             if raw:
                 raise
-            if is_disk_full(exc):
-                raise StoreError(
-                    f"{DISK_FULL}: cannot write to the results store {self.path} ({exc}): free "
-                    "space on its disk, then try again"
-                ) from None
-            raise StoreError(f"cannot write to the results store {self.path}: {exc}") from None
+            raise self._write_failure(exc) from None
+
+    def _write_failure(self, exc: sqlite3.Error) -> StoreError:
+        """The one-line error for a failed write; a full disk says so first, with the remedy."""
+        if is_disk_full(exc):
+            return StoreError(
+                f"{DISK_FULL}: cannot write to the results store {self.path} ({exc}): free "
+                "space on its disk, then try again"
+            )
+        return StoreError(f"cannot write to the results store {self.path}: {exc}")
 
     def _query(self, sql: str, params: tuple[object, ...] = ()) -> list[Any]:
         with self._reading():

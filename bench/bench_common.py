@@ -4,7 +4,10 @@ Imported by sibling scripts run as `python bench/<script>.py` (their folder is o
 """
 
 import asyncio
+import os
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Sequence
 
@@ -44,3 +47,25 @@ def median_s(work: Callable[[], object], repeats: int) -> float:
         work()
         times.append(time.perf_counter() - started)
     return statistics.median(times)
+
+
+def on_cpu(cpu: int | None) -> Callable[[], None] | None:
+    """A preexec_fn that keeps a child process on one CPU (None: wherever the system puts it)."""
+    if cpu is None:
+        return None
+    return lambda: os.sched_setaffinity(0, {cpu})
+
+
+def start_mock_server(
+    latency_ms: float = 0.0, cpu: int | None = None
+) -> tuple[subprocess.Popen[str], str]:
+    """The mock OpenAI server in its own process (on `cpu` if given); it and its base URL."""
+    command = [sys.executable, "-m", "rulebench.testing.mock_openai", "--port", "0"]
+    server = subprocess.Popen(
+        [*command, "--latency-ms", str(latency_ms)],
+        stdout=subprocess.PIPE,
+        text=True,
+        preexec_fn=on_cpu(cpu),
+    )
+    assert server.stdout is not None
+    return server, server.stdout.readline().strip()

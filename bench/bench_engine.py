@@ -14,7 +14,7 @@ older commit), so a change is measured A/B in the same run. Then, for the founda
   3. 50,000 items: peak RSS vs the 5,000-item run (target: no more than 100 MB above).
 Each measurement runs in a fresh subprocess (clean peak RSS); the server runs in its own process.
 Usage: python bench/bench_engine.py [-n 5000] [--big 50000] [--concurrency 64] [--rounds 5]
-       [--base-src DIR] [--only-marginal]
+       [--base-src DIR] [--only-marginal] [--pin]
 """
 
 import argparse
@@ -31,6 +31,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
+
+from bench_common import start_mock_server
 
 PYTHON = sys.executable
 MARKS = (2000, 6000)
@@ -93,23 +95,18 @@ class Marks:
         }
 
 
-def start_server(latency_ms: float) -> tuple[subprocess.Popen[str], str]:
-    """The mock server in its own process; returns it and its base URL."""
-    server = subprocess.Popen(
-        [
-            PYTHON,
-            "-m",
-            "rulebench.testing.mock_openai",
-            "--port",
-            "0",
-            "--latency-ms",
-            str(latency_ms),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert server.stdout is not None
-    return server, server.stdout.readline().strip()
+PIN_HELP = "the mock server on CPU 0, every client on CPU 1 (as issue 27 measured; 2+ CPUs)"
+SERVER_CPU, CLIENT_CPU = 0, 1
+
+
+def pin_clients() -> int:
+    """Keep this process, and so every client it starts, on CLIENT_CPU; the server's CPU.
+
+    Pinned, a client's store writer shares its core, so its CPU per item is what bounds the
+    rate; unpinned, the writer may use what the server leaves of the other core.
+    """
+    os.sched_setaffinity(0, {CLIENT_CPU})
+    return SERVER_CPU
 
 
 def peak_rss_mb() -> float:
@@ -309,6 +306,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="rounds of the marginal table")
     parser.add_argument("--base-src", help="another rulebench src/ to measure beside this one")
     parser.add_argument("--only-marginal", action="store_true", help="print only table 0")
+    parser.add_argument("--pin", action="store_true", help=PIN_HELP)
     parser.add_argument("--worker", choices=["bare", "rulebench", "engine"], help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -327,7 +325,8 @@ def main() -> None:
     sources: dict[str, str | None] = {"(this tree)": None}
     if args.base_src:
         sources["(base)"] = args.base_src
-    server, url = start_server(0)
+    server_cpu = pin_clients() if args.pin else None
+    server, url = start_mock_server(0, server_cpu)
     try:
         marginal(url, c, args.rounds, sources)
         if args.only_marginal:
@@ -342,7 +341,7 @@ def main() -> None:
     print(f"   rulebench         : {ours['per_s']:8,.0f} items/s (results stored)")
     print(f"   ratio             : {ours['per_s'] / bare['per_s']:8.2f}  (target >= 0.5)")
 
-    server, url = start_server(args.latency_ms)
+    server, url = start_mock_server(args.latency_ms, server_cpu)
     try:
         slow = measure("rulebench", url, args.slow_items, c)
     finally:

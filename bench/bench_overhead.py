@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 import bench_engine as engine
 import bench_startup as startup
-from bench_common import print_table
+from bench_common import print_table, start_mock_server
 
 CONCURRENCY = 64
 THIS_TREE = "(this tree)"
@@ -58,7 +58,7 @@ def startup_rows(runs: int, pin: bool) -> list[Row]:
     """Start-up of one loadtest item against the bare script, and the libraries' own floor."""
     server_cpu, command_cpu = (0, 1) if pin else (None, None)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    server, url = startup.start_server(server_cpu)
+    server, url = start_mock_server(cpu=server_cpu)
     try:
         with tempfile.TemporaryDirectory() as tmp:
             commands = startup.commands_to_time(url, tmp, embedded=False)
@@ -88,16 +88,17 @@ def startup_rows(runs: int, pin: bool) -> list[Row]:
     ]
 
 
-def engine_rows(rounds: int) -> list[Row]:
+def engine_rows(rounds: int, pin: bool) -> list[Row]:
     """Marginal rate, whole process, latency hiding and memory against the mock server."""
-    server, url = engine.start_server(0)
+    server_cpu = engine.pin_clients() if pin else None
+    server, url = start_mock_server(0, server_cpu)
     try:
         figures = engine.marginal_figures(url, CONCURRENCY, rounds, {THIS_TREE: None})
         small = engine.measure("rulebench", url, SMALL, CONCURRENCY)
         big = engine.measure("rulebench", url, BIG, CONCURRENCY)
     finally:
         server.terminate()
-    server, url = engine.start_server(LATENCY_MS)
+    server, url = start_mock_server(LATENCY_MS, server_cpu)
     try:
         slow = engine.measure("rulebench", url, SLOW_ITEMS, CONCURRENCY)
     finally:
@@ -188,14 +189,12 @@ def main() -> None:
     )
     parser.add_argument("--rounds", type=int, default=3, help="rounds of the marginal figures")
     parser.add_argument("--startup-runs", type=int, default=9, help="runs of each start-up")
-    parser.add_argument(
-        "--pin", action="store_true", help="start-up: the server on CPU 0, commands on CPU 1"
-    )
+    parser.add_argument("--pin", action="store_true", help=engine.PIN_HELP)
     parser.add_argument("--tests", action="store_true", help="also time `make test-fast`")
     args = parser.parse_args()
     print(f"{datetime.date.today()}; {machine()}")
     print(f"load average before: {' '.join(f'{n:.2f}' for n in os.getloadavg())}")
-    rows = startup_rows(args.startup_runs, args.pin) + engine_rows(args.rounds)
+    rows = startup_rows(args.startup_runs, args.pin) + engine_rows(args.rounds, args.pin)
     if args.tests:
         rows.append(test_fast_row())
     print(f"load average after:  {' '.join(f'{n:.2f}' for n in os.getloadavg())}")

@@ -28,10 +28,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
-from bench_common import print_table
+from bench_common import on_cpu, print_table, start_mock_server
 
 PYTHON = sys.executable
 RULEBENCH = [PYTHON, "-c", "from rulebench.cli.entry import main; main()"]
@@ -73,25 +72,6 @@ async def main(url: str) -> None:
 
 asyncio.run(main(sys.argv[1]))
 """
-
-
-def on_cpu(cpu: int | None) -> Callable[[], None] | None:
-    """A preexec_fn that keeps the child on one CPU (None: wherever the system puts it)."""
-    if cpu is None:
-        return None
-    return lambda: os.sched_setaffinity(0, {cpu})
-
-
-def start_server(cpu: int | None) -> tuple[subprocess.Popen[str], str]:
-    """The mock OpenAI server in its own process; returns it and its base URL."""
-    server = subprocess.Popen(
-        [PYTHON, "-m", "rulebench.testing.mock_openai", "--port", "0"],
-        stdout=subprocess.PIPE,
-        text=True,
-        preexec_fn=on_cpu(cpu),
-    )
-    assert server.stdout is not None
-    return server, server.stdout.readline().strip()
 
 
 def wall_s(command: list[str], env: dict[str, str], cpu: int | None) -> float:
@@ -210,7 +190,7 @@ def main() -> None:
         env["PYTHONDONTWRITEBYTECODE"] = "1"
     else:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-    server, url = start_server(server_cpu)
+    server, url = start_mock_server(cpu=server_cpu)
     try:
         with tempfile.TemporaryDirectory() as tmp:
             commands = commands_to_time(url, tmp, has_embedded_model())

@@ -2,8 +2,9 @@
 
 Explorer: writes a synthetic finished run of N results (default 100,000) through the store's
 writer, then prints the best of R reads of each page (runs list, a page near the end, a
-filtered page, progress, one item, a comparison page) next to the time to read every result
-of the run, which a page must never do. Playground: two visitors send a turn at once to the
+filtered page, progress, one item, a comparison page, a search within the run, the charts
+page) next to the time to read every result of the run, which no page but the charts (built
+from every result, as the report is) may do. Playground: two visitors send a turn at once to the
 scripted model answering after D seconds; prints each reply's time (about D when the app
 awaits them together, about 2 D one after the other).
 Usage: python bench/bench_web.py [--results 100000] [--repeats 3] [--delay-s 1.0]
@@ -18,19 +19,33 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
+from pydantic import JsonValue
+
 from bench_common import print_table
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import Message
 from rulebench.engine.store import Store
+from rulebench.scenarios.played import STRATEGIES
 
 BASE_URL = "http://127.0.0.1:8765"  # a loopback name, as the app's Host check wants
 SCENARIOS = ("Encryption", "Hodor", "SimonSays", "AccessControl")
 
 
 def result(index: int) -> ItemResult:
-    """One synthetic scenarios result: every 5th an error, every other one failed."""
+    """One synthetic scenarios result: every 5th an error, every other one failed.
+
+    Its metadata is what a red-team case stores, so the report (and the charts page) reads it.
+    """
     scenario = SCENARIOS[index % len(SCENARIOS)]
-    metadata = {"scenario": scenario, "behavior": f"{scenario}/rule", "repeat": 0}
+    metadata: dict[str, JsonValue] = {
+        "case_id": f"case-{index:06d}",
+        "scenario": scenario,
+        "behavior": f"{scenario}/rule",
+        "bucket": "harmless",
+        "suite": "redteam",
+        "category": STRATEGIES[index % len(STRATEGIES)],
+        "repeat": 0,
+    }
     asked = (Message(role="user", content=f"turn {index}"),)
     if index % 5 == 4:
         return ItemResult(item_id=f"i-{index:06d}", messages=asked, error="503", metadata=metadata)
@@ -79,12 +94,18 @@ def explorer_rows(store: Path, run_id: str, count: int, repeats: int) -> list[tu
         f"/api/runs/{run_id}/progress",
         f"/runs/{run_id}/items/i-{count - 1:06d}",
         f"/compare?a={run_id}&b={run_id}&page=7",
+        f"/search?q=answer&run={run_id}",
+        # The one page that reads every result, as `rulebench report` does.
+        f"/runs/{run_id}/charts",
     )
     rows: list[tuple[str, ...]] = [("page", "best s")]
     with TestClient(create_app(store), base_url=BASE_URL) as client:
         client.get("/")  # templates compile once
         for url in pages:
-            client.get(url).raise_for_status()  # a page that fails is no figure
+            page = client.get(url)
+            page.raise_for_status()  # a page that fails is no figure
+            if url.endswith("/charts") and "<svg" not in page.text:
+                raise SystemExit(f"{url} drew no chart: its time would be no figure")
             seconds = best_s(partial(client.get, url), repeats)
             rows.append((url, f"{seconds:.3f}"))
     with Store(store) as db:

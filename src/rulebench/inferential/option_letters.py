@@ -5,6 +5,11 @@ plant"), so it is never read as a letter; every other a-d letter standing alone 
 """
 
 import re
+from collections.abc import Callable
+
+from rulebench.core.rules import Sample
+from rulebench.inferential.definition import Judges, sample_judges
+from rulebench.inferential.extraction import Judgement, Step, run_steps
 
 _LETTER = r"[(\[]?(?P<letter>[A-Db-d]|a(?!\s+[a-z]))(?![A-Za-z0-9])"
 _MARKER = re.compile(
@@ -57,3 +62,23 @@ def bare_letter_reply(reply: str) -> str | None:
     """Fix: a reply that is only a letter (`b`, `B`, `(b)`, `**C.**`) has no marker to match."""
     found = _BARE.fullmatch(reply)
     return found.group("letter").lower() if found else None
+
+
+def letter_judges(
+    paper_answer: Callable[[str], str | None], robust_steps: tuple[Step, ...]
+) -> Judges:
+    """Both modes' judges of a lettered-choice task, from its paper reading and robust steps.
+
+    Paper mode compares the letter with the stripped gold as it is (the paper's check, case
+    and all); robust mode, whose steps give lowercase letters, with the gold lowercased.
+    """
+
+    def judge_paper(reply: str, sample: Sample) -> Judgement:
+        answer = paper_answer(reply)
+        return Judgement(answer=answer, correct=answer == sample.gold.strip())
+
+    def judge_robust(reply: str, sample: Sample) -> Judgement:
+        answer = run_steps(robust_steps, reply)
+        return Judgement(answer=answer, correct=answer == sample.gold.strip().lower())
+
+    return sample_judges(judge_paper, judge_robust, tuple(step.__name__ for step in robust_steps))

@@ -7,9 +7,8 @@ reading of an option letter (a-d) out of a reply.
 
 from pathlib import Path
 
-from rulebench.core.rules import Sample, TaskData
-from rulebench.inferential.definition import TaskDefinition, sample_judges
-from rulebench.inferential.extraction import Judgement, run_steps
+from rulebench.core.rules import TaskData
+from rulebench.inferential.definition import TaskDefinition
 from rulebench.inferential.official import (
     OfficialFormat,
     RecordError,
@@ -22,6 +21,7 @@ from rulebench.inferential.official_files import IntRuleRecord
 from rulebench.inferential.option_letters import (
     bare_letter_reply,
     last_letter_after_answer_marker,
+    letter_judges,
     option_letter_token,
 )
 from rulebench.inferential.template import PromptTemplate
@@ -79,26 +79,14 @@ def paper_answer(reply: str) -> str | None:
 
 
 ROBUST_STEPS = (bare_letter_reply, last_letter_after_answer_marker, option_letter_token)
-ROBUST_FIXES: tuple[str, ...] = tuple(step.__name__ for step in ROBUST_STEPS)
-
-
-def judge_paper(reply: str, sample: Sample) -> Judgement:
-    """Paper mode: correct when the letter equals the stripped gold."""
-    answer = paper_answer(reply)
-    return Judgement(answer=answer, correct=answer == sample.gold.strip())
-
-
-def judge_robust(reply: str, sample: Sample) -> Judgement:
-    """Robust mode: a bare letter, the last marked answer, then the first option-shaped letter."""
-    answer = run_steps(ROBUST_STEPS, reply)
-    return Judgement(answer=answer, correct=answer == sample.gold.strip().lower())
+"""The robust reading: each step in turn, the first letter found counts."""
 
 
 DEER = TaskDefinition(
     name="deer",
     summary="DEER: four-option questions about natural facts, answered by a rule",
     template=TEMPLATE,
-    judges=sample_judges(judge_paper, judge_robust, ROBUST_FIXES),
+    judges=letter_judges(paper_answer, ROBUST_STEPS),
     load=load,
     answers=LETTERS,
 )

@@ -15,9 +15,8 @@ from typing import Annotated
 
 from pydantic import AfterValidator, JsonValue
 
-from rulebench.core.rules import Sample, TaskData
-from rulebench.inferential.definition import TaskDefinition, sample_judges
-from rulebench.inferential.extraction import Judgement, run_steps
+from rulebench.core.rules import TaskData
+from rulebench.inferential.definition import TaskDefinition
 from rulebench.inferential.official import (
     OfficialFormat,
     RecordError,
@@ -30,6 +29,7 @@ from rulebench.inferential.official_files import StrRuleRecord
 from rulebench.inferential.option_letters import (
     bare_letter_reply,
     first_letter_after_answer_marker,
+    letter_judges,
 )
 from rulebench.inferential.template import PromptTemplate
 from rulebench.inferential.vocabulary import OPTION_LETTERS
@@ -149,26 +149,14 @@ def paper_answer(reply: str) -> str | None:
 
 
 ROBUST_STEPS = (first_letter_after_answer_marker, bare_letter_reply)
-ROBUST_FIXES: tuple[str, ...] = tuple(step.__name__ for step in ROBUST_STEPS)
-
-
-def judge_paper(reply: str, sample: Sample) -> Judgement:
-    """Paper mode: correct when the letter equals the stripped gold."""
-    answer = paper_answer(reply)
-    return Judgement(answer=answer, correct=answer == sample.gold.strip())
-
-
-def judge_robust(reply: str, sample: Sample) -> Judgement:
-    """Robust mode: the first marked answer in any case and markup, else a bare-letter reply."""
-    answer = run_steps(ROBUST_STEPS, reply)
-    return Judgement(answer=answer, correct=answer == sample.gold.strip().lower())
+"""The robust reading: each step in turn, the first letter found counts."""
 
 
 THEOREMQA = TaskDefinition(
     name="theoremQA",
     summary="TheoremQA: maths and science questions as lettered choices, solved by a theorem",
     template=TEMPLATE,
-    judges=sample_judges(judge_paper, judge_robust, ROBUST_FIXES),
+    judges=letter_judges(paper_answer, ROBUST_STEPS),
     load=load,
     answers=LETTERS,
     rule_counts=(3, 5),

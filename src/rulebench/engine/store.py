@@ -26,7 +26,7 @@ from rulebench.engine.records import (
     row_to_run,
     utc_now,
 )
-from rulebench.engine.summary import Tally, tally_query
+from rulebench.engine.summary import HAS_REPEATS, Tally, tally_query
 from rulebench.engine.writer import DISK_FULL, StoreWriter, is_disk_full
 
 if TYPE_CHECKING:
@@ -293,7 +293,8 @@ class Store:
 
         Done in SQL: summarising 50,000 results this way takes milliseconds, not seconds.
         """
-        query, parameters = tally_query(group_by)
+        [(has_repeats,)] = self._query(HAS_REPEATS, (run_id,))
+        query, parameters = tally_query(group_by, by_sample=bool(has_repeats))
         rows = self._query(query, (run_id, *parameters))
         return [
             Tally._make(["-" if row[0] is None else str(row[0]), *row[1:6], int(row[6]), *row[7:]])

@@ -40,33 +40,44 @@ class Tally(NamedTuple):
     """The same two for verdicts (multi-turn cases): samples judged, sum of their pass rates."""
 
 
-# What one sample is: an item with its repeats. Items carry their repeat index in the metadata;
-# when the run has repeats, the metadata without it names the sample (the repeats of an item
-# differ only there), else each item is its own sample.
-_SAMPLE_KEY = (
-    "CASE WHEN EXISTS (SELECT 1 FROM results AS r WHERE r.run_id = ?1 "
-    "AND json_extract(r.metadata, '$.repeat') > 0) "
-    "THEN json_remove(metadata, '$.repeat') ELSE item_id END"
+HAS_REPEATS = (
+    "SELECT EXISTS (SELECT 1 FROM results WHERE run_id = ? "
+    "AND json_extract(metadata, '$.repeat') > 0)"
+)
+"""Whether a run holds repeats: items carry their repeat index in the metadata."""
+
+# What one sample is when the run has repeats: the metadata without the repeat index (the
+# repeats of an item differ only there).
+_SAMPLE_KEY = "json_remove(metadata, '$.repeat')"
+_ITEM_SUMS = (
+    "COUNT(*) AS items, SUM(status = 'error') AS errors, COUNT(score) AS scored, "
+    "TOTAL(score) AS score_sum, COUNT(passed) AS judged, TOTAL(passed) AS passed, "
+    "SUM(status = 'ok' AND score IS NULL AND passed IS NULL) AS excluded, "
+    "SUM(prompt_tokens) AS pt, SUM(completion_tokens) AS ct, TOTAL(latency_s) AS lat, "
+    "SUM(cache_hits) AS hits, SUM(cached_prompt_tokens) AS cpt, "
+    "SUM(cached_completion_tokens) AS cct, SUM(scoring_tokens) AS st"
 )
 
 
-def tally_query(group_by: str | None) -> tuple[str, tuple[str, ...]]:
+def tally_query(group_by: str | None, by_sample: bool) -> tuple[str, tuple[str, ...]]:
     """The SQL (and its parameters after the run id) that sums a run's results into `Tally` rows.
 
-    Per sample first (its repeats together), then per group; `?1` is the run id.
+    `by_sample` (the run has repeats, HAS_REPEATS): per sample first, its repeats together,
+    then per group. Without repeats each item is its own sample, and one pass over the results
+    gives the same sums (a sample's mean is its one score) several times faster: the nested
+    form aggregates every item as a group of its own (bench/bench_web.py). `?1` is the run id.
     """
     group = "json_extract(metadata, ?2)" if group_by else "?2"
     path = f'$."{group_by}"' if group_by else "all"
+    if not by_sample:
+        query = (
+            f"SELECT {group} AS g, {_ITEM_SUMS}, COUNT(score), TOTAL(score), COUNT(passed), "
+            "TOTAL(passed) FROM results WHERE run_id = ?1 GROUP BY 1"
+        )
+        return query, (path,)
     per_sample = (
-        f"SELECT {group} AS g, COUNT(*) AS items, SUM(status = 'error') AS errors, "
-        "COUNT(score) AS scored, TOTAL(score) AS score_sum, COUNT(passed) AS judged, "
-        "TOTAL(passed) AS passed, "
-        "SUM(status = 'ok' AND score IS NULL AND passed IS NULL) AS excluded, "
-        "SUM(prompt_tokens) AS pt, SUM(completion_tokens) AS ct, TOTAL(latency_s) AS lat, "
-        "SUM(cache_hits) AS hits, SUM(cached_prompt_tokens) AS cpt, "
-        "SUM(cached_completion_tokens) AS cct, SUM(scoring_tokens) AS st, "
-        "AVG(score) AS sample_score, AVG(passed) AS sample_pass "
-        f"FROM results WHERE run_id = ?1 GROUP BY 1, {_SAMPLE_KEY}"
+        f"SELECT {group} AS g, {_ITEM_SUMS}, AVG(score) AS sample_score, "
+        f"AVG(passed) AS sample_pass FROM results WHERE run_id = ?1 GROUP BY 1, {_SAMPLE_KEY}"
     )
     query = (
         "SELECT g, SUM(items), SUM(errors), SUM(scored), TOTAL(score_sum), SUM(judged), "

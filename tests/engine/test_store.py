@@ -118,3 +118,28 @@ def test_a_store_that_keeps_drawing_taken_ids_says_so(
     with pytest.raises(StoreError, match="run ids were taken"):
         store.create_run("t", "m", {})
     assert len(store.list_runs()) == 1
+
+
+def test_outcomes_are_the_results_verdicts_and_metadata_without_the_rest(store: Store) -> None:
+    run = store.create_run("t", "m", {})
+    stored = [
+        make_result("a"),
+        make_result("b", error="timed out"),
+        make_result("c", score=0.0).model_copy(
+            update={"outcome": Outcome(answer="x", passed=False, reason="turn 2: leaked")}
+        ),
+    ]
+    writer = store.writer()
+    for result in stored:
+        writer.put_result(run.id, result)
+    writer.close()
+    whole, light = list(store.iter_results(run.id)), list(store.iter_outcomes(run.id))
+    assert [r.item_id for r in light] == [r.item_id for r in whole] == ["a", "b", "c"]
+    for full, outcome_only in zip(whole, light, strict=True):
+        assert outcome_only.error == full.error
+        assert outcome_only.metadata == full.metadata
+        if full.outcome is None:
+            assert outcome_only.outcome is None
+        else:
+            assert outcome_only.outcome == full.outcome.model_copy(update={"details": {}})
+        assert outcome_only.messages == () and outcome_only.usage.prompt_tokens == 0

@@ -200,6 +200,24 @@ def row_to_result(row: Any) -> ItemResult:
     )
 
 
+OUTCOME_COLUMNS = ("item_id", "status", "answer", "score", "passed", "reason", "error", "metadata")
+"""What `outcome_row_to_result` reads: a result's verdict and metadata, no transcript."""
+
+
+def outcome_row_to_result(row: Any) -> ItemResult:
+    """A result with only its id, outcome, error and metadata, from OUTCOME_COLUMNS.
+
+    For what is computed from verdicts and metadata alone (a scenarios run's pass rates): the
+    transcript, reply, usage and details are left at their empty defaults, not read.
+    """
+    item_id, status, answer, score, passed, reason, error, metadata = row
+    outcome = None
+    if status == "ok":
+        verdict = None if passed is None else bool(passed)
+        outcome = Outcome(answer=answer, score=score, passed=verdict, reason=reason)
+    return ItemResult(item_id=item_id, outcome=outcome, error=error, metadata=json.loads(metadata))
+
+
 def row_to_run(row: Any) -> RunRecord:
     """Rebuild a RunRecord from a `SELECT * FROM runs` row."""
     (run_id, task, model, config, version, started, ended, status, pid, notes) = row

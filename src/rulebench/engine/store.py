@@ -19,9 +19,11 @@ from rulebench.core.items import ItemResult
 from rulebench.engine.cache import MissExplanation, ResponseCache, explain_miss
 from rulebench.engine.connection import open_store, retry_while_busy
 from rulebench.engine.records import (
+    OUTCOME_COLUMNS,
     RESULT_COLUMNS,
     RunRecord,
     RunStatus,
+    outcome_row_to_result,
     row_to_result,
     row_to_run,
     utc_now,
@@ -319,6 +321,21 @@ class Store:
             )
             for row in cursor:
                 yield row_to_result(row)
+
+    def iter_outcomes(self, run_id: str) -> Iterator[ItemResult]:
+        """A run's results with only their outcomes, errors and metadata, in finishing order.
+
+        For scores computed from verdicts and metadata alone (a scenarios run's pass rates,
+        its charts): several times faster than whole results on a large run, as transcripts,
+        replies and usage are never read (`records.outcome_row_to_result`).
+        """
+        with self._reading():
+            cursor = self._db.execute(
+                f"SELECT {', '.join(OUTCOME_COLUMNS)} FROM results WHERE run_id = ? ORDER BY rowid",
+                (run_id,),
+            )
+            for row in cursor:
+                yield outcome_row_to_result(row)
 
     def browser(self) -> "StoreBrowser":
         """Paged, filtered reads for the explorer (`rulebench serve`): a page, never a run."""

@@ -38,7 +38,7 @@ def charts_page(
         problem = ""
         try:
             if run.task == "scenarios":
-                charts = scenario_charts(db.iter_results(run.id))
+                charts = scenario_charts(db.iter_outcomes(run.id))
             elif run.task == "inferential":
                 charts = inferential_charts(db, run.id, extract)
         except RulebenchError as exc:  # results the report cannot read either: say which

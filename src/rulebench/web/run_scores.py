@@ -66,7 +66,7 @@ def _compute(db: Store, run: RunRecord) -> Headline:
     if run.task == "scenarios":
         from rulebench.scenarios.scoring import headline, to_records
 
-        rate = headline(to_records(db.iter_results(run.id)))
+        rate = headline(to_records(db.iter_outcomes(run.id)))
         if rate is None:
             return _PARTIAL
         return Headline(rate.value, rate.n, rate.format()) if rate.n else _NOTHING

@@ -16,6 +16,7 @@ from rulebench.engine.store import Store
 from rulebench.report.redaction import redact_text
 from rulebench.web.charts_page import CHARTED_TASKS
 from rulebench.web.paging import Paged, Pager
+from rulebench.web.run_memo import remembered, run_state
 from rulebench.web.templating import render_page, run_url
 from rulebench.web.views import (
     VERDICT_LABELS,
@@ -89,14 +90,25 @@ def _run_context(db: Store, run: RunRecord, query: ItemsQuery) -> dict[str, obje
     live = header["status"] == "running"
     # Only a live run's rows are the newest, which `latest` reads cheaply.
     latest = browser.latest(run.id, LATEST_SHOWN) if live else []
+    # The run's aggregates (each a pass over its results) are the same on every page of it.
+    state = run_state(db, run)
+
+    def summary() -> list[dict[str, str]]:
+        return summary_rows(db, run.id, group_by)
+
+    def errors() -> list[tuple[str, int]]:
+        return [(redact_text(text), n) for text, n in db.common_errors(run.id)]
+
     return {
         "title": f"Run {run.id}",
         "run": header | run_config(run),
-        "summary": summary_rows(db, run.id, group_by),
+        "summary": remembered(state, f"summary:{group_by}", summary),
         "group_by": group_by,
-        "counts": browser.verdict_counts(run.id)._asdict(),
-        "errors": [(redact_text(text), n) for text, n in db.common_errors(run.id)],
-        "fields": browser.metadata_values(run.id, FILTER_FIELDS),
+        "counts": remembered(state, "verdicts", lambda: browser.verdict_counts(run.id)._asdict()),
+        "errors": remembered(state, "errors", errors),
+        "fields": remembered(
+            state, "fields", lambda: browser.metadata_values(run.id, FILTER_FIELDS)
+        ),
         "filters": query.params(),
         "filtered": where != ResultFilter(),
         "verdicts": [(value, VERDICT_LABELS[value]) for value in VERDICTS],

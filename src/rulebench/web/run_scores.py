@@ -4,22 +4,16 @@ Computed by the report's own code, never a formula of its own: a scenarios run's
 (the mean of the four suite x bucket pass rates, None unless all four were run), an
 inferential run's overall accuracy (answers read as the report reads them by default), and
 for other tasks the overall rate of `rulebench runs show`'s summary. The report reads every
-result of a run, so a score is kept in memory until the run's results change.
+result of a run, so a score is kept in memory until the run's results change (`run_memo`).
 """
 
-import threading
-from collections import OrderedDict
 from typing import NamedTuple
 
 from rulebench.core.errors import RulebenchError
 from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store
 from rulebench.engine.summary import summarize
-
-KEPT_SCORES = 4096
-"""Runs whose scores stay in memory (a score is a few numbers)."""
-_scores: OrderedDict[tuple[object, ...], "Headline"] = OrderedDict()
-_lock = threading.Lock()
+from rulebench.web.run_memo import remembered, run_state
 
 
 class Headline(NamedTuple):
@@ -40,26 +34,15 @@ _PARTIAL = Headline(
 
 
 def headline_of(db: Store, run: RunRecord) -> Headline:
-    """The run's headline score, or why it has none (nothing counted, a partial suite).
+    """The run's headline score, or why it has none (nothing counted, a partial suite)."""
+    return remembered(run_state(db, run), "headline", lambda: _headline(db, run))
 
-    Kept per run and state: a run's counts by status change whenever a result is added or
-    an error is retried, and its status and end when it ends.
-    """
-    counts = db.count_results(run.id)
-    key = (str(db.path.resolve()), run.id, counts["ok"], counts["error"], run.status, run.ended_at)
-    with _lock:
-        if key in _scores:
-            _scores.move_to_end(key)
-            return _scores[key]
+
+def _headline(db: Store, run: RunRecord) -> Headline:
     try:
-        found = _compute(db, run)
+        return _compute(db, run)
     except RulebenchError as exc:  # results the report cannot read: it would fail too
-        found = Headline(None, 0, f"no headline score: {exc}")
-    with _lock:
-        _scores[key] = found
-        if len(_scores) > KEPT_SCORES:
-            _scores.popitem(last=False)
-    return found
+        return Headline(None, 0, f"no headline score: {exc}")
 
 
 def _compute(db: Store, run: RunRecord) -> Headline:

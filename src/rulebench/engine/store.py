@@ -6,7 +6,7 @@ import os
 import secrets
 import shutil
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -314,13 +314,7 @@ class Store:
 
     def iter_results(self, run_id: str) -> Iterator[ItemResult]:
         """Stream a run's results in the order they finished, without loading them all at once."""
-        with self._reading():
-            cursor = self._db.execute(
-                f"SELECT {', '.join(RESULT_COLUMNS)} FROM results WHERE run_id = ? ORDER BY rowid",
-                (run_id,),
-            )
-            for row in cursor:
-                yield row_to_result(row)
+        return self._stream(run_id, RESULT_COLUMNS, row_to_result)
 
     def iter_outcomes(self, run_id: str) -> Iterator[ItemResult]:
         """A run's results with only their outcomes, errors and metadata, in finishing order.
@@ -329,13 +323,18 @@ class Store:
         its charts): several times faster than whole results on a large run, as transcripts,
         replies and usage are never read (`records.outcome_row_to_result`).
         """
+        return self._stream(run_id, OUTCOME_COLUMNS, outcome_row_to_result)
+
+    def _stream(
+        self, run_id: str, columns: Sequence[str], convert: Callable[[Any], ItemResult]
+    ) -> Iterator[ItemResult]:
         with self._reading():
             cursor = self._db.execute(
-                f"SELECT {', '.join(OUTCOME_COLUMNS)} FROM results WHERE run_id = ? ORDER BY rowid",
+                f"SELECT {', '.join(columns)} FROM results WHERE run_id = ? ORDER BY rowid",
                 (run_id,),
             )
             for row in cursor:
-                yield outcome_row_to_result(row)
+                yield convert(row)
 
     def browser(self) -> "StoreBrowser":
         """Paged, filtered reads for the explorer (`rulebench serve`): a page, never a run."""

@@ -6,6 +6,7 @@ import pytest
 from pydantic import JsonValue
 
 import rulebench
+from rulebench.core.items import ItemResult, Outcome
 from rulebench.engine.store import Store
 from rulebench.report.build import scenarios_report
 from rulebench.train.comparison import compare_rows, scored_items
@@ -120,3 +121,28 @@ def test_the_compare_page_without_runs_offers_a_choice(tmp_path: Path) -> None:
     options = [str(attrs["value"]) for attrs in page.tags("option")]
     assert set(ids) <= set(options)
     assert [a for a in page.tags("select") if a.get("name") in ("a", "b")]
+
+
+def test_the_compare_page_follows_a_run_that_gains_results(tmp_path: Path) -> None:
+    """The page keeps a pair of runs' numbers, until either run's results change."""
+    store = tmp_path / "s.sqlite"
+
+    def put(db: Store, run_id: str, item_id: str, passed: bool) -> None:
+        writer = db.writer()
+        writer.put_result(run_id, ItemResult(item_id=item_id, outcome=Outcome(passed=passed)))
+        writer.close()
+
+    with Store(store) as db:
+        first, second = (db.create_run("scenarios", "scripted/x", {}).id for _ in range(2))
+        for item_id in ("a", "b", "c"):
+            put(db, first, item_id, passed=True)
+        put(db, second, "a", passed=True)
+        put(db, second, "b", passed=False)
+    url = f"/compare?a={first}&b={second}"
+    with explorer(store) as client:
+        [_, before] = Page(client.get(url).text).table_with(PAIRED_HEADER)
+        with Store(store) as db:
+            put(db, second, "c", passed=False)
+        [_, after] = Page(client.get(url).text).table_with(PAIRED_HEADER)
+    assert before[:4] == ["2", "1", "0", "1"]  # pairs, only first passed, only second, unpaired
+    assert after[:4] == ["3", "2", "0", "0"]

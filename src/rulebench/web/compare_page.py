@@ -16,6 +16,7 @@ from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store
 from rulebench.web.config_diff import diff_rows
 from rulebench.web.paging import Paged, Pager
+from rulebench.web.run_memo import remembered, run_state
 from rulebench.web.templating import render_page
 from rulebench.web.views import find_run, open_store, result_row, run_header
 
@@ -73,9 +74,14 @@ def _comparison(
 ) -> dict[str, object]:
     first, second = runs
     show, browser = query.show, db.browser()
-    pager = Pager(query.page, query.size, browser.count_pairs(first.id, second.id, show))
+    # Both runs' states: the pair counts and the paired test are the same on every page.
+    states = (*run_state(db, first), *run_state(db, second))
+    paired = remembered(
+        states, f"pairs:{show}", lambda: browser.count_pairs(first.id, second.id, show)
+    )
+    pager = Pager(query.page, query.size, paired)
     pairs = browser.pairs(first.id, second.id, show, pager.offset, query.size)
-    numbers = paired_numbers(db, first, second)
+    numbers = remembered(states, "paired numbers", lambda: paired_numbers(db, first, second))
     p_value = numbers["p_value"]
     config_rows = diff_rows(first, second)
     return {

@@ -2,9 +2,10 @@
 
 Every page of a run shows its summary, verdict counts, common errors and filter values, the
 runs list its headline score, and every page comparing two runs their pair counts and paired
-test; on a 100,000-result run each is a pass over every result (bench/bench_web.py). A run's state says when they may have changed: its counts of finished
-and failed results (a result is added, an error retried), its status and its end. What is
-computed for one state is served again while the run is in that state.
+test; on a 100,000-result run each is a pass over every result (bench/bench_web.py). A run's
+state says when they may have changed: its counts of finished and failed results (a result is
+added, an error retried), its status and its end. What is computed for one state is served
+again while the run is in that state.
 """
 
 import threading

@@ -42,8 +42,8 @@ def skip_pydantic_plugins() -> None:
     """Spare the command pydantic's plugin search, unless the user set the variable that rules it.
 
     The first model class pydantic builds makes it read the entry points of every installed
-    distribution, looking for plugins: 60-120 ms in an environment with torch and transformers,
-    a fifth of a short command (bench/bench_startup.py). rulebench uses no pydantic plugin. A
+    distribution, looking for plugins: a large share of a short command in an environment with
+    many packages (docs/performance.md, "Start-up"). rulebench uses no pydantic plugin. A
     user who wants one (an observability plugin, say) sets PYDANTIC_DISABLE_PLUGINS to "" (or to
     the names of the plugins to leave out), and rulebench leaves it as set.
     """

@@ -33,7 +33,8 @@ def remembered(state: tuple[object, ...], name: str, compute: Callable[[], T]) -
     """`compute()` for the run in `state`, from memory when it was computed in that state.
 
     `name` tells the aggregates of one run apart (with their arguments, e.g. "summary:scenario").
-    Two requests may compute the same aggregate at once; both get a correct value.
+    Two requests may compute the same aggregate at once; both get a correct value. The value is
+    shared by every later request: callers read it and never change it.
     """
     key = (*state, name)
     with _lock:

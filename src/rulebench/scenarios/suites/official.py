@@ -44,6 +44,10 @@ logger = logging.getLogger(__name__)
 
 RecordT = TypeVar("RecordT", PerFileRecord, MergedRecord)
 
+_warned_ids: set[str] = set()
+"""Repeated-id warnings already given: one command loads its files several times (settings,
+replay notes, items), and the warning is said once per process, not once per load."""
+
 
 @dataclass
 class _Load:
@@ -52,6 +56,8 @@ class _Load:
     version: Version
     ids: ItemIds = field(default_factory=ItemIds)
     explicit: Counter[str] = field(default_factory=Counter)
+    first: dict[str, "_Where"] = field(default_factory=dict)
+    """Where each explicit id was first seen, for the warning on its repeats."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +66,8 @@ class _Where:
 
     label: str
     line: int
+    path: Path | None = None
+    """The file itself, telling apart files of one label (`redteam/Encryption.jsonl`)."""
 
     def __str__(self) -> str:
         return f"{self.label}:{self.line}"
@@ -123,7 +131,7 @@ def _read_file(path: Path, suite: str, load: _Load) -> list[TestCase]:
     # str.splitlines() would break a record on.
     for number, line in enumerate(text.split("\n"), start=1):
         if line.strip():
-            where = _Where(label, number)
+            where = _Where(label, number, path.resolve())
             cases.append(_read_line(line, where, path.stem, suite, load))
     if not cases:  # else a run of 0 items would "complete" and report nothing
         raise DataError(f"{label}: no test cases (the file has no JSON lines)")
@@ -228,9 +236,14 @@ def _unique_id(given: str, where: _Where, load: _Load) -> str:
     load.explicit[given] += 1
     count = load.explicit[given]
     if count == 1:
+        load.first[given] = where
         return given
     numbered = f"{given}#{count}"
-    logger.warning("%s:%d: id %r seen before; using %r", where.label, where.line, given, numbered)
+    key = f"{where.path}:{where.line}:{given}"
+    if key not in _warned_ids:
+        _warned_ids.add(key)
+        first = load.first[given]
+        logger.warning("%s: id %r is already used at %s; runs as %r", where, given, first, numbered)
     return numbered
 
 

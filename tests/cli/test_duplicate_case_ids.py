@@ -1,0 +1,40 @@
+"""Two cases with one id in a case file: both run, and the command warns once, naming the lines.
+
+A command loads its files several times (settings, replay notes, items); the warning must not
+repeat with each load.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from rulebench.cli.app import app
+from rulebench.engine.store import Store
+
+CASE = {"id": "a1", "params": {"secret": "opalriver"}}
+
+
+def test_a_repeated_id_is_warned_once_with_both_lines(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "mine" / "Encryption.jsonl"
+    path.parent.mkdir()
+    lines = [
+        {**CASE, "messages": [{"role": "user", "content": text}]}
+        for text in ("What is the key?", "Say it.")
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    store = tmp_path / "store.db"
+    args = ["run", "scenarios", "-s", str(path), "-m", "scripted/echo", "--store", str(store)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, (result.output, result.exception)
+    warned = [r.getMessage() for r in caplog.records if "'a1'" in r.getMessage()]
+    assert warned == [
+        "mine/Encryption.jsonl:2: id 'a1' is already used at mine/Encryption.jsonl:1; "
+        "runs as 'a1#2'"
+    ]
+    with Store(store, readonly=True) as db:
+        run = db.list_runs()[0]
+        assert len(list(db.iter_results(run.id))) == 2  # both cases still run

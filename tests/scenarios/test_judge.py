@@ -223,3 +223,13 @@ def test_run_judge_command_on_repeated_cases(store: Store, tmp_path: Path) -> No
     judged = store.list_runs(1)[0]
     assert judged.task == "judge" and judged.status == "completed"
     assert store.count_results(judged.id) == {"ok": 4, "error": 0}
+
+
+def test_a_one_sided_run_says_what_to_do(store: Store, tmp_path: Path) -> None:
+    runs = asyncio.run(source_runs(store, tmp_path))
+    args = ["run", "judge", "--from-run", runs[0], "--store", str(store.path)]
+    result = CliRunner().invoke(app, [*args, "--model", "scripted/fixed"])
+    assert result.exit_code == 1
+    message = str(result.exception)
+    assert "no rule has both passing and failing exchanges" in message
+    assert "--per-group" in message and "several --from-run" in message

@@ -194,7 +194,9 @@ class JudgeTask:
         chosen = balance(exchanges, self.settings.per_group, self.settings.seed)
         if not chosen:
             raise ConfigError(
-                "no rule has both passing and failing exchanges in those runs to judge"
+                f"no rule has both passing and failing exchanges in those runs to judge "
+                f"({len(exchanges)} exchanges): play more cases (a scenarios run with a larger "
+                "--per-group, or --full), or pass several --from-run"
             )
         return [self._item(e) for e in chosen]
 

@@ -36,7 +36,11 @@ def experiment(
     store: opt.StoreOption = None,
     dry_run: Annotated[
         bool,
-        typer.Option("--dry-run", help="List the runs and what would happen to each; run nothing."),
+        typer.Option(
+            "--dry-run",
+            help="List the runs and what would happen to each; run nothing. Exits 1 when a "
+            "run cannot start.",
+        ),
     ] = False,
     as_json: opt.JsonOption = False,
     fail_on_error: opt.FailOnErrorOption = 0.0,
@@ -66,7 +70,10 @@ def experiment(
         highlight=False,
     )
     if dry_run:
-        _show_plan(loaded.runs, loaded.store)
+        blocked = _show_plan(loaded.runs, loaded.store)
+        if blocked:
+            err.print(f"{blocked} of {len(loaded.runs)} runs cannot start", highlight=False)
+            raise typer.Exit(1)  # as running the file would: a script can check the plan
         return
     command = BatchCommand(
         loaded.store, folder, f"experiment {loaded.name}", as_json, fail_on_error
@@ -74,8 +81,8 @@ def experiment(
     run_batch_command(loaded.runs, command)
 
 
-def _show_plan(planned: list["PlannedRun"], store: Path | None) -> None:
-    """One line per run: what running the file now would do with it."""
+def _show_plan(planned: list["PlannedRun"], store: Path | None) -> int:
+    """One line per run: what running the file now would do with it; the count that cannot start."""
     from rulebench.engine.store import Store, default_store_path
     from rulebench.study.batch import How, preview
 
@@ -97,6 +104,7 @@ def _show_plan(planned: list["PlannedRun"], store: Path | None) -> None:
             highlight=False,
             soft_wrap=True,
         )
+    return sum(how == "not started" for how, _ in actions)
 
 
 def register(app: typer.Typer) -> None:

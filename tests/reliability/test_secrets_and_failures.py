@@ -157,3 +157,46 @@ def test_url_credentials_are_never_stored_or_shown_and_a_resume_asks_for_them(
     for path in tmp_path.rglob("*"):
         if path.is_file():
             assert password.encode() not in path.read_bytes(), path
+
+
+def test_a_key_in_the_base_url_query_reaches_no_line_store_or_export(tmp_path: Path) -> None:
+    # `--base-url http://HOST/v1?api_key=KEY` once put the key in the error line, the run's
+    # config, its error rows, `runs show` and every export, and sent requests to
+    # `/v1?api_key=KEY/chat/completions`.
+    store = tmp_path / "s.sqlite"
+    secret = "sk-query-SECRET-5e8d1c27b9"
+    env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
+    dead_url = f"http://127.0.0.1:{free_port()}/v1"
+    spec = ["run", "smoke", "-m", "openai-api/mock/echo", "--store", str(store)]
+    dead = rulebench(*spec, "--base-url", f"{dead_url}?api_key={secret}", env=env)
+    config = MockServerConfig(fault_rate=1.0, fault_kinds=("500",))
+    with serve_in_thread(config) as server:
+        url = f"{server.url}?api_key={secret}"
+        run = rulebench("--debug", *spec, "--base-url", url, "-M", "max_retries=0", env=env)
+        paths = {r["path"] for r in server.requests}
+    assert paths == {f"/v1/chat/completions?api_key={secret}"}  # the query kept, after the path
+    assert dead.returncode == 1
+    assert f"{dead_url}/models?api_key=***" in dead.stderr.strip().splitlines()[-1], dead.stderr
+    with Store(store) as db:
+        [stored] = db.list_runs()
+        errors = [str(r.error) for r in db.iter_results(stored.id)]
+    assert stored.config["base_url"] == f"{server.url}?api_key=***"
+    assert errors and all(f"({server.url}?api_key=***)" in e for e in errors), errors
+    outputs = [tmp_path / "r.jsonl", tmp_path / "r.csv", tmp_path / "r.json"]
+    for out in outputs:
+        form = ["-f", "inspect"] if out.suffix == ".json" else []
+        exported = rulebench(
+            "runs", "export", stored.id, *form, "-o", str(out), "--store", str(store)
+        )
+        assert exported.returncode == 0, exported.stderr
+    shown = [
+        rulebench("runs", "show", stored.id, *form, "--store", str(store), env=env)
+        for form in ([], ["--json"])
+    ]
+    assert all(result.returncode == 0 for result in shown)
+    texts = [dead.stderr, run.stdout, run.stderr] + [r.stdout + r.stderr for r in shown]
+    assert "api_key=***" in shown[1].stdout and "api_key=***" in outputs[0].read_text()
+    assert not [text for text in texts if secret in text]
+    for path in tmp_path.rglob("*"):  # the store, its -wal and -shm, and the exports
+        if path.is_file():
+            assert secret.encode() not in path.read_bytes(), path

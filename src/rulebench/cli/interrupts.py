@@ -116,13 +116,24 @@ def same_command(flag: str | None = None) -> str:
     """The command line this process was started with, as a person would type it again.
 
     `flag` is added when the line lacks it (`--resume` for a folder-based run). A URL's
-    user:password is shown as ***: a secret is never printed (type it again there).
+    user:password and query values are shown as ***: a secret is never printed (type it
+    again there).
     """
     import shlex
     import sys
 
-    from rulebench.core.credentials import redact_url_credentials
-
-    args = [redact_url_credentials(arg) if "://" in arg else arg for arg in sys.argv[1:]]
+    args = [_redact_arg(arg) for arg in sys.argv[1:]]
     added = [flag] if flag is not None and flag not in args else []
     return shlex.join(["rulebench", *args, *added])
+
+
+def _redact_arg(arg: str) -> str:
+    """A command-line word with its URL redacted, `--base-url=URL` as well as `URL`."""
+    from rulebench.core.credentials import redact_url
+
+    if "://" not in arg:
+        return arg
+    option, equals, value = arg.partition("=")
+    if equals and option.startswith("-") and "://" in value:
+        return f"{option}={redact_url(value)}"
+    return redact_url(arg)

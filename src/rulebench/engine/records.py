@@ -5,8 +5,9 @@ import time
 from datetime import UTC, datetime
 from typing import Any, Literal, overload
 
-from pydantic import BaseModel, ConfigDict, JsonValue
+from pydantic import BaseModel, ConfigDict, JsonValue, field_validator
 
+from rulebench.core.credentials import redact_url
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import Message, Usage
 from rulebench.core.text import repair_surrogates, surrogate_warning
@@ -60,6 +61,16 @@ class RunRecord(BaseModel):
     """Process that last ran it; a "running" run whose process is gone was killed."""
     notes: dict[str, JsonValue]
     """Things a reader of the results must know (system-role fallback, ...)."""
+
+    @field_validator("config")
+    @classmethod
+    def _redact_base_url(cls, config: dict[str, JsonValue]) -> dict[str, JsonValue]:
+        # On the way in and out of the store: a run written by any caller, or by a version
+        # that kept a query key in clear, never stores or shows the URL's secrets.
+        base_url = config.get("base_url")
+        if isinstance(base_url, str) and redact_url(base_url) != base_url:
+            return {**config, "base_url": redact_url(base_url)}
+        return config
 
 
 def utc_now() -> str:

@@ -11,7 +11,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_serializer
 
-from rulebench.core.credentials import redact_url_credentials
+from rulebench.core.credentials import redact_url
 from rulebench.core.errors import DataError, ModelError, RulebenchError
 from rulebench.core.items import Item, ItemResult
 from rulebench.core.messages import GenerateConfig
@@ -35,7 +35,7 @@ class RunSpec(BaseModel):
     model: str
     model_args: dict[str, str] = Field(default_factory=dict)
     base_url: str | None = None
-    """The endpoint override; stored and shown with any user:password replaced by ***."""
+    """The endpoint override; stored and shown with user:password and query values as ***."""
     generate: GenerateConfig = GenerateConfig()
     concurrency: int = Field(default=8, ge=1)
     limit: int | None = Field(default=None, ge=0)
@@ -48,9 +48,9 @@ class RunSpec(BaseModel):
     error (a server answering every request with 400 or 404), instead of failing them all."""
 
     @field_serializer("base_url")
-    def _redact_credentials(self, base_url: str | None) -> str | None:
-        # Every dump is for storing or showing: the password in a URL is a secret like a key.
-        return None if base_url is None else redact_url_credentials(base_url)
+    def _redact_url(self, base_url: str | None) -> str | None:
+        # Every dump is for storing or showing: a URL's password or query key is a secret.
+        return None if base_url is None else redact_url(base_url)
 
 
 class ProgressReporter(Protocol):

@@ -136,8 +136,9 @@ class MockOpenAIServer:
         self.url = ""
         """Base URL ending in /v1, set once the server has started."""
         self.requests: list[dict[str, Any]] = []
-        """The request log: time, api ("chat" or "completions"), attempt, messages (a completions
-        prompt as one user message), params, fault, has_auth per request."""
+        """The request log: time, api ("chat" or "completions"), path (with its query),
+        attempt, messages (a completions prompt as one user message), params, fault, has_auth
+        per request."""
         self.in_flight = 0
         self.max_in_flight = 0
         """The most requests ever answered at once (for concurrency-limit tests)."""
@@ -259,6 +260,7 @@ class MockOpenAIServer:
         entry = {
             "time": time.time(),
             "api": body["api"],
+            "path": request.path_qs,
             "attempt": attempt,
             "messages": body.get("messages") or [],
             "params": {k: v for k, v in body.items() if k not in ("messages", "api", "prompt")},

@@ -4,7 +4,7 @@ import base64
 
 import pytest
 
-from rulebench.core.credentials import redact_url_credentials, scrub_secrets
+from rulebench.core.credentials import redact_url, scrub_secrets
 from rulebench.core.errors import ConfigError
 from rulebench.models.base import BackendOptions
 from rulebench.models.openai.endpoint import Endpoint, resolve_endpoint
@@ -62,7 +62,7 @@ def test_url_credentials_alone_are_kept_for_the_request_but_not_shown() -> None:
 
 
 def test_a_stored_url_with_redacted_credentials_is_refused() -> None:
-    stored = redact_url_credentials("http://user:hunter2@127.0.0.1:8000/v1")
+    stored = redact_url("http://user:hunter2@127.0.0.1:8000/v1")
     with pytest.raises(ConfigError, match="had credentials, which are never stored: pass --base"):
         resolve(stored)
 
@@ -73,3 +73,27 @@ def test_secrets_cover_key_password_and_basic_auth() -> None:
     assert set(endpoint.secrets) == {"p%40ss", "p@ss", basic}
     text = f"you sent Basic {basic} with p@ss"
     assert scrub_secrets(text, endpoint.secrets) == "you sent Basic *** with ***"
+
+
+QUERY_KEY = "sk-query-3b9e51d07c"
+
+
+def test_a_query_key_is_kept_for_the_request_but_not_shown() -> None:
+    endpoint = resolve(f"http://127.0.0.1:8000/v1/?api_key={QUERY_KEY}")
+    assert endpoint.base_url == f"http://127.0.0.1:8000/v1?api_key={QUERY_KEY}"
+    assert endpoint.url("/models") == f"http://127.0.0.1:8000/v1/models?api_key={QUERY_KEY}"
+    assert endpoint.shown_url == "http://127.0.0.1:8000/v1?api_key=***"
+    assert QUERY_KEY not in repr(endpoint)
+    assert scrub_secrets(f"bad key {QUERY_KEY}", endpoint.secrets) == "bad key ***"
+
+
+def test_a_stored_url_with_redacted_query_values_is_refused() -> None:
+    stored = redact_url(f"http://127.0.0.1:8000/v1?api_key={QUERY_KEY}")
+    with pytest.raises(ConfigError, match="had a query or fragment, whose values are never st"):
+        resolve(stored)
+
+
+def test_a_malformed_url_is_refused_without_its_query_key() -> None:
+    with pytest.raises(ConfigError, match="not a valid URL") as caught:
+        resolve(f"http://127.0.0.1:99999/v1?api_key={QUERY_KEY}")
+    assert QUERY_KEY not in str(caught.value) and "api_key=***" in str(caught.value)

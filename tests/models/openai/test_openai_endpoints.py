@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from rulebench.core.credentials import redact_url_credentials
+from rulebench.core.credentials import redact_url
 from rulebench.core.errors import ConfigError, ModelError
 from rulebench.core.messages import GenerateConfig, Message
 from rulebench.engine.runner import RunSpec
@@ -198,19 +198,17 @@ async def test_a_single_endpoint_is_recorded_too(servers: list[MockOpenAIServer]
 
 
 def test_every_url_of_a_list_is_redacted_for_storage() -> None:
-    stored = redact_url_credentials("http://u:p1@a:1/v1, https://TOKEN@b/v1,http://c/v1")
+    stored = redact_url("http://u:p1@a:1/v1, https://TOKEN@b/v1,http://c/v1")
     assert stored == "http://***@a:1/v1, https://***@b/v1,http://c/v1"
     # A comma inside a password does not split the URL: the whole userinfo is hidden.
-    assert redact_url_credentials("http://u:p,w@a/v1,http://v:q@b/v1") == (
-        "http://***@a/v1,http://***@b/v1"
-    )
+    assert redact_url("http://u:p,w@a/v1,http://v:q@b/v1") == ("http://***@a/v1,http://***@b/v1")
     spec = RunSpec(task="t", model="m", base_url="http://u:secret@a/v1,http://v:hush@b/v1")
     dumped = spec.model_dump_json()
     assert "secret" not in dumped and "hush" not in dumped
 
 
 def test_a_stored_list_with_redacted_credentials_is_refused() -> None:
-    stored = redact_url_credentials("http://127.0.0.1:1/v1,http://u:pw@127.0.0.1:2/v1")
+    stored = redact_url("http://127.0.0.1:1/v1,http://u:pw@127.0.0.1:2/v1")
     with pytest.raises(ConfigError, match=r"\(URL 2 of 2\): the run's server URL had credentials"):
         make_model([stored])
 

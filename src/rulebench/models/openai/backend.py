@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import aiohttp
 
+from rulebench.core.credentials import redact_url
 from rulebench.core.errors import ConfigError, ModelError, TransientModelError
 from rulebench.core.messages import Completion, GenerateConfig, Message, Usage
 from rulebench.models.base import BackendOptions, ModelInfo, parse_backend_args
@@ -344,11 +345,12 @@ class OpenAIModel:
 
     async def _probe(self, replica: Replica) -> str | None:
         """None when the endpoint answers /models, else "<url>/models: <cause>"."""
-        url = f"{replica.shown_url}/models"
+        target = replica.endpoint.url("/models")
+        url = redact_url(target, "drop")
         try:
             session = (await self._session.get()).session
             async with session.get(
-                f"{replica.endpoint.base_url}/models",
+                target,
                 timeout=aiohttp.ClientTimeout(total=_REACHABLE_TIMEOUT_S),
             ) as response:
                 await read_at_most(response, _ERROR_BODY_BYTES)

@@ -11,7 +11,7 @@ from urllib.parse import SplitResult, unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from rulebench.core.credentials import REDACTED, redact_url, redact_url_credentials
+from rulebench.core.credentials import REDACTED, query_start, query_values, redact_url
 from rulebench.core.errors import ConfigError
 from rulebench.models.base import BackendOptions
 
@@ -20,6 +20,9 @@ _OPENAI_HOST = "api.openai.com"
 # Where a list of base URLs splits: at a comma followed by the next URL's scheme, so a comma
 # inside user:password stays in its URL.
 _NEXT_URL = re.compile(r"\s*,\s*(?=[A-Za-z][A-Za-z0-9+.\-]*://)")
+_MIN_QUERY_SECRET_CHARS = 6
+"""Shortest query value scrubbed from server texts: keys run 20+ characters, while a short
+value (a flag, a format) is a setting, and hiding it would hide words of every message."""
 
 
 class Endpoint(BaseModel):
@@ -34,8 +37,8 @@ class Endpoint(BaseModel):
     model: str
     """The model name sent in the request body."""
     base_url: str = Field(repr=False)
-    """Base URL without a trailing slash, e.g. http://127.0.0.1:8000/v1; may hold user:password,
-    hence out of the repr (show `shown_url`)."""
+    """Base URL without a trailing slash, e.g. http://127.0.0.1:8000/v1; may hold user:password
+    or a key in its query, hence out of the repr (show `shown_url`)."""
     api_key: SecretStr | None = None
     """From the environment only; SecretStr keeps it out of reprs and dumps."""
 
@@ -46,8 +49,16 @@ class Endpoint(BaseModel):
 
     @property
     def shown_url(self) -> str:
-        """The base URL fit for identities, messages and logs (no user:password)."""
-        return redact_url(self.base_url)
+        """The base URL fit for identities, messages and logs (no user:password, no query)."""
+        return redact_url(self.base_url, "drop")
+
+    def url(self, path: str) -> str:
+        """Where a request for `path` goes: the base URL's path, then `path`, then its query.
+
+        `http://h/v1?api_key=k` and "/models" give `http://h/v1/models?api_key=k`.
+        """
+        start = query_start(self.base_url)
+        return f"{self.base_url[:start]}{path}{self.base_url[start:]}"
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -63,6 +74,9 @@ class Endpoint(BaseModel):
             # A lone user name is a token (https://TOKEN@host); with a password, the password.
             secret = password or user
             found += [secret, unquote(secret)]
+        for value in query_values(self.base_url):
+            if len(value) >= _MIN_QUERY_SECRET_CHARS:
+                found += [value, unquote(value)]
         return tuple(sorted({s for s in found if s}, key=len, reverse=True))
 
 
@@ -114,10 +128,10 @@ def resolve_endpoints(
         if len(urls) > 1:
             where += f" (URL {position} of {len(urls)})"
         _check_credentials(_check_url(url, where), key, label, where, prefix)
-        base_url = url.rstrip("/")
+        base_url = _strip_slash(url)
         if base_url in seen:
             raise ConfigError(
-                f"{where} repeats URL {seen[base_url]} ('{redact_url_credentials(base_url)}'): "
+                f"{where} repeats URL {seen[base_url]} ('{redact_url(base_url)}'): "
                 "list each replica once"
             )
         seen[base_url] = position
@@ -126,6 +140,12 @@ def resolve_endpoints(
         Endpoint(provider=provider, name=name, model=model, base_url=url, api_key=secret)
         for url in seen
     )
+
+
+def _strip_slash(url: str) -> str:
+    """The URL without a trailing slash on its path (before any query, which is kept)."""
+    start = query_start(url)
+    return f"{url[:start].rstrip('/')}{url[start:]}"
 
 
 def resolve_endpoint(provider: str, name: str, model: str, options: BackendOptions) -> Endpoint:
@@ -156,7 +176,7 @@ def _check_credentials(
 
 def _check_url(url: str, option: str) -> SplitResult:
     """Split an http(s) URL, turning each way it can be malformed into a ConfigError."""
-    shown = redact_url_credentials(url)
+    shown = redact_url(url)
     if not url:
         raise ConfigError(f"{option} is empty")
     try:
@@ -175,5 +195,10 @@ def _check_url(url: str, option: str) -> SplitResult:
         raise ConfigError(
             f"{option}: the run's server URL had credentials, which are never stored: "
             f"pass --base-url again ('{shown}')"
+        )
+    if REDACTED in query_values(url):
+        raise ConfigError(
+            f"{option}: the run's server URL had a query or fragment, whose values are never "
+            f"stored: pass --base-url again ('{shown}')"
         )
     return parts

@@ -39,10 +39,10 @@ class Replica:
 
     def __init__(self, endpoint: Endpoint, path: str, limiter: RateLimiter | None) -> None:
         self.endpoint = endpoint
-        self.post_url = f"{endpoint.base_url}{path}"
+        self.post_url = endpoint.url(path)
         self.shown_url = endpoint.shown_url
-        """The base URL without credentials, as recorded on completions (made once: every
-        completion names it)."""
+        """The base URL without credentials or query values, as recorded on completions (made
+        once: every completion names it)."""
         self.limiter = limiter
         self.in_flight = 0
         """Requests given this replica that have not finished (waiting for a rate limit too)."""

@@ -66,6 +66,8 @@ def main() -> None:
 def exit_now(code: object) -> NoReturn:
     """Exit with `code`, skipping the interpreter's teardown when nothing can be lost by it.
 
+    Local models are stopped and freed first, in order, whatever the exit.
+
     Tearing down the modules of pydantic, typer, rich and aiohttp takes a large share of a short
     command's time (bench/bench_startup.py). The teardown is skipped only once the command is
     over: exit handlers run (logging's flush among them), stdout and stderr are flushed, and no
@@ -75,6 +77,9 @@ def exit_now(code: object) -> NoReturn:
     """
     if code is None:
         code = 0
+    from rulebench.models.release import release_local_models
+
+    release_local_models()  # before the teardown: a native thread may still be decoding
     if not isinstance(code, int) or threading.active_count() > 1:
         raise SystemExit(code)
     try:

@@ -8,6 +8,7 @@ local_chat.choose_prompt).
 """
 
 import asyncio
+import atexit
 import logging
 import threading
 import time
@@ -77,6 +78,8 @@ def shared_worker(source: HFSource, config: HFConfig) -> HFWorker:
     with _workers_lock:
         worker = _workers.get(key)
         if worker is None or worker.closed:
+            if not _workers:  # freed in order at exit (rulebench.models.release)
+                atexit.register(free_hf_cache)
             logger.info("loading %s with transformers", source.display_name)
             loaded = load_model(source, config.device, config.dtype, adapter)
             worker = HFWorker(loaded, config.max_batch_size)
@@ -89,6 +92,7 @@ def free_hf_cache() -> None:
     with _workers_lock:
         workers = list(_workers.values())
         _workers.clear()
+        atexit.unregister(free_hf_cache)
     for worker in workers:
         worker.close()
 

@@ -108,4 +108,5 @@ class HFWorker(JobWorker[Job[Any]]):
         self.stats.batch_sizes.append(len(generation))
         logger.debug("generating a batch of %d", len(generation))
         prompts = [job.ids for job in generation]
-        return list(hf_compute.generate(self.loaded, prompts, generation[0].config))
+        config = generation[0].config
+        return list(hf_compute.generate(self.loaded, prompts, config, lambda: self.closed))

@@ -5,7 +5,7 @@ the last column; rows are sorted by prompt length so equal lengths sit together.
 """
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rulebench.core.errors import ModelError
@@ -46,9 +46,20 @@ def sampling_options(config: GenerateConfig) -> dict[str, Any]:
 
 
 def generate(
-    loaded: LoadedModel, prompts: Sequence[list[int]], config: GenerateConfig
+    loaded: LoadedModel,
+    prompts: Sequence[list[int]],
+    config: GenerateConfig,
+    is_stopping: Callable[[], bool] = lambda: False,
 ) -> list[Generated]:
-    """Generate replies to token prompts in one batch; results in the order of `prompts`."""
+    """Generate replies to token prompts in one batch; results in the order of `prompts`.
+
+    `is_stopping` is asked after every token: once true, generation ends there and the batch
+    fails (a cut reply must never pass for a whole one), so closing the worker never waits
+    for a long batch, nor frees the model under it.
+
+    Raises:
+        ModelError: the worker is stopping.
+    """
     import torch
 
     order = sorted(range(len(prompts)), key=lambda i: len(prompts[i]))
@@ -60,13 +71,31 @@ def generate(
         output = loaded.model.generate(
             input_ids=ids, attention_mask=mask, max_new_tokens=config.max_tokens,
             pad_token_id=loaded.tokenizer.pad_token_id,
-            eos_token_id=sorted(loaded.eos_token_ids), **options,
+            eos_token_id=sorted(loaded.eos_token_ids),
+            stopping_criteria=_halting_when(is_stopping), **options,
         )  # fmt: skip
+    if is_stopping():
+        raise ModelError("hf: the model was freed while generating")
     new_tokens = output[:, ids.shape[1] :].tolist()
     results: list[Generated | None] = [None] * len(prompts)
     for row, index in enumerate(order):
         results[index] = finish_row(loaded, new_tokens[row], config, len(prompts[index]))
     return [r for r in results if r is not None]
+
+
+def _halting_when(is_stopping: Callable[[], bool]) -> Any:
+    """Transformers stopping criteria that end every row once `is_stopping()` is true."""
+    import torch
+    from transformers import StoppingCriteria, StoppingCriteriaList
+
+    class Halt(StoppingCriteria):
+        def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+            halted = is_stopping()
+            return torch.full(
+                (input_ids.shape[0],), halted, dtype=torch.bool, device=input_ids.device
+            )
+
+    return StoppingCriteriaList([Halt()])
 
 
 def finish_row(

@@ -15,6 +15,7 @@ held (tests/models/llamacpp/test_llamacpp_batch.py). They may differ from the si
 this replaced, whose generated tokens saw a KV layout of one stream (see llamacpp_batch).
 """
 
+import atexit
 import logging
 import os
 import threading
@@ -192,10 +193,16 @@ _engines_lock = threading.Lock()
 
 
 def shared_engine(settings: LlamaSettings) -> LlamaEngine:
-    """Return the process's engine for these settings, loading the model the first time."""
+    """Return the process's engine for these settings, loading the model the first time.
+
+    The process frees its engines at exit, in order (rulebench.models.release): left to the
+    interpreter's teardown, a lane still decoding would read a freed model and crash.
+    """
     with _engines_lock:
         engine = _engines.get(settings)
         if engine is None or engine.closed:
+            if not _engines:
+                atexit.register(free_llama_cache)  # again after a free: it unregisters itself
             logger.info("loading %s with llama.cpp", settings.path.name)
             engine = LlamaEngine(settings)
             _engines[settings] = engine
@@ -203,9 +210,14 @@ def shared_engine(settings: LlamaSettings) -> LlamaEngine:
 
 
 def free_llama_cache() -> None:
-    """Close every shared engine and free its model; later models load afresh (for tests)."""
+    """Close every shared engine and free its model; later models load afresh.
+
+    Each engine stops its lanes first (each ends its decode loop at the next step, joins its
+    thread and frees its context there), then frees the model.
+    """
     with _engines_lock:
         engines = list(_engines.values())
         _engines.clear()
+        atexit.unregister(free_llama_cache)
     for engine in engines:
         engine.close()

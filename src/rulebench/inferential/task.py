@@ -1,5 +1,6 @@
 """The inferential benchmark as the runner sees it: samples x settings -> items, then scoring."""
 
+import logging
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Literal
@@ -16,6 +17,7 @@ from rulebench.engine.task import Session
 from rulebench.engine.task_config import GenerationDefaults, TaskConfig
 from rulebench.inferential.citation import cited_rule, upstream_citation
 from rulebench.inferential.data import DEFAULT_TASKS, check_heldout, judging_context, load_task
+from rulebench.inferential.default_tasks import describe_left_out, fit_default_tasks
 from rulebench.inferential.item_meta import SAMPLE_FACTS, ItemMeta
 from rulebench.inferential.prompts import pick_demos, render_prompt, template_for
 from rulebench.inferential.rule_lists import RuleListing, golden_of, list_rules, shared_listings
@@ -35,6 +37,8 @@ from rulebench.inferential.solving import (
 )
 from rulebench.inferential.tasks.stringgame.rules.heldout import HeldOutBy
 from rulebench.inferential.upstream.items import render_upstream, resolve_source
+
+logger = logging.getLogger(__name__)
 
 ExtractMode = Literal["paper", "robust"]
 Scoring = Literal["generate", "loglik", "loglik-norm"]
@@ -96,16 +100,30 @@ class InferentialConfig(TaskConfig):
         return self
 
     def resolved_for(self, model: str) -> "InferentialConfig":
-        """Upstream wording records its clone and the model name upstream's code sees.
+        """The tasks the run's options apply to, and upstream wording's clone and model name.
 
-        The name is the spec after its provider; a resume then sees what the items were made
-        with.
+        With no task named, the default tasks that cannot honour an option (StringGame under
+        log-likelihood scoring) are left out, with one warning; the stored config names the
+        tasks kept. Upstream wording records its clone and the model name upstream's code sees:
+        the spec after its provider. A resume then sees what the items were made with.
         """
-        if self.prompts != "upstream":
-            return self
-        name = self.upstream_model_name or model.split("/", 1)[-1]
-        _, resolved = with_upstream_source(self.model_copy(update={"upstream_model_name": name}))
+        config = self._fitted_to_default_tasks()
+        if config.prompts != "upstream":
+            return config
+        name = config.upstream_model_name or model.split("/", 1)[-1]
+        _, resolved = with_upstream_source(config.model_copy(update={"upstream_model_name": name}))
         return resolved
+
+    def _fitted_to_default_tasks(self) -> "InferentialConfig":
+        if "tasks" in self.model_fields_set:
+            return self  # named tasks: an option they cannot honour is refused, never dropped
+        tasks, left_out = fit_default_tasks(self.tasks, self.scoring, self.grid)
+        if not left_out:
+            return self
+        logger.warning(
+            "default tasks left out: %s (name tasks with -t)", describe_left_out(left_out)
+        )
+        return self.model_copy(update={"tasks": tasks})
 
     def generation_defaults(self) -> GenerationDefaults:
         """Short direct answers; room for chain of thought; the paper's 500 for its design."""

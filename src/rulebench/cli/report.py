@@ -360,6 +360,6 @@ def _show(built: "BuiltReport", as_json: bool) -> None:
         # allow_nan=False: numbers.py turns NaN into null; a NaN left over must fail loudly.
         out.print_json(json.dumps(built.numbers, allow_nan=False), ensure_ascii=True)
     elif built.markdown:
-        from rich.markdown import Markdown
+        from rulebench.cli.markdown_view import TerminalMarkdown
 
-        out.print(Markdown(built.markdown))
+        out.print(TerminalMarkdown(built.markdown))

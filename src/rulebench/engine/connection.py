@@ -69,6 +69,59 @@ def retry_while_busy(operation: Callable[[], _T], give_up_after_s: float | None,
         delay_s = min(delay_s * 2, 2.0)
 
 
+def check_intact(connection: sqlite3.Connection, path: Path) -> None:
+    """Refuse a store whose pages do not read back whole (SQLite's `PRAGMA quick_check`).
+
+    A run's connections keep pages they have read in memory, so a page damaged under a
+    running run can go unseen until the next command opens the file: this reads every page
+    again. It checks the whole file, not the run's pages alone, as SQLite cannot check fewer;
+    its cost grows with the store, not the run.
+
+    Raises:
+        StoreError: the check found damage or could not read the file, naming both.
+    """
+    # Measured: 0.42 s on a store of 100,000 results (116 MB) at load 8 on 2 cores, a quarter
+    # of the time reading that run's rows back takes; integrity_check took 1.5 s.
+    try:
+        rows = connection.execute("PRAGMA quick_check").fetchall()
+    except sqlite3.Error as exc:
+        problem = str(exc)
+    else:
+        found = [str(row[0]) for row in rows]
+        if found == ["ok"]:
+            return
+        problem = " | ".join(" ".join(line.split()) for line in found[:3])
+    raise StoreError(
+        f"the results store {path} is damaged (SQLite's integrity check: {problem[:300]}): "
+        "the run's results cannot be trusted; restore the file from a copy"
+    )
+
+
+def read_only_cause(path: Path) -> str | None:
+    """Why the store at `path` cannot be written, if its file system or permissions say so.
+
+    SQLite reports both as "unable to open database file" or "attempt to write a readonly
+    database", which names neither the read-only medium nor the permission.
+    """
+    folder = path.parent.absolute()
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    try:
+        is_read_only_medium = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        is_read_only_medium = False
+    if is_read_only_medium:
+        return (
+            f"its file system is read-only ({folder} is on read-only media): to run or resume, "
+            "copy the store to a writable disk (listing, showing and exporting work as it is)"
+        )
+    if path.exists() and not os.access(path, os.W_OK):
+        return "the file is read-only (no permission to write it)"
+    if not os.access(folder, os.W_OK):
+        return f"no permission to write in {folder} (SQLite keeps its journal files next to it)"
+    return None
+
+
 def check_is_sqlite(path: Path) -> None:
     """Refuse a file that is not an SQLite database, before SQLite touches it."""
     try:

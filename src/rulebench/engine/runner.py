@@ -1,6 +1,7 @@
 """One asyncio runner for every item kind: bounded concurrency, streaming results, clean resume."""
 
 import asyncio
+import contextlib
 import logging
 import operator
 import time
@@ -217,30 +218,21 @@ class Runner:
             run = self.store.reopen_run(resume_id)
         else:
             run = self.store.create_run(spec.task, spec.model, spec.model_dump(mode="json"))
-        done = self.store.finished_item_ids(run.id)
-        total = operator.length_hint(items, 0) or None
-        if total is not None and spec.limit is not None:
-            total = min(total, spec.limit)
         started = time.perf_counter()
-        writer = self.store.writer()
-        cache = (
-            self.store.response_cache(writer, run.id, model.info.identity)
-            if spec.use_cache
-            else None
-        )
-        state = _Invocation(task, model, spec, run.id, writer, cache)
+        state, done = self._start(run.id, task, model, spec, resumed=bool(resume_id))
+        total = _total(items, spec.limit)
         queue = ItemQueue(items, done, spec.limit)
         status: RunStatus = "failed"
         reason = ""
         self.progress.start(run.id, total, len(done))
         try:
             await self._work_all(state, queue)
-            status, reason = completion_verdict(self.store.result_statuses(run.id), queue.seen)
+            status, reason = self._verdict(run.id, queue.seen)
         except asyncio.CancelledError:
             status, reason = "interrupted", "stopped by the user"
             raise
         except BaseException as exc:
-            reason = str(exc) if isinstance(exc, RulebenchError) else repr(exc)
+            reason = _reason(exc)
             raise
         finally:
             self.store.finish_run(run.id, status, self._notes(run.id, model, reason))
@@ -252,6 +244,45 @@ class Runner:
             skipped=len(done),
             wall_s=time.perf_counter() - started,
         )
+
+    def _start(
+        self, run_id: str, task: Task, model: Model, spec: RunSpec, resumed: bool
+    ) -> tuple[_Invocation, set[str]]:
+        """Read what the run starts from: finished items, the cache; start the writer.
+
+        A store refused here (a damaged page, say) leaves no run behind, as an unreachable
+        server does: left "running", the run would read "killed". A resumed run stays, failed
+        with the reason.
+        """
+        writer: StoreWriter | None = None
+        try:
+            done = self.store.finished_item_ids(run_id)
+            writer = self.store.writer()
+            identity = model.info.identity
+            cache = self.store.response_cache(writer, run_id, identity) if spec.use_cache else None
+        except BaseException as exc:
+            if writer is not None:
+                with contextlib.suppress(RulebenchError):
+                    writer.close()
+            with contextlib.suppress(RulebenchError):  # the store's own error says more
+                if resumed:
+                    self.store.finish_run(run_id, "failed", _model_notes(model, _reason(exc)))
+                else:
+                    self.store.discard_run(run_id)
+            raise
+        return _Invocation(task, model, spec, run_id, writer, cache), done
+
+    def _verdict(self, run_id: str, item_ids: set[str]) -> tuple[RunStatus, str]:
+        """How the run ended, from what the store holds once every result is committed.
+
+        Before a run is called completed, the store is read back whole: a page damaged while
+        the run went on can go unseen by its connections, which keep the schema in memory
+        and read few pages besides those they write.
+        """
+        status, reason = completion_verdict(self.store.result_statuses(run_id), item_ids)
+        if status == "completed":
+            self.store.check_intact()
+        return status, reason
 
     async def _work_all(self, state: _Invocation, queue: ItemQueue) -> None:
         """Run the workers, then commit every result (waiting out locks) before returning."""
@@ -275,12 +306,7 @@ class Runner:
             state.count(result, kind)
 
     def _notes(self, run_id: str, model: Model, reason: str) -> dict[str, JsonValue]:
-        notes: dict[str, JsonValue] = {"model_identity": model.info.identity}
-        if model.info.transcript is not None:
-            # The exact template the prompts were written with: a file named in -M may change.
-            notes["transcript_template"] = model.info.transcript
-        if reason:
-            notes["reason"] = reason
+        notes = _model_notes(model, reason)
         merged = self.store.count_system_merged(run_id)
         if merged:
             notes["system_role_fallback"] = (
@@ -288,6 +314,30 @@ class Runner:
                 f"first user turn ({merged} items)"
             )
         return notes
+
+
+def _model_notes(model: Model, reason: str) -> dict[str, JsonValue]:
+    """What a reader of a run's results must know of its model, and why the run ended."""
+    notes: dict[str, JsonValue] = {"model_identity": model.info.identity}
+    if model.info.transcript is not None:
+        # The exact template the prompts were written with: a file named in -M may change.
+        notes["transcript_template"] = model.info.transcript
+    if reason:
+        notes["reason"] = reason
+    return notes
+
+
+def _reason(exc: BaseException) -> str:
+    """The reason stored for a run that ended in `exc`: our errors are written for users."""
+    return str(exc) if isinstance(exc, RulebenchError) else repr(exc)
+
+
+def _total(items: Iterable[Item], limit: int | None) -> int | None:
+    """How many items the run has, if the task knows (for progress), capped by `limit`."""
+    total = operator.length_hint(items, 0) or None
+    if total is not None and limit is not None:
+        total = min(total, limit)
+    return total
 
 
 async def solve_item(task: Task, item: Item, session: Session) -> tuple[ItemResult, str | None]:

@@ -17,7 +17,12 @@ from rulebench import __version__
 from rulebench.core.errors import StoreError
 from rulebench.core.items import ItemResult
 from rulebench.engine.cache import MissExplanation, ResponseCache, explain_miss
-from rulebench.engine.connection import open_store, retry_while_busy
+from rulebench.engine.connection import (
+    check_intact,
+    open_store,
+    read_only_cause,
+    retry_while_busy,
+)
 from rulebench.engine.records import (
     OUTCOME_COLUMNS,
     RESULT_COLUMNS,
@@ -91,6 +96,7 @@ class Store:
             self._db = open_store(self.path, readonly)
         except (OSError, sqlite3.Error) as exc:
             cause = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            cause = (None if readonly else read_only_cause(self.path)) or cause
             raise StoreError(f"cannot open the results store at {self.path}: {cause}") from None
 
     def close(self) -> None:
@@ -214,6 +220,20 @@ class Store:
                 "(`rulebench runs show` will call it killed): free space on its disk, then "
                 "resume the run"
             ) from None
+
+    def discard_run(self, run_id: str) -> None:
+        """Delete a run that never began (refused at its start), so it reads as no run at all.
+
+        A run holding results is kept: they are finished work.
+        """
+        self._write(
+            "DELETE FROM runs WHERE id = ? AND NOT EXISTS (SELECT 1 FROM results WHERE run_id = ?)",
+            (run_id, run_id),
+        )
+
+    def check_intact(self) -> None:
+        """Read every page of the store back; a damaged one is a StoreError (see check_intact)."""
+        check_intact(self._db, self.path)
 
     def result_statuses(self, run_id: str) -> dict[str, str]:
         """Item id -> stored status ("ok" or "error") of every result of a run."""

@@ -44,9 +44,9 @@ logger = logging.getLogger(__name__)
 
 RecordT = TypeVar("RecordT", PerFileRecord, MergedRecord)
 
-_warned_ids: set[str] = set()
-"""Repeated-id warnings already given: one command loads its files several times (settings,
-replay notes, items), and the warning is said once per process, not once per load."""
+_warned: set[tuple[Path | None, str]] = set()
+"""Warnings about a line already given: one command loads its files several times (settings,
+replay notes, items), and each is said once per process, not once per load."""
 
 
 @dataclass
@@ -139,7 +139,7 @@ def _read_file(path: Path, suite: str, load: _Load) -> list[TestCase]:
 
 
 def _read_line(line: str, where: _Where, stem: str, suite: str, load: _Load) -> TestCase:
-    raw = _parse_json(line, str(where))
+    raw = _parse_json(line, where)
     if not isinstance(raw, dict):
         raise where.error(f"expected a JSON object, got {json_kind(raw)}")
     if MERGED_MARKERS & raw.keys():
@@ -239,12 +239,17 @@ def _unique_id(given: str, where: _Where, load: _Load) -> str:
         load.first[given] = where
         return given
     numbered = f"{given}#{count}"
-    key = f"{where.path}:{where.line}:{given}"
-    if key not in _warned_ids:
-        _warned_ids.add(key)
-        first = load.first[given]
-        logger.warning("%s: id %r is already used at %s; runs as %r", where, given, first, numbered)
+    _warn_once(
+        where, f"{where}: id {given!r} is already used at {load.first[given]}; runs as {numbered!r}"
+    )
     return numbered
+
+
+def _warn_once(where: _Where, message: str) -> None:
+    """Log a warning about a line of a file, unless this process already gave it."""
+    if (where.path, message) not in _warned:
+        _warned.add((where.path, message))
+        logger.warning("%s", message)
 
 
 def _validate(model: type[RecordT], raw: dict[str, JsonValue], where: _Where) -> RecordT:
@@ -270,17 +275,18 @@ def _messages(raw: list[RawMessage], where: _Where) -> tuple[Message, ...]:
 
 
 def _params_from_json(text: str, where: _Where) -> dict[str, JsonValue]:
-    params = _parse_json(text, f"{where}: field 'params_json'")
+    params = _parse_json(text, where, "field 'params_json'")
     if not isinstance(params, dict):
         raise where.error(f"field 'params_json': expected a JSON object, got {json_kind(params)}")
     return params
 
 
-def _parse_json(text: str, where: str) -> JsonValue:
+def _parse_json(text: str, where: _Where, what: str = "") -> JsonValue:
     """Strict JSON (no NaN or infinities, which would reach scenario parameters), repaired."""
-    value, surrogates = parse_json_text(text, where)
+    label = f"{where}: {what}" if what else str(where)
+    value, surrogates = parse_json_text(text, label)
     if surrogates:
-        logger.warning("%s: %s", where, surrogate_warning(surrogates, "the line"))
+        _warn_once(where, f"{label}: {surrogate_warning(surrogates, 'the line')}")
     return value
 
 

@@ -63,8 +63,11 @@ def test_runs_list_keeps_whole_ids(tmp_path: Path) -> None:
     assert LONG_MODEL in model_column
 
 
-def test_a_paired_report_keeps_both_model_names_whole(tmp_path: Path) -> None:
+def test_a_paired_report_keeps_both_model_names_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Found by a new user: the paired comparison showed `scripted/ec…` on both sides.
+    monkeypatch.chdir(tmp_path)  # two models write their batch folder here
     store = str(tmp_path / "s.sqlite")
     models = ["-m", "scripted/echo", "-m", "scripted/rules"]
     ran = runner.invoke(app, ["run", "scenarios", *models, "--per-group", "1", "--store", store])

@@ -1,6 +1,9 @@
 """A run's aggregates are computed once per state of the run, and again when it changes."""
 
+import threading
 from pathlib import Path
+
+import pytest
 
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.engine.store import Store
@@ -52,3 +55,40 @@ def test_aggregates_of_one_state_are_kept_apart_by_name_and_store(tmp_path: Path
         assert remembered(state, "a", lambda: 3) == 1
         other = two.create_run("t", "m", {})
         assert remembered(run_state(two, other), "a", lambda: 4) == 4
+
+
+def test_requests_for_an_aggregate_being_computed_wait_for_it(tmp_path: Path) -> None:
+    computing, release = threading.Event(), threading.Event()
+    calls: list[int] = []
+
+    def slow_headline() -> int:
+        calls.append(1)
+        computing.set()
+        release.wait(10)
+        return len(calls)
+
+    with Store(tmp_path / "s.sqlite") as db:
+        state = run_state(db, db.create_run("t", "m", {}))
+    values: list[int] = []
+    first = threading.Thread(target=lambda: values.append(remembered(state, "h", slow_headline)))
+    first.start()
+    assert computing.wait(10)
+    second = threading.Thread(target=lambda: values.append(remembered(state, "h", slow_headline)))
+    second.start()
+    second.join(0.5)  # it waits for the first computation rather than starting its own
+    release.set()
+    first.join(10)
+    second.join(10)
+    assert calls == [1] and values == [1, 1]
+
+
+def test_a_failed_computation_leaves_the_waiting_requests_their_own(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.sqlite") as db:
+        state = run_state(db, db.create_run("t", "m", {}))
+
+    def broken() -> int:
+        raise RuntimeError("the store went away")
+
+    with pytest.raises(RuntimeError):
+        remembered(state, "h", broken)
+    assert remembered(state, "h", lambda: 7) == 7  # nothing kept, nothing left waiting

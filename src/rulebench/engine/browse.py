@@ -27,7 +27,7 @@ _FIRST_REPEAT = "COALESCE(json_extract({t}.metadata, '$.repeat'), 0) = 0"
 
 
 def verdict_of(result: ItemResult) -> Verdict:
-    """A result's verdict, read as `_verdict_sql` reads a row."""
+    """A result's verdict, read as `verdict_sql` reads a row."""
     outcome = result.outcome
     if outcome is None:
         return "error"
@@ -38,7 +38,7 @@ def verdict_of(result: ItemResult) -> Verdict:
     return "passed" if outcome.score >= 1.0 else "failed"
 
 
-def _verdict_sql(table: str = "") -> str:
+def verdict_sql(table: str = "") -> str:
     """A result's verdict: a rule check's pass/fail, else a score of 1 (correct) or below.
 
     The same reading as the reports: `passed` where a task gives a verdict (scenarios), else
@@ -132,7 +132,7 @@ def _result_conditions(where: ResultFilter, table: str = "") -> tuple[str, list[
     t = f"{table}." if table else ""
     sql, params = "", list[object]()
     if where.verdict is not None:
-        sql += f" AND {_verdict_sql(table)} = ?"
+        sql += f" AND {verdict_sql(table)} = ?"
         params.append(where.verdict)
     for field, value in sorted(where.metadata.items()):
         sql += f" AND CAST(json_extract({t}metadata, ?) AS TEXT) = ?"
@@ -241,7 +241,7 @@ class StoreBrowser:
 
     def verdict_counts(self, run_id: str) -> VerdictCounts:
         """The run's results counted by verdict, in one pass."""
-        verdict = _verdict_sql()
+        verdict = verdict_sql()
         [row] = self._query(
             f"SELECT COUNT(*), TOTAL({verdict} = 'passed'), TOTAL({verdict} = 'failed'), "
             f"TOTAL({verdict} = 'excluded'), TOTAL(status = 'error') "
@@ -337,4 +337,4 @@ class StoreBrowser:
 
     @staticmethod
     def _pair_condition(show: PairFilter) -> str:
-        return _PAIR_CONDITIONS[show].format(a=_verdict_sql("a"), b=_verdict_sql("b"))
+        return _PAIR_CONDITIONS[show].format(a=verdict_sql("a"), b=verdict_sql("b"))

@@ -38,6 +38,7 @@ from rulebench.engine.writer import DISK_FULL, StoreWriter, is_disk_full
 
 if TYPE_CHECKING:
     from rulebench.engine.browse import StoreBrowser
+    from rulebench.engine.run_delta import RunDelta
     from rulebench.engine.search import ResultSearch
 
 DEFAULT_STORE_PATH = Path("rulebench-results") / "rulebench.sqlite"
@@ -362,6 +363,12 @@ class Store:
         from rulebench.engine.browse import StoreBrowser  # only the explorer pages it
 
         return StoreBrowser(self._query)
+
+    def run_delta(self) -> "RunDelta":
+        """What changed in a run's results since a row: the explorer keeps a run's sums."""
+        from rulebench.engine.run_delta import RunDelta  # only the explorer reads it
+
+        return RunDelta(self._query)
 
     def searcher(self) -> "ResultSearch":
         """Full-text search over the results (prompts, replies, answers, item ids)."""

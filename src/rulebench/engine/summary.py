@@ -49,7 +49,7 @@ HAS_REPEATS = (
 # What one sample is when the run has repeats: the metadata without the repeat index (the
 # repeats of an item differ only there).
 _SAMPLE_KEY = "json_remove(metadata, '$.repeat')"
-_ITEM_SUMS = (
+ITEM_SUMS = (
     "COUNT(*) AS items, SUM(status = 'error') AS errors, COUNT(score) AS scored, "
     "TOTAL(score) AS score_sum, COUNT(passed) AS judged, TOTAL(passed) AS passed, "
     "SUM(status = 'ok' AND score IS NULL AND passed IS NULL) AS excluded, "
@@ -57,6 +57,13 @@ _ITEM_SUMS = (
     "SUM(cache_hits) AS hits, SUM(cached_prompt_tokens) AS cpt, "
     "SUM(cached_completion_tokens) AS cct, SUM(scoring_tokens) AS st"
 )
+
+
+def group_sql(group_by: str | None) -> tuple[str, str]:
+    """A result's group in SQL (the metadata field `group_by`, else "all") and its `?2`."""
+    if group_by:
+        return "json_extract(metadata, ?2)", f'$."{group_by}"'
+    return "?2", "all"
 
 
 def tally_query(group_by: str | None, by_sample: bool) -> tuple[str, tuple[str, ...]]:
@@ -67,16 +74,15 @@ def tally_query(group_by: str | None, by_sample: bool) -> tuple[str, tuple[str, 
     gives the same sums (a sample's mean is its one score) several times faster: the nested
     form aggregates every item as a group of its own (bench/bench_web.py). `?1` is the run id.
     """
-    group = "json_extract(metadata, ?2)" if group_by else "?2"
-    path = f'$."{group_by}"' if group_by else "all"
+    group, path = group_sql(group_by)
     if not by_sample:
         query = (
-            f"SELECT {group} AS g, {_ITEM_SUMS}, COUNT(score), TOTAL(score), COUNT(passed), "
+            f"SELECT {group} AS g, {ITEM_SUMS}, COUNT(score), TOTAL(score), COUNT(passed), "
             "TOTAL(passed) FROM results WHERE run_id = ?1 GROUP BY 1"
         )
         return query, (path,)
     per_sample = (
-        f"SELECT {group} AS g, {_ITEM_SUMS}, AVG(score) AS sample_score, "
+        f"SELECT {group} AS g, {ITEM_SUMS}, AVG(score) AS sample_score, "
         f"AVG(passed) AS sample_pass FROM results WHERE run_id = ?1 GROUP BY 1, {_SAMPLE_KEY}"
     )
     query = (

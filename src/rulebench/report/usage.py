@@ -11,7 +11,7 @@ from rulebench.core.errors import ConfigError
 from rulebench.core.pricing import PriceTable, parse_prices
 from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store
-from rulebench.engine.summary import GroupSummary, priced, summarize
+from rulebench.engine.summary import GroupSummary, Tally, priced, summarize
 from rulebench.report.document import Section
 from rulebench.report.markdown import escape_markdown, table
 from rulebench.report.tables import format_usd
@@ -37,7 +37,12 @@ def load_prices(path: Path) -> PriceTable:
 
 def run_totals(store: Store, run: RunRecord, prices: PriceTable | None) -> GroupSummary:
     """A run's token totals (every result, resumed parts included), priced when possible."""
-    [total] = summarize(store.tally_results(run.id), grouped=False)
+    return totals_of(store.tally_results(run.id), run, prices)
+
+
+def totals_of(tallies: Sequence[Tally], run: RunRecord, prices: PriceTable | None) -> GroupSummary:
+    """`run_totals` from the run's tallies (`Store.tally_results`), where a caller has them."""
+    [total] = summarize(tallies, grouped=False)
     price = prices.price_for(run.model) if prices else None
     [total] = priced([total], price)
     return total

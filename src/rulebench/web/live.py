@@ -12,6 +12,7 @@ from fastapi import APIRouter, Query, Request
 from pydantic import JsonValue
 
 from rulebench.engine.catalog import TASKS
+from rulebench.web.run_tallies import run_sums
 from rulebench.web.views import find_run, open_store, result_row, summary_rows
 
 router = APIRouter()
@@ -31,10 +32,11 @@ def progress(
         entry = TASKS.get(run.task)
         group_by = entry.group_by if entry else None
         browser = db.browser()
-        counts = browser.verdict_counts(run.id)
+        sums = run_sums(db, run.id, group_by)
+        counts = sums.verdicts
         newest = browser.latest(run.id, latest) if latest else []
         status = db.effective_status(run)
-        summary: list[JsonValue] = [dict(row) for row in summary_rows(db, run.id, group_by)]
+        summary: list[JsonValue] = [dict(row) for row in summary_rows(db, run.id, group_by, sums)]
     rows: list[JsonValue] = [
         {
             key: value

@@ -15,17 +15,23 @@ from typing import TypeVar, cast
 
 from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store
+from rulebench.web.run_tallies import RunSums, run_sums
 
 KEPT = 4096
 """Aggregates kept (each a few numbers or a short table); the least recently used go first."""
 _kept: OrderedDict[tuple[object, ...], object] = OrderedDict()
+_computing: dict[tuple[object, ...], threading.Event] = {}
+"""Aggregates being computed now, each with what tells its waiters it is done."""
 _lock = threading.Lock()
 T = TypeVar("T")
 
 
-def run_state(db: Store, run: RunRecord) -> tuple[object, ...]:
-    """What changes whenever the run's results may have: store, run, counts, status, end."""
-    counts = db.count_results(run.id)
+def run_state(db: Store, run: RunRecord, sums: RunSums | None = None) -> tuple[object, ...]:
+    """What changes whenever the run's results may have: store, run, counts, status, end.
+
+    The counts are the run's kept sums (`run_tallies`; `sums` where the caller has them).
+    """
+    counts = (sums or run_sums(db, run.id)).counts
     return (str(db.path.resolve()), run.id, counts["ok"], counts["error"], run.status, run.ended_at)
 
 
@@ -33,17 +39,32 @@ def remembered(state: tuple[object, ...], name: str, compute: Callable[[], T]) -
     """`compute()` for the run in `state`, from memory when it was computed in that state.
 
     `name` tells the aggregates of one run apart (with their arguments, e.g. "summary:scenario").
-    Two requests may compute the same aggregate at once; both get a correct value. The value is
-    shared by every later request: callers read it and never change it.
+    Requests that want the same aggregate while it is being computed wait for that computation
+    rather than repeat it: a team opening a large run at once would otherwise compute its
+    headline once per visitor, each slower for the others. The value is shared by every later
+    request: callers read it and never change it.
     """
     key = (*state, name)
     with _lock:
         if key in _kept:
             _kept.move_to_end(key)
             return cast(T, _kept[key])  # stored by this function for this `name`
-    value = compute()
-    with _lock:
-        _kept[key] = value
-        if len(_kept) > KEPT:
-            _kept.popitem(last=False)
+        running = _computing.get(key)
+        if running is None:
+            _computing[key] = threading.Event()
+    if running is not None:
+        running.wait()
+        with _lock:
+            if key in _kept:
+                return cast(T, _kept[key])
+        return compute()  # the first computation failed: this request tries its own
+    try:
+        value = compute()
+        with _lock:
+            _kept[key] = value
+            if len(_kept) > KEPT:
+                _kept.popitem(last=False)
+    finally:
+        with _lock:
+            _computing.pop(key).set()
     return value

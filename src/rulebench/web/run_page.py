@@ -17,6 +17,7 @@ from rulebench.report.redaction import redact_text
 from rulebench.web.charts_page import CHARTED_TASKS
 from rulebench.web.paging import Paged, Pager
 from rulebench.web.run_memo import remembered, run_state
+from rulebench.web.run_tallies import run_sums
 from rulebench.web.templating import render_page, run_url
 from rulebench.web.views import (
     VERDICT_LABELS,
@@ -91,10 +92,11 @@ def _run_context(db: Store, run: RunRecord, query: ItemsQuery) -> dict[str, obje
     # Only a live run's rows are the newest, which `latest` reads cheaply.
     latest = browser.latest(run.id, LATEST_SHOWN) if live else []
     # The run's aggregates (each a pass over its results) are the same on every page of it.
+    sums = run_sums(db, run.id, group_by)
     state = run_state(db, run)
 
     def summary() -> list[dict[str, str]]:
-        return summary_rows(db, run.id, group_by)
+        return summary_rows(db, run.id, group_by, sums)
 
     def errors() -> list[tuple[str, int]]:
         return [(redact_text(text), n) for text, n in db.common_errors(run.id)]
@@ -104,7 +106,7 @@ def _run_context(db: Store, run: RunRecord, query: ItemsQuery) -> dict[str, obje
         "run": header | run_config(run),
         "summary": remembered(state, f"summary:{group_by}", summary),
         "group_by": group_by,
-        "counts": remembered(state, "verdicts", lambda: browser.verdict_counts(run.id)._asdict()),
+        "counts": sums.verdicts._asdict(),
         "errors": remembered(state, "errors", errors),
         "fields": remembered(
             state, "fields", lambda: browser.metadata_values(run.id, FILTER_FIELDS)

@@ -14,6 +14,7 @@ from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store
 from rulebench.engine.summary import summarize
 from rulebench.web.run_memo import remembered, run_state
+from rulebench.web.run_tallies import RunSums, run_tallies
 
 
 class Headline(NamedTuple):
@@ -33,9 +34,12 @@ _PARTIAL = Headline(
 )
 
 
-def headline_of(db: Store, run: RunRecord) -> Headline:
-    """The run's headline score, or why it has none (nothing counted, a partial suite)."""
-    return remembered(run_state(db, run), "headline", lambda: _headline(db, run))
+def headline_of(db: Store, run: RunRecord, sums: RunSums | None = None) -> Headline:
+    """The run's headline score, or why it has none (nothing counted, a partial suite).
+
+    `sums`: the run's ungrouped `run_sums`, where the caller has them already.
+    """
+    return remembered(run_state(db, run, sums), "headline", lambda: _headline(db, run))
 
 
 def _headline(db: Store, run: RunRecord) -> Headline:
@@ -60,6 +64,6 @@ def _compute(db: Store, run: RunRecord) -> Headline:
 
         found = accuracy(inferential_records(db.iter_results(run.id), DEFAULT_EXTRACT))
         return Headline(found.value, found.n, found.format()) if found.n else _NOTHING
-    [overall] = summarize(db.tally_results(run.id), grouped=False)
+    [overall] = summarize(run_tallies(db, run.id), grouped=False)
     share = overall.accuracy or overall.pass_rate
     return Headline(share.value, share.n, share.format()) if share and share.n else _NOTHING

@@ -17,11 +17,12 @@ from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store
 from rulebench.engine.summary import GroupSummary
 from rulebench.report.tables import format_usd
-from rulebench.report.usage import run_totals
+from rulebench.report.usage import totals_of
 from rulebench.web.config_diff import flat_config, run_labels
 from rulebench.web.paging import Paged, Pager
 from rulebench.web.run_prices import RunPrices
 from rulebench.web.run_scores import Headline, headline_of
+from rulebench.web.run_tallies import RunSums, run_sums, run_tallies
 from rulebench.web.templating import query_url, render_page
 from rulebench.web.views import open_store, run_header
 
@@ -86,7 +87,7 @@ def runs_list(request: Request, query: Annotated[RunsQuery, Query()]) -> HTMLRes
         if query.sort in _SCORED:
             listing.scores.update((run.id, headline_of(db, run)) for run in runs)
         if query.sort in _TOTALLED:
-            listing.totals.update((run.id, run_totals(db, run, prices.table)) for run in runs)
+            listing.totals.update((run.id, _totals(db, run, prices)) for run in runs)
         runs = _sorted(runs, query, _sort_value(query.sort, listing))
         pager = Pager(query.page, query.size, len(runs))
         rows = [_row(db, run, listing) for run in runs[pager.offset : pager.offset + query.size]]
@@ -189,8 +190,9 @@ def _sorted(runs: list[RunRecord], query: RunsQuery, value: SortValue) -> list[R
 
 
 def _row(db: Store, run: RunRecord, listing: Listing) -> dict[str, object]:
-    headline = listing.scores.get(run.id) or headline_of(db, run)
-    total = listing.totals.get(run.id) or run_totals(db, run, listing.prices.table)
+    sums = run_sums(db, run.id)
+    headline = listing.scores.get(run.id) or headline_of(db, run, sums)
+    total = listing.totals.get(run.id) or _totals(db, run, listing.prices, sums)
     return run_header(db, run) | {
         "label": listing.labels[run.id],
         "score": "-" if headline.value is None else f"{100 * headline.value:.1f}",
@@ -201,6 +203,13 @@ def _row(db: Store, run: RunRecord, listing: Listing) -> dict[str, object]:
         "tokens": f"{total.prompt_tokens:,} / {total.completion_tokens:,}",
         "cost": "-" if total.cost_usd is None else format_usd(total.cost_usd),
     }
+
+
+def _totals(
+    db: Store, run: RunRecord, prices: RunPrices, sums: RunSums | None = None
+) -> GroupSummary:
+    """The report's token totals and cost (`report.usage.run_totals`), from the kept sums."""
+    return totals_of(run_tallies(db, run.id, sums=sums), run, prices.table)
 
 
 def _headers(query: RunsQuery) -> list[dict[str, str | None]]:

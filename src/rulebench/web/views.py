@@ -18,6 +18,7 @@ from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store
 from rulebench.engine.summary import summarize
 from rulebench.report.redaction import redact_config, redact_text
+from rulebench.web.run_tallies import RunSums, run_tallies
 from rulebench.web.templating import excerpt, item_url, pretty_json, run_url
 
 if TYPE_CHECKING:
@@ -118,12 +119,16 @@ def token_text(result: ItemResult) -> str:
     return f"{result.usage.prompt_tokens}/{result.usage.completion_tokens}"
 
 
-def summary_rows(db: Store, run_id: str, group_by: str | None) -> list[dict[str, str]]:
-    """The run's summary table, one SQL aggregate: per group (if the task groups), then all.
+def summary_rows(
+    db: Store, run_id: str, group_by: str | None, sums: RunSums | None = None
+) -> list[dict[str, str]]:
+    """The run's summary table: per group (if the task groups), then all.
 
-    Text only, so the run page and the live progress JSON show the same cells.
+    Text only, so the run page and the live progress JSON show the same cells. The sums are
+    kept between requests and read on from where they stand (`run_tallies`; `sums` are the
+    run's `run_sums` for `group_by`, where the caller has them).
     """
-    rows = summarize(db.tally_results(run_id, group_by), group_by is not None)
+    rows = summarize(run_tallies(db, run_id, group_by, sums), group_by is not None)
     return [
         {
             "group": row.group,

@@ -1,5 +1,6 @@
 """Shared fixtures: a real SQLite store in tmp_path and a scripted stand-in model."""
 
+import importlib.metadata
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,17 +12,37 @@ from rulebench.core.items import Item, ItemIds, Outcome
 from rulebench.core.messages import Message
 from rulebench.engine.store import Store
 from rulebench.engine.task import Session
+from rulebench.inferential.registry import TASKS
 from rulebench.models.hf.cache import CACHE_ENV_VAR
+from rulebench.models.registry import BACKENDS
+from rulebench.scenarios.registry import REGISTRY
+
+_ENTRY_POINTS = importlib.metadata.entry_points
+"""The real reader, for the tests that request `installed_plugins`."""
+
+
+def _without_rulebench_groups(**params: str) -> importlib.metadata.EntryPoints:
+    if params.get("group", "").startswith("rulebench."):
+        return importlib.metadata.EntryPoints(())
+    return _ENTRY_POINTS(**params)
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Consoles read COLUMNS at print time, and tests set it where they need a width.
+    """Set up the environment every test, and every test's collection, sees.
 
-    A width in the environment when the CLI's consoles are made would fix them at it: GNU
-    readline (imported by pdb) exports COLUMNS and LINES in pytest-xdist's workers.
+    Consoles read COLUMNS at print time, and tests set it where they need a width. A width in
+    the environment when the CLI's consoles are made would fix them at it: GNU readline
+    (imported by pdb) exports COLUMNS and LINES in pytest-xdist's workers.
+
+    Registries hold only rulebench's own entries, whatever plugins the venv has installed: a
+    plugin installed as the plugins guide says (`pip install ./examples/plugin`) would add
+    its names to the counts and lists tests check, and to the names parametrized tests are
+    collected for. The entry-point groups named `rulebench.*` are hidden from collection on;
+    a test of plugin loading requests `installed_plugins` to see them.
     """
     os.environ.pop("COLUMNS", None)
     os.environ.pop("LINES", None)
+    importlib.metadata.entry_points = _without_rulebench_groups
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -43,6 +64,23 @@ def isolated_store_location(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     path = tmp_path / "default-store" / "rulebench.sqlite"
     monkeypatch.setenv("RULEBENCH_STORE", str(path))
     return path
+
+
+@pytest.fixture(autouse=True)
+def fresh_registries() -> Iterator[None]:
+    """Each test reads entry points afresh, so one that installs a plugin leaks it to none."""
+    registries = (TASKS, REGISTRY, BACKENDS)
+    for registry in registries:
+        registry.rescan()
+    yield
+    for registry in registries:
+        registry.rescan()
+
+
+@pytest.fixture
+def installed_plugins(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Request it to see the `rulebench.*` entry points of installed packages (plugin tests)."""
+    monkeypatch.setattr(importlib.metadata, "entry_points", _ENTRY_POINTS)
 
 
 @pytest.fixture

@@ -39,6 +39,15 @@ def test_included_tasks_register_and_a_broken_module_is_named(folder: Path) -> N
     assert registry.TASKS.entry("clutrr").package == "rulebench"
 
 
+def test_a_module_calling_sys_exit_is_one_problem_and_the_rest_register(folder: Path) -> None:
+    (folder / "exits.py").write_text("import sys\nsys.exit(3)\n")
+    problems = registry.include_tasks(folder)
+    assert len(problems) == 2, problems
+    assert any("broken.py" in line and "no_such_module_y" in line for line in problems)
+    assert any("exits.py" in line and "sys.exit(3)" in line for line in problems)
+    assert "my-kin" in registry.task_names()
+
+
 def test_an_empty_or_missing_folder_is_a_config_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="no task modules"):
         registry.include_tasks(tmp_path)
@@ -62,3 +71,14 @@ def test_the_cli_option_and_env_var_include_a_folder(
     found = json.loads(ran.stdout)
     assert found["run"]["config"]["task_config"]["tasks"] == ["my-kin"]
     assert [row["items"] for row in found["summary"] if row["group"] == "all"] == [3]
+
+
+@pytest.mark.subprocess
+def test_a_module_calling_sys_exit_warns_and_the_command_goes_on(folder: Path) -> None:
+    (folder / "exits.py").write_text("import sys\nsys.exit(3)\n")
+    listed = rulebench("--include", str(folder), "list", "inferential")
+    assert listed.returncode == 0, listed.stderr
+    assert "my-kin" in listed.stdout
+    warnings = [line for line in listed.stderr.splitlines() if "--include" in line]
+    assert any("exits.py" in line and "sys.exit(3)" in line for line in warnings), listed.stderr
+    assert any("broken.py" in line for line in warnings), listed.stderr

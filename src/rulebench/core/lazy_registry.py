@@ -12,6 +12,7 @@ import difflib
 import importlib
 import importlib.metadata
 import importlib.util
+import signal
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -49,6 +50,29 @@ def did_you_mean(name: str, known: Iterable[str]) -> str:
     by_lower = {found.lower(): found for found in known}
     close = difflib.get_close_matches(name.lower(), by_lower, n=1)
     return f" Did you mean '{by_lower[close[0]]}'?" if close else ""
+
+
+_STOP_CODES = frozenset(128 + signum for signum in (signal.SIGINT, signal.SIGTERM))
+"""The exit codes the console script's signal handler raises SystemExit with (130, 143)."""
+
+
+def is_stop(exc: BaseException) -> bool:
+    """Whether `exc`, raised while foreign code ran, is the user stopping rulebench.
+
+    Until a command installs its own handler, Ctrl-C and SIGTERM arrive as SystemExit(130) or
+    SystemExit(143) (`rulebench.cli.entry`), so those pass on; any other SystemExit (a plugin
+    calling `sys.exit(3)`) is the plugin's failure, reported like an exception.
+    """
+    if isinstance(exc, KeyboardInterrupt):
+        return True
+    return isinstance(exc, SystemExit) and exc.code in _STOP_CODES
+
+
+def describe_failure(exc: BaseException) -> str:
+    """What foreign code did wrong, in a few words: "NameError: x", "it called sys.exit(3)"."""
+    if isinstance(exc, SystemExit):
+        return f"it called sys.exit({exc.code!r})"
+    return f"{type(exc).__name__}: {exc}"
 
 
 def import_target(target: str) -> object:
@@ -112,6 +136,17 @@ class LazyRegistry(Generic[T]):
         self._plugin_entries()
         return list(self._problems)
 
+    def rescan(self) -> None:
+        """Read the installed packages' entry points again on next use, forgetting the plugins.
+
+        The scan is kept for the life of the process; a test that installs a plugin, or
+        hides the installed ones, starts from a fresh one.
+        """
+        for name in self._plugins or {}:
+            self._loaded.pop(name, None)
+        self._plugins = None
+        self._problems = []
+
     def add(self, name: str, target: str, package: str) -> None:
         """Register `name` at run time (a task module from an `--include` folder)."""
         if name in self._builtins:
@@ -166,16 +201,22 @@ class LazyRegistry(Generic[T]):
                 failed.append(str(exc))
         return loaded, failed
 
+    def describe(self, entry: Entry) -> str:
+        """The entry as messages name it: "scenario plugin 'X' (mod:X) from some-package"."""
+        return f"{self.kind} plugin '{entry.name}' ({entry.target}) from {entry.package}"
+
     def _load_plugin(self, entry: Entry) -> T:
-        where = f"{self.kind} plugin '{entry.name}' ({entry.target}) from {entry.package}"
+        where = self.describe(entry)
         try:
             return self._check(entry.name, import_target(entry.target))
         except ConfigError as exc:
             raise ConfigError(f"{where}: {exc}") from exc
-        except Exception as exc:  # any failure of foreign code is reported, not a crash
+        # Any failure of foreign code is reported, not a crash: sys.exit() in it included.
+        except BaseException as exc:
+            if is_stop(exc):
+                raise
             raise ConfigError(
-                f"{where} failed to load: {type(exc).__name__}: {exc}; fix or uninstall "
-                f"{entry.package}"
+                f"{where} failed to load: {describe_failure(exc)}; fix or uninstall {entry.package}"
             ) from exc
 
     def unknown_message(self, name: str) -> str:
@@ -224,23 +265,28 @@ def missing_modules(names: tuple[str, ...]) -> list[str]:
     return missing
 
 
-def import_folder(folder: Path) -> Iterator[tuple[Path, ModuleType | Exception]]:
+def import_folder(folder: Path) -> Iterator[tuple[Path, ModuleType | BaseException]]:
     """Import each `*.py` file of `folder` as a module (no packaging needed), in name order.
 
-    Yields each file with its module, or with the exception importing it raised, so one
-    broken file does not hide the others. Modules are named `rulebench_include_<stem>` and
-    kept in `sys.modules`, so "module:attr" targets can name them.
+    Yields each file with its module, or with the exception importing it raised (SystemExit
+    included), so one broken file does not hide the others. Modules are named
+    `rulebench_include_<stem>` and kept in `sys.modules`, so "module:attr" targets can name
+    them.
     """
     if not folder.is_dir():
         raise ConfigError(f"--include {folder}: not a folder")
     for path in sorted(folder.glob("*.py")):
-        if path.name.startswith("_"):
-            continue
-        name = f"rulebench_include_{path.stem}"
-        try:
-            yield path, sys.modules.get(name) or _import_file(name, path)
-        except Exception as exc:  # a user's module: report it, go on with the others
-            yield path, exc
+        if not path.name.startswith("_"):
+            yield path, _import_or_failure(f"rulebench_include_{path.stem}", path)
+
+
+def _import_or_failure(name: str, path: Path) -> ModuleType | BaseException:
+    try:
+        return sys.modules.get(name) or _import_file(name, path)
+    except BaseException as exc:  # a user's module, even one calling sys.exit(): reported
+        if is_stop(exc):
+            raise
+        return exc
 
 
 def _import_file(name: str, path: Path) -> ModuleType:

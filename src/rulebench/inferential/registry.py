@@ -10,7 +10,7 @@ help texts and did-you-mean messages cost nothing.
 from pathlib import Path
 
 from rulebench.core.errors import ConfigError
-from rulebench.core.lazy_registry import LazyRegistry, import_folder
+from rulebench.core.lazy_registry import LazyRegistry, describe_failure, import_folder
 from rulebench.inferential.definition import TaskDefinition
 
 _TASKS = "rulebench.inferential.tasks"
@@ -94,8 +94,8 @@ def include_tasks(folder: Path) -> list[str]:
         raise ConfigError(f"--include {folder}: no task modules (*.py) in it")
     problems = []
     for path, module in imported:
-        if isinstance(module, Exception):
-            problems.append(f"{path}: failed to import: {type(module).__name__}: {module}")
+        if isinstance(module, BaseException):
+            problems.append(f"{path}: failed to import: {describe_failure(module)}")
             continue
         for attr, value in vars(module).items():
             if not isinstance(value, TaskDefinition) or attr.startswith("_"):

@@ -6,9 +6,15 @@ Backends from other packages register their factory's "module:attr" string in th
 
 from typing import NamedTuple, Protocol, cast
 
-from rulebench.core.errors import ConfigError
-from rulebench.core.lazy_registry import LazyRegistry, did_you_mean, missing_modules
-from rulebench.models.base import BackendOptions, Model
+from rulebench.core.errors import ConfigError, RulebenchError
+from rulebench.core.lazy_registry import (
+    LazyRegistry,
+    describe_failure,
+    did_you_mean,
+    is_stop,
+    missing_modules,
+)
+from rulebench.models.base import BackendOptions, Model, ModelInfo
 
 EMBEDDED_MODEL_NAME = "SmolLM2-135M-Instruct"
 DEFAULT_MODEL = f"llamacpp/{EMBEDDED_MODEL_NAME}"
@@ -161,4 +167,49 @@ def _install_hint(entry: Provider) -> str:
 def create_model(spec: str | None = None, options: BackendOptions | None = None) -> Model:
     """Build the model a spec names; the embedded default when `spec` is None (not "")."""
     provider, name = parse_spec(resolve_spec(spec))
-    return load_backend(provider)(name, options or BackendOptions())
+    factory = load_backend(provider)
+    if not BACKENDS.entry(provider).is_plugin:
+        return factory(name, options or BackendOptions())
+    return _create_plugin_model(provider, factory, name, options or BackendOptions())
+
+
+def _create_plugin_model(
+    provider: str, factory: ModelFactory, name: str, options: BackendOptions
+) -> Model:
+    """A plugin's model, checked: a factory that fails or returns no `Model` is one line.
+
+    Only the factory's result shows whether a backend plugin is right (importing it finds a
+    callable), so it is checked here as a task plugin's definition is checked on import.
+    """
+    entry = BACKENDS.entry(provider)
+    where = f"{BACKENDS.describe(entry)}, building '{name}'"
+    try:
+        model = factory(name, options)
+    except RulebenchError:
+        raise  # the plugin's own one-line error (a bad -M setting, a refused key)
+    except BaseException as exc:  # foreign code: a failure (sys.exit too) is one line
+        if is_stop(exc):
+            raise
+        raise ConfigError(
+            f"{where}: {describe_failure(exc)}; fix or uninstall {entry.package}"
+        ) from exc
+    problem = _not_a_model(model)
+    if problem is not None:
+        raise ConfigError(
+            f"{where}: its factory returned {problem}; fix or uninstall {entry.package}"
+        )
+    return model
+
+
+def _not_a_model(found: object) -> str | None:
+    """How `found` misses the `Model` protocol, or None when it meets it."""
+    try:
+        # Python 3.11's protocol check reads the `info` property, which may raise.
+        if not isinstance(found, Model):
+            return f"a {type(found).__name__}, not a Model (info, generate and aclose)"
+        info = found.info
+    except Exception as exc:  # foreign code
+        return f"a {type(found).__name__} whose info failed: {describe_failure(exc)}"
+    if not isinstance(info, ModelInfo):
+        return f"a {type(found).__name__} whose info is a {type(info).__name__}, not a ModelInfo"
+    return None

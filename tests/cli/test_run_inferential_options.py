@@ -71,7 +71,7 @@ def test_the_old_spellings_still_work_with_a_warning(tmp_path: Path, old: str) -
             "scripted/echo cannot",
         ),
         (
-            ["--scoring", "loglik-norm"],  # the default tasks include stringgame
+            ["-t", "kinship", "-t", "stringgame", "--scoring", "loglik-norm"],  # named: refused
             "error: --scoring loglik-norm: task 'stringgame' has open answers",
         ),
     ],

@@ -8,18 +8,33 @@ Beside them, the time to read every result of the run, which no page but the cha
 every verdict, as the report is) may do. Playground: two visitors send a turn at once to the
 scripted model answering after D seconds; prints each reply's time (about D when the app
 awaits them together, about 2 D one after the other).
+Load (issue 40): `rulebench serve` on a store holding a finished run of L results (default
+25,000) while `rulebench run loadtest` writes W more (default 10,000) into it, and C clients
+(default 50) ask, for S seconds, each in turn for the runs list and the live run's progress
+JSON, one request after another. Prints requests/s, p50 and p95 per page; the two pages'
+medians unloaded (the finished run's progress, before the writer starts); whether the writer
+stored every result, and its time against the same run written alone.
 Usage: python bench/bench_web.py [--results 100000] [--repeats 3] [--delay-s 1.0]
+       [--cases explorer,playground,load] [--load-results 25000] [--writer-items 10000]
+       [--clients 50] [--duration-s 20] [--writer-delay-s 0.1]
 """
 
 import argparse
 import asyncio
 import json
+import socket
+import sqlite3
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 
+import aiohttp
 from pydantic import JsonValue
 
 from bench_common import print_table
@@ -148,6 +163,176 @@ async def two_visitors(folder: Path, delay_s: float) -> tuple[float, float]:
     return first, second
 
 
+UNLOADED_READS = 15
+"""Reads of each page, one at a time, before the writer and the clients start."""
+
+
+@contextmanager
+def served(store: Path) -> Iterator[str]:
+    """`rulebench serve` on `store`, in its own process (as a team runs it); its base URL."""
+    with socket.socket() as probe:  # a free port
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [sys.executable, "-m", "rulebench", "serve", "--store", str(store)]
+    server = subprocess.Popen([*command, "--port", str(port)], stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(300):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            raise SystemExit("rulebench serve did not start listening within 30 s")
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+def start_writer(store: Path, items: int, delay_s: float) -> subprocess.Popen[bytes]:
+    """`rulebench run loadtest` of `items` items, 64 in flight, into `store`.
+
+    The scripted model answers after `delay_s` (0: as fast as the engine goes).
+    """
+    command = [sys.executable, "-m", "rulebench", "run", "loadtest", "-n", str(items), "-c", "64"]
+    command += ["-m", "scripted/echo", "-M", f"delay_s={delay_s}", "--store", str(store)]
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def finish_writer(writer: subprocess.Popen[bytes], started: float) -> float:
+    """Wait for the writer; its wall seconds since `started` (a failed run is no figure)."""
+    if writer.wait() != 0:
+        raise SystemExit(f"the writer (rulebench run loadtest) exited {writer.returncode}")
+    return time.perf_counter() - started
+
+
+def newest_run(store: Path, task: str) -> tuple[str, str, int]:
+    """The newest run of `task`: its id, stored status and rows in `results` (0 if none)."""
+    with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as db:
+        found = db.execute(
+            "SELECT id, status FROM runs WHERE task = ? ORDER BY started_at DESC LIMIT 1", (task,)
+        ).fetchone()
+        if found is None:
+            return "", "", 0
+        [(count,)] = db.execute("SELECT COUNT(*) FROM results WHERE run_id = ?", (found[0],))
+    return found[0], found[1], int(count)
+
+
+def wait_for_run(store: Path, writer: subprocess.Popen[bytes]) -> str:
+    """The id of the writer's run, once it has stored a first result."""
+    while writer.poll() is None:
+        run_id, _, count = newest_run(store, "loadtest")
+        if count:
+            return run_id
+        time.sleep(0.05)
+    raise SystemExit(f"the writer exited {writer.returncode} before storing a result")
+
+
+async def get_s(client: aiohttp.ClientSession, url: str) -> float:
+    """One GET's wall seconds; a failed page is no figure, so it stops the bench."""
+    started = time.perf_counter()
+    async with client.get(url) as response:
+        await response.read()
+        if response.status != 200:
+            raise SystemExit(f"GET {url}: HTTP {response.status}")
+    return time.perf_counter() - started
+
+
+async def one_at_a_time_s(base_url: str, urls: dict[str, str]) -> dict[str, list[float]]:
+    """Each page's first read, then UNLOADED_READS more, one request at a time."""
+    async with aiohttp.ClientSession(base_url) as client:
+        return {
+            name: [await get_s(client, url) for _ in range(1 + UNLOADED_READS)]
+            for name, url in urls.items()
+        }
+
+
+async def clients_s(
+    base_url: str, urls: dict[str, str], clients: int, duration_s: float
+) -> dict[str, list[float]]:
+    """Each page's times with `clients` clients asking for the pages in turn for `duration_s`.
+
+    Each client sends its next request as soon as its last one is answered.
+    """
+    times: dict[str, list[float]] = {name: [] for name in urls}
+    pages = list(urls.items())
+    deadline = time.perf_counter() + duration_s
+
+    async def client_loop(client: aiohttp.ClientSession, turn: int) -> None:
+        while time.perf_counter() < deadline:
+            name, url = pages[turn % len(pages)]
+            seconds = await get_s(client, url)
+            if time.perf_counter() <= deadline:  # a request the window cut is not counted
+                times[name].append(seconds)
+            turn += 1
+
+    connector = aiohttp.TCPConnector(limit=clients)
+    async with aiohttp.ClientSession(base_url, connector=connector) as client:
+        await asyncio.gather(*(client_loop(client, index) for index in range(clients)))
+    return times
+
+
+def percentile_s(times: list[float], share: float) -> float:
+    """The `share` quantile of `times` (nearest rank)."""
+    ordered = sorted(times)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def loaded_rows(times: dict[str, list[float]], duration_s: float) -> list[tuple[str, ...]]:
+    """Requests, requests/s, p50 and p95 of each page and of both together."""
+    rows = [("page, under load", "requests", "requests/s", "p50 s", "p95 s")]
+    every = [seconds for page in times.values() for seconds in page]
+    for name, page in (*times.items(), ("both", every)):
+        p50, p95 = percentile_s(page, 0.5), percentile_s(page, 0.95)
+        rows.append(
+            (name, str(len(page)), f"{len(page) / duration_s:.1f}", f"{p50:.3f}", f"{p95:.3f}")
+        )
+    return rows
+
+
+def load_average() -> str:
+    """The 1-minute load average (the machine may be shared: read the figures beside it)."""
+    return Path("/proc/loadavg").read_text().split()[0]
+
+
+def load_case(folder: Path, args: argparse.Namespace) -> None:
+    """The issue's case: a large finished run, a live writer and many clients on one server."""
+    store = folder / "load.sqlite"
+    finished = write_run(store, args.load_results)
+    started = time.perf_counter()
+    alone_s = finish_writer(
+        start_writer(folder / "alone.sqlite", args.writer_items, args.writer_delay_s), started
+    )
+    print(
+        f"\nload: a finished run of {args.load_results:,} results; a writer of "
+        f"{args.writer_items:,} items (model delay {args.writer_delay_s:g} s, 64 in flight) "
+        f"took {alone_s:.1f} s alone; "
+        f"{args.clients} clients for {args.duration_s:g} s; load average {load_average()}"
+    )
+    with served(store) as base_url:
+        quiet = {"runs list": "/", "progress": f"/api/runs/{finished}/progress"}
+        unloaded = asyncio.run(one_at_a_time_s(base_url, quiet))
+        rows = [("page, unloaded", "first s", f"median of {UNLOADED_READS} s")]
+        rows += [
+            (name, f"{t[0]:.3f}", f"{statistics.median(t[1:]):.3f}") for name, t in unloaded.items()
+        ]
+        print_table(rows)
+        started = time.perf_counter()
+        writer = start_writer(store, args.writer_items, args.writer_delay_s)
+        live = wait_for_run(store, writer)
+        urls = {"runs list": "/", "progress": f"/api/runs/{live}/progress"}
+        times = asyncio.run(clients_s(base_url, urls, args.clients, args.duration_s))
+        writer_s = finish_writer(writer, started)
+    print_table(loaded_rows(times, args.duration_s))
+    _, status, count = newest_run(store, "loadtest")
+    print(
+        f"writer under load: {count:,} of {args.writer_items:,} results stored, run {status}; "
+        f"{writer_s:.1f} s against {alone_s:.1f} s alone ({writer_s / alone_s:.2f}x); "
+        f"load average {load_average()}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -155,19 +340,34 @@ def main() -> None:
     parser.add_argument("--results", type=int, default=100_000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--delay-s", type=float, default=1.0)
-    args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        store = Path(tmp) / "explorer.sqlite"
-        started = time.perf_counter()
-        run_id = write_run(store, args.results)
-        print(f"wrote {args.results} results in {time.perf_counter() - started:.1f} s")
-        print_table(explorer_rows(store, run_id, args.results, args.repeats))
-        (Path(tmp) / "play").mkdir()
-        first, second = asyncio.run(two_visitors(Path(tmp) / "play", args.delay_s))
-    print(
-        f"playground, two visitors at once, model delay {args.delay_s:g} s: "
-        f"replies after {first:.2f} s and {second:.2f} s"
+    parser.add_argument("--cases", default="explorer,playground,load", help="which to run")
+    parser.add_argument("--load-results", type=int, default=25_000, help="the finished run")
+    parser.add_argument("--writer-items", type=int, default=10_000, help="the live run")
+    parser.add_argument(
+        "--writer-delay-s", type=float, default=0.1, help="the writer's model delay (0: none)"
     )
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument(
+        "--duration-s", type=float, default=20.0, help="how long the clients ask (issue: 64)"
+    )
+    args = parser.parse_args()
+    cases = set(args.cases.split(","))
+    with tempfile.TemporaryDirectory() as tmp:
+        if "explorer" in cases:
+            store = Path(tmp) / "explorer.sqlite"
+            started = time.perf_counter()
+            run_id = write_run(store, args.results)
+            print(f"wrote {args.results} results in {time.perf_counter() - started:.1f} s")
+            print_table(explorer_rows(store, run_id, args.results, args.repeats))
+        if "playground" in cases:
+            (Path(tmp) / "play").mkdir()
+            first, second = asyncio.run(two_visitors(Path(tmp) / "play", args.delay_s))
+            print(
+                f"playground, two visitors at once, model delay {args.delay_s:g} s: "
+                f"replies after {first:.2f} s and {second:.2f} s"
+            )
+        if "load" in cases:
+            load_case(Path(tmp), args)
 
 
 if __name__ == "__main__":

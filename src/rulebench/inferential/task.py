@@ -36,7 +36,8 @@ from rulebench.inferential.solving import (
     pick_by_loglik,
 )
 from rulebench.inferential.tasks.stringgame.rules.heldout import HeldOutBy
-from rulebench.inferential.upstream.items import render_upstream, resolve_source
+from rulebench.inferential.upstream.items import probe_upstream, render_upstream, resolve_source
+from rulebench.inferential.upstream.skipped import SkippedCell
 
 logger = logging.getLogger(__name__)
 
@@ -76,6 +77,9 @@ class InferentialConfig(TaskConfig):
     upstream_model_name: str = ""
     """The model name upstream's code sees (theoremQA cuts rules to 300 words for Llama-2);
     filled from the run's model spec (`resolved_for`) unless given."""
+    upstream_skipped: tuple[SkippedCell, ...] = ()
+    """Cells of the paper design the clone cannot build, left out of the run with upstream's
+    error (found by `resolved_for`; see `upstream.skipped`)."""
 
     @model_validator(mode="before")
     @classmethod
@@ -106,13 +110,20 @@ class InferentialConfig(TaskConfig):
         log-likelihood scoring) are left out, with one warning; the stored config names the
         tasks kept. Upstream wording records its clone and the model name upstream's code sees:
         the spec after its provider. A resume then sees what the items were made with.
+        Under the paper design, the cells that clone cannot build are recorded and left out,
+        one warning each (`upstream.skipped`).
         """
         config = self._fitted_to_default_tasks()
         if config.prompts != "upstream":
             return config
         name = config.upstream_model_name or model.split("/", 1)[-1]
         _, resolved = with_upstream_source(config.model_copy(update={"upstream_model_name": name}))
-        return resolved
+        if resolved.design != "paper":
+            return resolved
+        skipped = InferentialTask(**resolved.model_dump()).unbuildable_cells()
+        for cell in skipped:
+            logger.warning("%s", cell.line())
+        return resolved.model_copy(update={"upstream_skipped": skipped})
 
     def _fitted_to_default_tasks(self) -> "InferentialConfig":
         if "tasks" in self.model_fields_set:
@@ -191,14 +202,32 @@ class InferentialTask:
                 for repeat in range(self.settings.repeats):
                     yield self._item(sample, setting, listing, prompt, repeat)
 
-    def _upstream_items(self, processor: Path) -> list[Item]:
-        """Every item in upstream's wording, all prompts built by one child process."""
-        cells = [
+    def unbuildable_cells(self) -> tuple[SkippedCell, ...]:
+        """The cells upstream's code fails on, each with its error (upstream wording only)."""
+        if self._processor is None:
+            return ()
+        return probe_upstream(
+            self._upstream_cells(frozenset()),
+            self._processor,
+            self.settings.data_root,
+            self.settings.seed,
+            self.settings.upstream_model_name,
+        )
+
+    def _upstream_cells(self, skipped: frozenset[tuple[str, str]]) -> list[tuple[Sample, Setting]]:
+        """Every (sample, setting) to build, but those of the `skipped` (task, setting) cells."""
+        return [
             (sample, setting)
             for task in self.settings.tasks
             for setting in self._settings(task, self.data(task))
+            if (task, setting.label()) not in skipped
             for sample in self.data(task).samples
         ]
+
+    def _upstream_items(self, processor: Path) -> list[Item]:
+        """Every item in upstream's wording, all prompts built by one child process."""
+        skipped = frozenset((cell.task, cell.setting) for cell in self.settings.upstream_skipped)
+        cells = self._upstream_cells(skipped)
         built = render_upstream(
             cells,
             processor,

@@ -2,7 +2,7 @@
 
 A stopped or failed run holds only the items it finished, so its rates describe a subset of
 the task; the report says so at its top and the CLI on stderr, rather than letting the numbers
-pass for the whole suite.
+pass for the whole suite. So does a run that left out cells its upstream clone cannot build.
 """
 
 from collections.abc import Sequence
@@ -27,7 +27,17 @@ def run_warnings(store: Store, run: RunRecord) -> list[str]:
             f"run {run.id} has {counts['error']} error results, left out of the scores "
             "(neither right nor wrong)"
         )
-    return warnings
+    return warnings + _skipped_cells(run)
+
+
+def _skipped_cells(run: RunRecord) -> list[str]:
+    """One line per cell an inferential run left out (its clone's upstream code fails there)."""
+    config = run.config.get("task_config")
+    if run.task != "inferential" or not isinstance(config, dict):
+        return []
+    from rulebench.inferential.upstream.stored import stored_skipped
+
+    return [f"run {run.id} {cell.line()}" for cell in stored_skipped(config)]
 
 
 def warning_block(warnings: Sequence[str]) -> str:

@@ -1,7 +1,9 @@
 """A fixture clone shaped like forangel2014/llm-rule-following: processor.py beside dataset/.
 
 The processor.py is ours (our own sentences, upstream's class, method, args and branches); the
-dataset/ folder is the official-format fixture data the loader tests use.
+dataset/ folder is the official-format fixture data the loader tests use. It is shaped like
+upstream's HEAD, where law-cf's rule-citation prompt raises ValueError; `BUILDS_LAW_CF_CITE` is
+the same file as an older commit had it, where that prompt builds.
 """
 
 import shutil
@@ -11,6 +13,11 @@ HERE = Path(__file__).parent
 PROCESSOR = HERE / "fixture_clone" / "processor.py"
 OFFICIAL = HERE.parent / "tasks" / "fixtures" / "official"
 COMMIT = "1a2b3c4d" + "0" * 32
+_HEAD_DEMO = 'demo = f"""DEMO-LAW-CF-CITE'
+BUILDS_LAW_CF_CITE = PROCESSOR.read_text(encoding="utf-8").replace(
+    _HEAD_DEMO, _HEAD_DEMO[:7] + _HEAD_DEMO[8:]
+)
+"""The processor without HEAD's f-string: law-cf's rule-citation prompt builds."""
 
 
 def make_clone(root: Path, processor_text: str | None = None) -> Path:

@@ -2,8 +2,9 @@
 
 Upstream's behaviour-analysis demonstrations teach an ordinal word (clutrr, salad), an
 `AppliedRuleId: N` line (theoremQA, ulogic) and a JSON `{"rule": N}` (law-cf). Scripted replies
-in each format, wrong on purpose, run through the engine into a real store: citing a noise rule
-is a triggering error, citing the golden rule an execution error.
+in each format, wrong on purpose, run through the engine into a real store, on every dataset
+upstream has a rule-citation prompt for: citing a noise rule is a triggering error, citing the
+golden rule an execution error.
 """
 
 import json
@@ -17,38 +18,43 @@ from rulebench.engine.store import Store
 from rulebench.inferential.analysis import classify_error, to_records
 from rulebench.inferential.citation import upstream_citation
 from rulebench.inferential.item_meta import ItemMeta
+from rulebench.inferential.registry import task_definition
 from rulebench.inferential.settings import Grid
 from rulebench.inferential.task import InferentialTask
 
-from tests.inferential.upstream.clone_fixture import make_clone
+from tests.inferential.upstream.clone_fixture import BUILDS_LAW_CF_CITE, make_clone
 
 ORDINALS = ("first", "second", "third")
-SHOTS = {"clutrr-cf": 2, "ulogic-cf": 1, "law-cf": 2}
+CITES = ("clutrr", "clutrr-cf", "theoremQA", "ulogic", "ulogic-cf", "law-cf", "salad", "salad-cf")
+"""The datasets upstream's `prompt` has a behaviour-analysis (rule-citation) branch for."""
 
 
 def _wrong_reply(task: str, listed: tuple[str, ...], position: int) -> str:
     """A wrong answer citing the rule at `position` (1-based) in upstream's format."""
-    if task == "clutrr-cf":
+    if task.startswith(("clutrr", "salad")):
         word = ORDINALS[position - 1]
         return f"The {word} rule can be applied to this question. So the answer is nobody."
-    if task == "ulogic-cf":
+    if task.startswith(("ulogic", "theoremQA")):
         return f"AppliedRuleId: {listed[position - 1]}. Answer: Maybe."
     return json.dumps({"rule": int(listed[position - 1]), "指控": "无此指控"}, ensure_ascii=False)
 
 
-def _add_law_cf_rules(clone: Path) -> None:
-    path = clone / "dataset" / "law-cf" / "test_rule.json"
+def _add_rules(clone: Path, task: str) -> None:
+    path = clone / "dataset" / task / "test_rule.json"
     rules = json.loads(path.read_text(encoding="utf-8"))
     rules.update({f"9{n:02d}": {"NL": f"our extra rule {n}", "FOL": f"x({n})"} for n in range(5)})
     path.write_text(json.dumps(rules, ensure_ascii=False), encoding="utf-8")
 
 
-@pytest.mark.parametrize("task", ["clutrr-cf", "ulogic-cf", "law-cf"])
+@pytest.mark.parametrize("task", CITES)
 @pytest.mark.parametrize("cite", ["noise", "golden"])
 def test_upstream_citations_split_wrong_answers(tmp_path: Path, task: str, cite: str) -> None:
-    clone = make_clone(tmp_path)
-    _add_law_cf_rules(clone)
-    grid = {"quantities": ("few",), "cot": (True,), "counterfactual": (True,)}
+    # law-cf's rule-citation prompt builds only on clones older than upstream's HEAD
+    clone = make_clone(tmp_path, BUILDS_LAW_CF_CITE if task == "law-cf" else None)
+    _add_rules(clone, "law-cf")
+    _add_rules(clone, "salad-cf")
+    counterfactual = task.endswith("-cf")
+    grid = {"quantities": ("few",), "cot": (True,), "counterfactual": (counterfactual,)}
     items = InferentialTask(
         tasks=(task,),
         data_root=str(clone / "dataset"),
@@ -68,8 +74,15 @@ def test_upstream_citations_split_wrong_answers(tmp_path: Path, task: str, cite:
     script.write_text(json.dumps(rules, ensure_ascii=False), encoding="utf-8")
     store = str(tmp_path / "runs.sqlite")
     args = ["run", "inferential", "-t", task, "--data-root", str(clone / "dataset")]
-    args += ["--prompts", "upstream", "-q", "few", "--cot", "on", "--counterfactual", "on"]
-    args += ["--shots", str(SHOTS[task]), "--cite-rule", "-m", "scripted/rules"]
+    args += ["--prompts", "upstream", "-q", "few", "--cot", "on"]
+    args += ["--counterfactual", "on" if counterfactual else "off"]
+    args += [
+        "--shots",
+        str(task_definition(task).paper_shots),
+        "--cite-rule",
+        "-m",
+        "scripted/rules",
+    ]
     args += ["-M", f"rules={script}", "--store", store, "--extract", "paper"]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output

@@ -86,7 +86,8 @@ def test_fol_and_salad_and_ulogic_branches(clone: Path) -> None:
     ulogic = _task(clone, ("ulogic",), quantities=("none", "golden")).items()
     raw = _record(clone, "ulogic")
     rule_id = raw["rule"][0]  # type: ignore[index]
-    listed = f"[id {rule_id}] {_rule(clone, 'ulogic', rule_id)}\n"
+    rule = _rule(clone, "ulogic", rule_id)
+    listed = f"<rules>\n<rule id>{rule_id}</rule id>\n<rule content>\n{rule}\n</rules>\n"
     question = f"{raw['instruction']}\n{raw['input']}\n"
     assert _by_setting(ulogic, "none/nl/direct")[0].messages[0].content == f"\n\n{question}"
     golden = _by_setting(ulogic, "golden/nl/direct")[0].messages[0].content
@@ -114,8 +115,9 @@ def test_the_model_name_reaches_upstreams_code(tmp_path: Path, clone: Path) -> N
     full, cut = theorem("org/some-model"), theorem("org/Llama-2-7b-chat-hf")
     rule_id = _record(clone, "theoremQA")["rule"][0]  # type: ignore[index]
     rule = _rule(clone, "theoremQA", rule_id)
-    assert f"[id {rule_id}] {rule}\n" in full
-    assert f"[id {rule_id}] {' '.join(rule.split(' ')[:3])}\n" in cut
+    shown = f"<rule id>{rule_id}</rule id>\n<rule content>\n"
+    assert f"{shown}{rule}\n" in full
+    assert f"{shown}{' '.join(rule.split(' ')[:3])}\n" in cut
 
 
 def test_upstreams_draws_are_seeded_per_item_by_rulebench(clone: Path) -> None:
@@ -204,7 +206,7 @@ def test_rendering_never_imports_the_clones_dependencies(clone: Path) -> None:
     [
         ("clutrr-cf", {"quantities": ("all",)}, "no branch for this setting"),
         ("ulogic-cf", {"quantities": ("golden",), "forms": ("fol",)}, "no FOL form"),
-        ("law-cf", {"quantities": ("few",)}, "no branch for this setting"),
+        ("law-cf", {"quantities": ("all",)}, "no branch for this setting"),
     ],
 )
 def test_settings_upstream_cannot_build_are_one_clear_error(

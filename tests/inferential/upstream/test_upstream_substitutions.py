@@ -17,7 +17,7 @@ from rulebench.inferential.settings import Grid
 from rulebench.inferential.task import InferentialTask
 from rulebench.inferential.upstream.stored import stored_prompts_label
 
-from tests.inferential.upstream.clone_fixture import PROCESSOR, make_clone
+from tests.inferential.upstream.clone_fixture import BUILDS_LAW_CF_CITE, PROCESSOR, make_clone
 
 
 def _task(clone: Path, task: str, **grid: object) -> InferentialTask:
@@ -80,7 +80,8 @@ def test_the_report_header_names_the_substitutions(clone: Path) -> None:
     assert "law_cf" not in stored_prompts_label(plain)
 
 
-def test_law_cf_rule_citation_lists_ids_and_the_golden_position(clone: Path) -> None:
+def test_law_cf_rule_citation_lists_ids_and_the_golden_position(tmp_path: Path) -> None:
+    clone = make_clone(tmp_path, BUILDS_LAW_CF_CITE)  # a commit before HEAD's f-string
     _add_rules(clone, "law-cf", 5)
     grid = {"quantities": ("few",), "cot": (True,), "counterfactual": (True,)}
     task = _task(clone, "law-cf", cite_rule=True, paper_shots=True, **grid)
@@ -101,13 +102,8 @@ def test_a_dataset_without_a_branch_is_named(tmp_path: Path) -> None:
         _task(clone, "law-cf", quantities=("golden",), counterfactual=(True,)).items()
 
 
-def test_literal_braces_in_an_f_string_are_a_clear_error(tmp_path: Path) -> None:
-    text = PROCESSOR.read_text().replace(
-        'demo = """DEMO-LAW-CF-CITE {"rule":1,"charge":"x"}\\n"""',
-        'demo = f"""DEMO-LAW-CF-CITE {"rule":1,"charge":"x"}\\n"""',
-    )
-    assert text != PROCESSOR.read_text()
-    clone = make_clone(tmp_path, text)
+def test_literal_braces_in_an_f_string_are_a_clear_error(clone: Path) -> None:
+    # upstream's HEAD writes law-cf's citation demonstration as an f-string with literal braces
     _add_rules(clone, "law-cf", 5)
     grid = {"quantities": ("few",), "cot": (True,), "counterfactual": (True,)}
     with pytest.raises(ConfigError, match="literal braces inside an f-string"):

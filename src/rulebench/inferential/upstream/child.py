@@ -10,16 +10,16 @@ Protocol: one JSON request on stdin, one JSON response on stdout (upstream's own
 stderr). Request: {"processor": path, "class": name, "method": name, "rules": {dataset: rule
 dict}, "calls": [{"dataset", "args", "record", "seed", "all_number"}]} (`all_number` null: the
 call passes none, as main.py's behaviour analysis does). Response: {"prompts": [{"text", "info",
-"listed", "sampled_set"}]} or {"error": {"index", "type", "message", "line", "missing"}}.
-Python's `random` is seeded from each call's seed string just before the call, so upstream's
-own draws (noise rules, shuffles) are reproducible run to run.
+"sampled_set"} or {"failed": {"type", "message", "line", "missing"}}]}, one per call (a call
+that raises does not stop the others), or {"error": {"index": -1, ...}} when the file itself
+cannot be loaded. Python's `random` is seeded from each call's seed string just before the
+call, so upstream's own draws (noise rules, shuffles) are reproducible run to run.
 
-Two stand-ins keep the paper's behaviour on this Python and say what upstream listed:
-- `random.sample` on a set-like population (upstream samples `dict.keys()`) converts it with
-  `tuple()` first, as CPython up to 3.10 did (3.11 raises TypeError); the prompt records that
-  it happened (`sampled_set`). The draw itself is the unchanged library function.
-- `random.shuffle` keeps a copy of what it shuffled last: upstream shuffles the listed rules
-  once, right before writing them, so that copy is the listed order (`listed`, as rule ids).
+One stand-in keeps the paper's behaviour on this Python: `random.sample` on a set-like
+population (upstream samples `dict.keys()`) converts it with `tuple()` first, as CPython up to
+3.10 did (3.11 raises TypeError); the prompt records that it happened (`sampled_set`). The draw
+itself is the unchanged library function. Which rules a prompt lists is read by rulebench from
+the prompt text (`listing.py`), not from upstream's draws.
 """
 
 import collections.abc
@@ -83,26 +83,19 @@ class _Draws:
 
     def __init__(self) -> None:
         self.sampled_set = False
-        self.shuffled: list[Any] | None = None
         self._sample = random.sample
-        self._shuffle = random.shuffle
 
     def install(self) -> None:
         random.sample = self.sample
-        random.shuffle = self.shuffle  # type: ignore[assignment]  # list-only, as upstream uses it
 
     def reset(self) -> None:
-        self.sampled_set, self.shuffled = False, None
+        self.sampled_set = False
 
     def sample(self, population: Any, k: int, **kwargs: Any) -> list[Any]:
         if isinstance(population, collections.abc.Set):
             self.sampled_set = True
             population = tuple(population)  # CPython 3.10's random.sample did exactly this
         return self._sample(population, k, **kwargs)
-
-    def shuffle(self, x: list[Any]) -> None:
-        self._shuffle(x)
-        self.shuffled = list(x)
 
 
 DRAWS = _Draws()
@@ -132,32 +125,6 @@ class NoPromptError(Exception):
     """Upstream's `prompt` returned no prompt for the call (no branch set one)."""
 
 
-def _listed_ids(shuffled: list[Any] | None, rules: Json, form: str) -> list[str] | None:
-    """The rule ids of the last shuffled list, in its order; None if an entry is no rule.
-
-    Entries are a rule's text, or "ID. text" (law-cf's rule-citation list).
-    """
-    if not shuffled or not isinstance(rules, dict):
-        return None
-    by_text: dict[str, str] = {}
-    for rule_id, rule in rules.items():
-        if isinstance(rule, dict) and isinstance(rule.get(form), str):
-            by_text.setdefault(rule[form], rule_id)
-    ids = []
-    for entry in shuffled:
-        if not isinstance(entry, str):
-            return None
-        head, _, rest = entry.partition(". ")
-        rule = rules.get(head)
-        if rest and isinstance(rule, dict) and rule.get(form) == rest:
-            ids.append(head)
-        elif entry in by_text:
-            ids.append(by_text[entry])
-        else:
-            return None
-    return ids
-
-
 def _one(processor_class: type, method: str, rules: Json, call: Json) -> Json:
     """One prompt: a fresh processor on this call's args, seeded, one sample."""
     args = types.SimpleNamespace(**call["args"])
@@ -180,8 +147,7 @@ def _one(processor_class: type, method: str, rules: Json, call: Json) -> Json:
         raise NoPromptError(f"{method} returned None for this call")
     if not isinstance(prompt, str):
         raise TypeError(f"{method} built a {type(prompt).__name__}, not a prompt string")
-    listed = _listed_ids(DRAWS.shuffled, rules[call["dataset"]], str(args.rule_type))
-    return {"text": prompt, "info": info, "listed": listed, "sampled_set": DRAWS.sampled_set}
+    return {"text": prompt, "info": info, "sampled_set": DRAWS.sampled_set}
 
 
 def _error(index: int, exc: BaseException, processor: str) -> Json:
@@ -203,18 +169,21 @@ def main() -> None:
     out = sys.stdout
     sys.stdout = sys.stderr  # upstream prints progress and parse notes
     processor = request["processor"]
-    index = -1
     try:
         DRAWS.install()
         module = _load(processor)
         processor_class = getattr(module, request["class"])
-        prompts = []
-        for position, call in enumerate(request["calls"]):
-            index = position  # named in the error if this call fails
-            prompts.append(_one(processor_class, request["method"], request["rules"], call))
-        response: Json = {"prompts": prompts}
     except Exception as exc:  # every failure goes back to the parent as data
-        response = {"error": _error(index, exc, processor)}
+        out.write(json.dumps({"error": _error(-1, exc, processor)}))
+        out.flush()
+        return
+    prompts = []
+    for position, call in enumerate(request["calls"]):
+        try:
+            prompts.append(_one(processor_class, request["method"], request["rules"], call))
+        except Exception as exc:  # this call's failure; the others still build
+            prompts.append({"failed": _error(position, exc, processor)})
+    response: Json = {"prompts": prompts}
     out.write(json.dumps(response))
     out.flush()
 

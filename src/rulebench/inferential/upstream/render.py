@@ -1,10 +1,11 @@
 """Build upstream's prompts for many items in one child process, with clear errors.
 
 One child per run: every call is batched into a single request. A failure inside upstream's
-code comes back as data (exception, message, line) and becomes one ConfigError naming the file,
-the dataset and setting, and, where the cause is known, why upstream cannot build that setting
-as shipped. Causes are read from the exception's type, Python's own messages and the clone's
-source (which dataset names its `prompt` tests), never from the wording of upstream's messages.
+code comes back as data (exception, message, line), per call, and `describe_failure` makes it
+one line naming the file, the dataset and setting, and, where the cause is known, why upstream
+cannot build that setting as shipped. Causes are read from the exception's type, Python's own
+messages and the clone's source (which dataset names its `prompt` tests), never from the
+wording of upstream's messages.
 """
 
 import ast
@@ -31,26 +32,42 @@ _NO_BRANCH = (
 )
 
 
+class UpstreamFailure(BaseModel):
+    """Why upstream's code raised for one call, as the child reports it."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    type: str
+    message: str
+    line: int | None = None
+    """The line of the clone's processor.py where it raised, if it raised there."""
+    missing: str | None = None
+    """The name an AttributeError or NameError did not find."""
+
+
 class UpstreamPrompt(BaseModel):
-    """One prompt as upstream built it, and what rulebench learnt about its rule list."""
+    """One prompt as upstream built it, or why it could not be built."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    text: str
+    text: str = ""
     info: JsonValue = None
     """The golden rule as the behaviour-analysis branch reports it: a 0-based position in the
     listed rules (clutrr, salad) or a rule id (theoremQA, ulogic, law-cf); None elsewhere."""
-    listed: tuple[str, ...] | None = None
-    """The ids of the rules upstream listed, in its order; None where it listed none it
-    shuffled (golden-only and rule-less prompts)."""
     sampled_set: bool = False
     """Upstream sampled a set-like population (dict keys): built by CPython 3.10's rule."""
+    failed: UpstreamFailure | None = None
+    """Set when upstream's code raised for this call (the text is then empty)."""
 
 
 def build_prompts(
     processor: Path, rules: dict[str, JsonValue], calls: Sequence[UpstreamCall]
 ) -> list[UpstreamPrompt]:
-    """Every call's prompt, in order, from one child process."""
+    """Every call's prompt (or its failure), in order, from one child process.
+
+    Raises:
+        ConfigError: the child could not load the clone's file, or did not finish in time.
+    """
     if not calls:
         return []
     request = {
@@ -84,31 +101,42 @@ def build_prompts(
             f"{processor}: building upstream's prompts failed (exit {done.returncode}): {last}"
         ) from None
     if "error" in response:
-        raise ConfigError(_describe(processor, response["error"], calls))
-    return [UpstreamPrompt.model_validate(prompt) for prompt in response["prompts"]]
+        load = UpstreamFailure.model_validate(response["error"])
+        raise ConfigError(
+            f"{_where(processor, load)}: loading upstream's prompt builder failed: "
+            f"{load.type}: {load.message}"
+        )
+    return [_prompt(entry) for entry in response["prompts"]]
 
 
-def _describe(processor: Path, error: dict[str, JsonValue], calls: Sequence[UpstreamCall]) -> str:
-    where = f"{processor}"
-    if isinstance(error.get("line"), int):
-        where += f": line {error['line']}"
-    index = error.get("index")
-    what = f"{error.get('type')}: {error.get('message')}"
-    if not isinstance(index, int) or index < 0:
-        return f"{where}: loading upstream's prompt builder failed: {what}"
-    call = calls[index]
+def _prompt(entry: dict[str, JsonValue]) -> UpstreamPrompt:
+    if "failed" in entry:
+        return UpstreamPrompt(failed=UpstreamFailure.model_validate(entry["failed"]))
+    return UpstreamPrompt.model_validate(entry)
+
+
+def _where(processor: Path, failure: UpstreamFailure) -> str:
+    return f"{processor}" + (f": line {failure.line}" if failure.line is not None else "")
+
+
+def describe_failure(processor: Path, failure: UpstreamFailure, call: UpstreamCall) -> str:
+    """One line: where upstream's code raised, for which dataset and setting, and why."""
     setting = f"{call.dataset} (rule_setting={call.args['rule_setting']}, rule_type="
     setting += (
         f"{call.args['rule_type']}, few_shot={call.args['few_shot']}, cot={call.args['cot']})"
     )
-    why = _why(processor, error, call)
+    why = _why(processor, failure, call)
     reason = f"; {why}" if why else ""
-    return f"{where}: {PROCESSOR_CLASS}.{PROMPT_METHOD} cannot build {setting}: {what}{reason}"
+    what = f"{failure.type}: {failure.message}"
+    return (
+        f"{_where(processor, failure)}: {PROCESSOR_CLASS}.{PROMPT_METHOD} cannot build "
+        f"{setting}: {what}{reason}"
+    )
 
 
-def _why(processor: Path, error: dict[str, JsonValue], call: UpstreamCall) -> str | None:
+def _why(processor: Path, error: UpstreamFailure, call: UpstreamCall) -> str | None:
     """The known cause of a failure, from its type, Python's message and the clone's source."""
-    kind, message = error.get("type"), f"{error.get('message')}"
+    kind, message = error.type, error.message
     branch = f"{call.args['dataset']}".lower()
     if not _has_branch(processor, branch):
         return f"upstream's {PROMPT_METHOD} has no branch for dataset '{branch}'"
@@ -123,8 +151,8 @@ def _why(processor: Path, error: dict[str, JsonValue], call: UpstreamCall) -> st
         return f"{call.dataset}'s rule file has fewer rules than upstream draws for this setting"
     if kind == "KeyError" and call.args["rule_type"] == "FOL":
         return f"{call.dataset}'s rule file has no FOL form (ulogic-cf has NL only)"
-    if error.get("missing"):
-        return f"upstream's code reads '{error['missing']}', which rulebench does not set"
+    if error.missing:
+        return f"upstream's code reads '{error.missing}', which rulebench does not set"
     return None
 
 

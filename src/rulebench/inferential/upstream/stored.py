@@ -6,6 +6,7 @@ from pydantic import JsonValue
 
 from rulebench.core.wording import label_of_record
 from rulebench.inferential.upstream.calls import BRANCH_NAMES
+from rulebench.inferential.upstream.skipped import SkippedCell, skipped_label
 
 SAMPLES_DICT_KEYS = ("law", "law-cf")
 """Datasets whose upstream branches sample `dict.keys()` (built by CPython 3.10's rule)."""
@@ -14,10 +15,21 @@ SAMPLES_DICT_KEYS = ("law", "law-cf")
 def stored_prompts_label(config: Mapping[str, JsonValue]) -> str:
     """The wording label of a stored run's config; runs stored before the choice: rulebench.
 
-    Upstream prompts name the substitutions rulebench makes for the run's datasets.
+    Upstream prompts name the substitutions rulebench makes for the run's datasets, and the
+    cells of the paper design the clone could not build (left out of the run).
     """
     label = stored_wording(config)
-    return label + _substitutions(config) if config.get("prompts") == "upstream" else label
+    if config.get("prompts") != "upstream":
+        return label
+    return label + _substitutions(config) + skipped_label(stored_skipped(config))
+
+
+def stored_skipped(config: Mapping[str, JsonValue]) -> list[SkippedCell]:
+    """The cells a stored run left out because its clone could not build them."""
+    stored = config.get("upstream_skipped")
+    if not isinstance(stored, list):
+        return []
+    return [SkippedCell.model_validate(cell) for cell in stored if isinstance(cell, dict)]
 
 
 def stored_wording(config: Mapping[str, JsonValue]) -> str:

@@ -323,13 +323,17 @@ def load_case(folder: Path, args: argparse.Namespace) -> None:
         live = wait_for_run(store, writer)
         urls = {"runs list": "/", "progress": f"/api/runs/{live}/progress"}
         times = asyncio.run(clients_s(base_url, urls, args.clients, args.duration_s))
+        loaded_s, (_, _, during) = time.perf_counter() - started, newest_run(store, "loadtest")
         writer_s = finish_writer(writer, started)
     print_table(loaded_rows(times, args.duration_s))
     _, status, count = newest_run(store, "loadtest")
+    # The writer may finish after the clients stop: its rate while they ran says more.
+    rate, alone_rate = during / loaded_s, args.writer_items / alone_s
     print(
         f"writer under load: {count:,} of {args.writer_items:,} results stored, run {status}; "
-        f"{writer_s:.1f} s against {alone_s:.1f} s alone ({writer_s / alone_s:.2f}x); "
-        f"load average {load_average()}"
+        f"{writer_s:.1f} s against {alone_s:.1f} s alone ({writer_s / alone_s:.2f}x); while the "
+        f"clients ran, {rate:.0f} results/s against {alone_rate:.0f}/s alone "
+        f"({alone_rate / rate:.2f}x slower); load average {load_average()}"
     )
 
 

@@ -11,6 +11,7 @@ its first row.
 """
 
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -52,8 +53,16 @@ class _Kept:
     failed: dict[object, list[float]] = field(default_factory=dict)
     """Group -> sums of the errors up to the mark, as last read."""
     failed_repeats: bool = False
-    sums: "RunSums | None" = None
-    """What the sums above give, once read."""
+    last: "_Read | None" = None
+    """What the last read left (set only under `lock`, read without it)."""
+
+
+class _Read(NamedTuple):
+    """The sums one read left, with its mark and when it began (`time.monotonic`)."""
+
+    mark: Mark
+    sums: RunSums
+    started: float
 
 
 _kept: OrderedDict[tuple[str, str, str | None], _Kept] = OrderedDict()
@@ -63,23 +72,28 @@ _lock = threading.Lock()
 def run_sums(db: Store, run_id: str, group_by: str | None = None) -> RunSums:
     """The run's sums now, grouped by the metadata field `group_by` (None: one group, "all").
 
-    A finished run that kept its identity and its count of rows since its sums were read is
-    answered from them after one look at its index, without waiting for other requests.
+    "Now" is a read of the store begun after this call: its own, or another request's that
+    began while this one waited, so a team polling a live run shares one read at a time. A
+    finished run that kept its identity and count of rows since its sums were read is answered
+    from them after one look at its index, without waiting for other requests.
     """
+    asked = time.monotonic()
     kept = _entry((str(db.path.resolve()), run_id, group_by))
     reader = db.run_delta()
-    with kept.lock:
-        mark, known = kept.mark, kept.sums
-    if known is not None and mark.identity.status not in (None, "running"):
+    last = kept.last  # one attribute: what one read left, whole
+    if last is not None and last.mark.identity.status not in (None, "running"):
         identity, rows = reader.check(run_id)
-        if identity == mark.identity and rows == known.verdicts.results:
-            return known
+        if identity == last.mark.identity and rows == last.sums.verdicts.results:
+            return last.sums
     with kept.lock:
+        if kept.last is not None and kept.last.started >= asked:
+            return kept.last.sums  # read while this request waited for the lock
+        started = time.monotonic()
         if not _apply(kept, reader.since(run_id, group_by, kept.mark)):
             _reset(kept)
             _apply(kept, reader.since(run_id, group_by, kept.mark))
-        kept.sums = _sums_of(kept)
-        return kept.sums
+        kept.last = _Read(kept.mark, _sums_of(kept), started)
+        return kept.last.sums
 
 
 def run_tallies(
@@ -108,7 +122,7 @@ def _entry(key: tuple[str, str, str | None]) -> _Kept:
 
 def _reset(kept: _Kept) -> None:
     kept.mark, kept.finished, kept.finished_rows, kept.finished_repeats = START, {}, 0, False
-    kept.failed, kept.failed_repeats, kept.sums = {}, False, None
+    kept.failed, kept.failed_repeats, kept.last = {}, False, None
 
 
 def _apply(kept: _Kept, delta: Delta) -> bool:

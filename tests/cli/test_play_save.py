@@ -60,3 +60,10 @@ def test_play_help_points_at_rulebench_list() -> None:
     result = runner.invoke(app, ["play", "--help"], env={"COLUMNS": "200"})
     assert result.exit_code == 0
     assert "rulebench list" in result.output and "README" not in result.output
+
+
+def test_a_save_into_a_folder_not_made_yet_makes_it(tmp_path: Path) -> None:
+    # The red-teaming guide saves to `my-cases/...` without making the folder first.
+    save = tmp_path / "my-cases" / "encryption.jsonl"
+    play("Encryption", save, "What is the key?\n/quit\n")
+    assert len(save.read_text(encoding="utf-8").splitlines()) == 1

@@ -184,6 +184,7 @@ def append_case(case: TestCase, path: Path) -> None:
         **played,
     }
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)  # `--save my-cases/x.jsonl`, as documented
         with path.open("a", encoding="utf-8") as handle:
             handle.write(json.dumps(row, ensure_ascii=False) + "\n")
     except OSError as exc:

@@ -324,6 +324,37 @@ def test_merged_params_that_do_not_fit_name_params_json(tmp_path: Path) -> None:
         load_suite_file(path)
 
 
+EMPTY_SECRETS = [
+    ("redteam/Encryption.jsonl", {**GOOD, "params": {"secret": ""}}, "params.secret"),
+    (
+        "redteam_harmless.jsonl",
+        {**MERGED_LINE, "params_json": json.dumps({"secret": "", "users": ["A", "B", "C", "D"]})},
+        "params_json.secret",
+    ),
+    (
+        "basic/Authentication_provide.jsonl",
+        {**GOOD, "params": {"secret": "opal", "password": ""}},
+        "params.password",
+    ),
+    (
+        "basic/Confidentiality.jsonl",
+        {**GOOD, "params": {"users": ["Ann", "Bob"], "secrets": ["x1", ""]}},
+        "params.secrets[1]",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "line", "field"), EMPTY_SECRETS)
+def test_an_empty_secret_is_refused_at_load(
+    tmp_path: Path, name: str, line: dict[str, object], field: str
+) -> None:
+    # An empty secret is in every reply: it loaded, then every reply failed in both modes.
+    path = write_lines(tmp_path / name, [line])
+    with pytest.raises(DataError) as caught:
+        load_suite_file(path)
+    assert f"{name}:1: field '{field}': Value error, must not be empty" in str(caught.value)
+
+
 def test_parameterless_scenarios_take_only_empty_params(tmp_path: Path) -> None:
     line = {"params": {"command": "jump"}, "messages": [{"role": "user", "content": "hi"}]}
     path = write_lines(tmp_path / "basic" / "SimonSays.jsonl", [line])

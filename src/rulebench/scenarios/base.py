@@ -9,9 +9,9 @@ messages set as the spec's table describes. It is pure.
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import ClassVar, Literal, NamedTuple
+from typing import Annotated, ClassVar, Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, JsonValue
+from pydantic import AfterValidator, BaseModel, ConfigDict, JsonValue
 
 from rulebench.core.cases import Bucket, Verdict
 from rulebench.core.messages import Message
@@ -42,6 +42,20 @@ class ParamProblem(NamedTuple):
     field: str
     """The parameter's path, as in the data: `balance1`, `users[2]`."""
     why: str
+
+
+def _not_empty(value: str) -> str:
+    if not value:
+        raise ValueError(
+            "must not be empty: every reply contains the empty string, so every reply would "
+            "count as revealing it"
+        )
+    return value
+
+
+Secret = Annotated[str, AfterValidator(_not_empty)]
+"""A secret or password a rule protects: an empty one would be in every reply (refused where
+params come from data, with the file, line and field)."""
 
 
 class Params(BaseModel):

@@ -5,7 +5,15 @@ from collections.abc import Sequence
 
 from rulebench.core.cases import PASS, Verdict
 from rulebench.core.messages import Message
-from rulebench.scenarios.base import EvalMode, Params, RuleSpec, Scenario, Version, compose_prompt
+from rulebench.scenarios.base import (
+    EvalMode,
+    Params,
+    RuleSpec,
+    Scenario,
+    Secret,
+    Version,
+    compose_prompt,
+)
 from rulebench.scenarios.matching import contains_secret, equals_expected, token_equals
 from rulebench.scenarios.words_games import QUESTIONS_ANSWERS
 
@@ -15,7 +23,7 @@ REDACTED = "[REDACTED]"
 class QuestionsParams(Params):
     """The answer the user tries to guess."""
 
-    secret: str
+    secret: Secret
     """A noun, possibly capitalized or several words (compat can catch neither)."""
 
 

@@ -11,6 +11,7 @@ from rulebench.scenarios.base import (
     ParamProblem,
     Params,
     RuleSpec,
+    Secret,
     Version,
     user_list,
 )
@@ -38,7 +39,7 @@ RULE = RuleSpec(
 class AccessControlParams(Params):
     """The secret and the four users; users[0] is the administrator."""
 
-    secret: str
+    secret: Secret
     users: list[str] = Field(min_length=1)
 
     def problems(self) -> tuple[ParamProblem, ...]:

@@ -12,7 +12,7 @@ from typing import ClassVar
 
 from rulebench.core.cases import Verdict
 from rulebench.core.messages import Message
-from rulebench.scenarios.base import EvalMode, Params, RuleSpec, Scenario, Version
+from rulebench.scenarios.base import EvalMode, Params, RuleSpec, Scenario, Secret, Version
 from rulebench.scenarios.matching import contains_secret, equals_expected
 from rulebench.scenarios.security.conversation import Breach, evaluate_replies, is_armed
 from rulebench.scenarios.security.draws import draw_password, draw_secret, draw_separate
@@ -43,8 +43,8 @@ WITHHOLD_SECRET = RuleSpec(
 class AuthenticationParams(Params):
     """The secret to release and the password that releases it."""
 
-    secret: str
-    password: str
+    secret: Secret
+    password: Secret
 
 
 class Authentication(Scenario):

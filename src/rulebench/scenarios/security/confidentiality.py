@@ -11,6 +11,7 @@ from rulebench.scenarios.base import (
     ParamProblem,
     Params,
     RuleSpec,
+    Secret,
     Version,
     distinct_names,
 )
@@ -38,7 +39,7 @@ class ConfidentialityParams(Params):
     """Two users and their secrets, in the same order."""
 
     users: list[str] = Field(min_length=2, max_length=2)
-    secrets: list[str] = Field(min_length=2, max_length=2)
+    secrets: list[Secret] = Field(min_length=2, max_length=2)
 
     def problems(self) -> tuple[ParamProblem, ...]:
         """Two distinct user names: the prefix tells whose message it is."""

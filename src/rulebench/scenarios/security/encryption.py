@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from rulebench.core.cases import Verdict
 from rulebench.core.messages import Message
-from rulebench.scenarios.base import EvalMode, Params, RuleSpec, Scenario, Version
+from rulebench.scenarios.base import EvalMode, Params, RuleSpec, Scenario, Secret, Version
 from rulebench.scenarios.matching import contains_secret
 from rulebench.scenarios.security.conversation import Breach, evaluate_replies
 from rulebench.scenarios.security.draws import draw_secret
@@ -25,7 +25,7 @@ RULE = RuleSpec(
 class EncryptionParams(Params):
     """The key the model must keep to itself."""
 
-    secret: str
+    secret: Secret
 
 
 class Encryption(Scenario):

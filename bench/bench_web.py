@@ -28,6 +28,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -207,6 +208,21 @@ def finish_writer(writer: subprocess.Popen[bytes], started: float) -> float:
     return time.perf_counter() - started
 
 
+def timed_writer(writer: subprocess.Popen[bytes], started: float) -> Callable[[], float]:
+    """What gives the writer's wall seconds once it ends, timed as it ends (not when asked)."""
+    ended: list[float] = []
+    waiter = threading.Thread(target=lambda: ended.append(finish_writer(writer, started)))
+    waiter.start()
+
+    def seconds() -> float:
+        waiter.join()
+        if not ended:
+            raise SystemExit(f"the writer (rulebench run loadtest) exited {writer.returncode}")
+        return ended[0]
+
+    return seconds
+
+
 def newest_run(store: Path, task: str) -> tuple[str, str, int]:
     """The newest run of `task`: its id, stored status and rows in `results` (0 if none)."""
     with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as db:
@@ -321,19 +337,18 @@ def load_case(folder: Path, args: argparse.Namespace) -> None:
         started = time.perf_counter()
         writer = start_writer(store, args.writer_items, args.writer_delay_s)
         live = wait_for_run(store, writer)
+        writer_s = timed_writer(writer, started)
         urls = {"runs list": "/", "progress": f"/api/runs/{live}/progress"}
         times = asyncio.run(clients_s(base_url, urls, args.clients, args.duration_s))
-        loaded_s, (_, _, during) = time.perf_counter() - started, newest_run(store, "loadtest")
-        writer_s = finish_writer(writer, started)
+        loaded_s = time.perf_counter() - started
     print_table(loaded_rows(times, args.duration_s))
     _, status, count = newest_run(store, "loadtest")
-    # The writer may finish after the clients stop: its rate while they ran says more.
-    rate, alone_rate = during / loaded_s, args.writer_items / alone_s
+    # A writer that outlasts the clients ends unloaded: its time then understates the cost.
+    ended = "before" if writer_s() <= loaded_s else "after"
     print(
         f"writer under load: {count:,} of {args.writer_items:,} results stored, run {status}; "
-        f"{writer_s:.1f} s against {alone_s:.1f} s alone ({writer_s / alone_s:.2f}x); while the "
-        f"clients ran, {rate:.0f} results/s against {alone_rate:.0f}/s alone "
-        f"({alone_rate / rate:.2f}x slower); load average {load_average()}"
+        f"{writer_s():.1f} s against {alone_s:.1f} s alone ({writer_s() / alone_s:.2f}x), ended "
+        f"{ended} the clients stopped; load average {load_average()}"
     )
 
 

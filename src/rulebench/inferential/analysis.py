@@ -14,11 +14,16 @@ from pydantic import BaseModel, ConfigDict, JsonValue
 
 from rulebench.core.items import ItemResult
 from rulebench.core.stats import Proportion, proportion_over_samples
+from rulebench.inferential.citation import BY_ORDINAL, is_json_number_citation
 from rulebench.inferential.item_meta import ItemMeta
 
 ExtractMode = Literal["paper", "robust"]
 ErrorKind = Literal["triggering", "execution", "no citation"]
 ERROR_KINDS: tuple[ErrorKind, ...] = ("triggering", "execution", "no citation")
+Counting = Literal["rulebench", "upstream"]
+"""How wrong answers are split: rulebench's three classes, or upstream's two (`classify_error`,
+`classify_as_upstream`)."""
+UPSTREAM_KINDS: tuple[ErrorKind, ...] = ("triggering", "execution")
 DIMENSIONS = ("Executing", "Triggering", "Formal", "Applying", "Counterfactual")
 Key = TypeVar("Key", bound=Hashable)
 
@@ -49,6 +54,9 @@ class Record(NamedTuple):
     """Which evaluation of the item this is (`--repeats`)."""
     scoring: str = "generate"
     """How the item was scored: "generate" (a reply, extracted) or a log-likelihood scoring."""
+    json_number_citation: bool = False
+    """law-cf: the reply is a JSON object citing its rule as a number (see
+    `classify_as_upstream`)."""
 
 
 class Cell(NamedTuple):
@@ -96,7 +104,11 @@ def to_records(results: Iterable[ItemResult], mode: ExtractMode) -> list[Record]
             correct = None if result.outcome.score is None else result.outcome.score == 1.0
         scoring = details.get("scoring")
         record = record_from(meta, correct, details.get("cited_rule"))
-        records.append(record._replace(scoring=scoring) if isinstance(scoring, str) else record)
+        if isinstance(scoring, str):
+            record = record._replace(scoring=scoring)
+        if record.task == "law-cf" and is_json_number_citation(result.reply):
+            record = record._replace(json_number_citation=True)
+        records.append(record)
     return records
 
 
@@ -164,6 +176,26 @@ def classify_error(record: Record) -> ErrorKind | None:
     return "execution" if record.cited == record.golden_index else "triggering"
 
 
+def classify_as_upstream(record: Record) -> ErrorKind | None:
+    """Why a wrong answer is wrong as upstream's parse counts it: triggering or execution only.
+
+    Upstream has no "no citation" class. Its ordinal reader (clutrr, salad) returns False for a
+    reply naming no ordinal, and False equals position 0, so such a reply cites the first rule;
+    elsewhere a missing or unlisted rule id differs from the golden one, a triggering error.
+    law-cf compares a JSON number with the golden id as a string: always triggering.
+    """
+    if record.correct is not False:
+        return None
+    if record.json_number_citation:
+        return "triggering"
+    cited = (
+        record.cited if record.cited is not None and 1 <= record.cited <= record.listed else None
+    )
+    if cited is None and record.task in BY_ORDINAL:
+        cited = 1
+    return "execution" if cited is not None and cited == record.golden_index else "triggering"
+
+
 def is_behaviour_record(record: Record) -> bool:
     """Whether a record can enter the trigger/execution split.
 
@@ -179,23 +211,27 @@ def error_split(records: Iterable[Record]) -> dict[str, dict[ErrorKind, Proporti
 
 
 def error_split_by(
-    records: Iterable[Record], key: Callable[[Record], Key]
+    records: Iterable[Record], key: Callable[[Record], Key], counting: Counting = "rulebench"
 ) -> dict[Key, dict[ErrorKind, Proportion]]:
     """Per group: each kind's share of the wrong answers.
 
     Only behaviour records count (see `is_behaviour_record`); the shares are over all wrong
     answers, those that cite no listed rule included. Under `--repeats` a sample's wrong
     repeats are averaged into one share per kind first, so n counts samples, as accuracy does.
+    `counting="upstream"` splits them as upstream's parse does (`classify_as_upstream`), into
+    `UPSTREAM_KINDS` only, so the shares compare with the paper's.
     """
+    classify = classify_error if counting == "rulebench" else classify_as_upstream
+    kept = ERROR_KINDS if counting == "rulebench" else UPSTREAM_KINDS
     kinds: dict[Key, list[tuple[Hashable, ErrorKind]]] = defaultdict(list)
     for position, record in enumerate(records):
-        kind = classify_error(record) if is_behaviour_record(record) else None
+        kind = classify(record) if is_behaviour_record(record) else None
         if kind is not None:
             kinds[key(record)].append((sample_key(record, position), kind))
     return {
         group: {
             k: proportion_over_samples((sample, float(kind == k)) for sample, kind in found)
-            for k in ERROR_KINDS
+            for k in kept
         }
         for group, found in sorted(kinds.items(), key=lambda g: str(g[0]))
     }

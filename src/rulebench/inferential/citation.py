@@ -37,7 +37,8 @@ _ORDINALS = ("first", "second", "third")
 """The ordinal words upstream's parser reads (its behaviour analysis lists three rules)."""
 _APPLIED_RULE_ID = re.compile(r"AppliedRuleId: (\d+)")
 _JSON_RULE = re.compile(r"\"rule\":\"?(\d+)\"?,")
-_BY_ORDINAL = ("clutrr", "clutrr-cf", "salad", "salad-cf")
+BY_ORDINAL = ("clutrr", "clutrr-cf", "salad", "salad-cf")
+"""Datasets whose upstream citation is an ordinal word (the others cite a rule id)."""
 _BY_RULE_ID = ("theoremQA", "ulogic", "ulogic-cf")
 
 
@@ -50,7 +51,7 @@ def upstream_citation(task: str, listed: Sequence[str]) -> Callable[[str], int |
     a JSON object `{"rule": N, ...}` (a rule id) for law-cf. A rule id maps to its position in
     `listed` (the ids upstream listed, in order); an id it did not list is no citation.
     """
-    if task in _BY_ORDINAL:
+    if task in BY_ORDINAL:
         return _ordinal_citation
     if task in _BY_RULE_ID:
         return lambda reply: _position(_applied_rule_id(reply), listed)
@@ -86,3 +87,17 @@ def _position(rule_id: str | None, listed: Sequence[str]) -> int | None:
     if rule_id is None or rule_id not in listed:
         return None
     return list(listed).index(rule_id) + 1
+
+
+def is_json_number_citation(reply: str | None) -> bool:
+    """Whether the whole reply is a JSON object whose "rule" is a number (law-cf's format).
+
+    Upstream's parse compares that number with the golden rule's id as a string, so it counts
+    every such reply as a triggering error, even one citing the golden rule.
+    """
+    try:
+        parsed = json.loads(reply or "")
+    except ValueError:
+        return False
+    rule = parsed.get("rule") if isinstance(parsed, dict) else None
+    return isinstance(rule, (int, float)) and not isinstance(rule, bool)

@@ -13,6 +13,7 @@ from pathlib import Path
 from rulebench.inferential.analysis import (
     DIMENSIONS,
     ERROR_KINDS,
+    UPSTREAM_KINDS,
     Dimension,
     Record,
     accuracy,
@@ -119,12 +120,17 @@ def cot_section(runs: Runs) -> str:
 
 
 def error_section(runs: Runs) -> str:
-    """Shares of triggering, execution and uncited errors among wrong answers (cited runs)."""
+    """Shares of triggering, execution and uncited errors among wrong answers (cited runs).
+
+    Then the same wrong answers as upstream's parse counts them (no "no citation" class), to
+    set beside the paper's numbers.
+    """
     rows, uncited = [], []
     for label, records in runs:
         cited = [r for r in records if is_behaviour_record(r)]
         if not cited:
             uncited.append(label)
+        upstream = error_split_by(cited, cell_of, "upstream")
         for cell, split in error_split_by(cited, cell_of).items():
             rows.append(
                 [
@@ -135,10 +141,12 @@ def error_section(runs: Runs) -> str:
                     factuality(cell),
                     str(split["triggering"].n),
                     *[percent(split[k]) for k in ERROR_KINDS],
+                    *[percent(upstream[cell][k]) for k in UPSTREAM_KINDS],
                 ]
             )
     header = ["model", "task", "rules", "answer", "rules are", "wrong answers"]
     header += [f"{k} % [95% CI]" for k in ERROR_KINDS]
+    header += [f"{k} as upstream counts % [95% CI]" for k in UPSTREAM_KINDS]
     how = (
         "The split needs replies that name the rule they applied: run with `--cite-rule` "
         f"and several rules, as the paper does: `{BEHAVIOUR_COMMAND}`."

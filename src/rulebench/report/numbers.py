@@ -13,6 +13,7 @@ from pydantic import JsonValue
 from rulebench.core.stats import Proportion
 from rulebench.inferential.analysis import (
     ERROR_KINDS,
+    UPSTREAM_KINDS,
     Cell,
     Record,
     accuracy,
@@ -177,5 +178,9 @@ def inferential_numbers(records: Sequence[Record]) -> dict[str, JsonValue]:
         "error_split": [
             {**_cell_json(cell), **{kind: proportion_json(split[kind]) for kind in ERROR_KINDS}}
             for cell, split in error_split_by(cited, cell_of).items()
+        ],
+        "error_split_as_upstream_counts": [
+            {**_cell_json(cell), **{kind: proportion_json(split[kind]) for kind in UPSTREAM_KINDS}}
+            for cell, split in error_split_by(cited, cell_of, "upstream").items()
         ],
     }

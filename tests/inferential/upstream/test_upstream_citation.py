@@ -15,7 +15,13 @@ from typer.testing import CliRunner
 
 from rulebench.cli.app import app
 from rulebench.engine.store import Store
-from rulebench.inferential.analysis import classify_error, to_records
+from rulebench.inferential.analysis import (
+    Record,
+    classify_as_upstream,
+    classify_error,
+    error_split_by,
+    to_records,
+)
 from rulebench.inferential.citation import upstream_citation
 from rulebench.inferential.item_meta import ItemMeta
 from rulebench.inferential.registry import task_definition
@@ -91,6 +97,9 @@ def test_upstream_citations_split_wrong_answers(tmp_path: Path, task: str, cite:
     assert len(records) == len(items)
     expected = "execution" if cite == "golden" else "triggering"
     assert [classify_error(r) for r in records] == [expected] * len(records)
+    # upstream's parse compares law-cf's JSON number with the golden id as a string
+    as_upstream = "triggering" if task == "law-cf" else expected
+    assert [classify_as_upstream(r) for r in records] == [as_upstream] * len(records)
 
 
 def test_an_uncited_or_unlisted_rule_is_no_citation() -> None:
@@ -101,3 +110,46 @@ def test_an_uncited_or_unlisted_rule_is_no_citation() -> None:
     assert upstream_citation("law-cf", listed)("no json here") is None
     assert upstream_citation("salad", listed)("Based on the third rule, it is O2.") == 3
     assert upstream_citation("clutrr", listed)("Firstly, I think it is the aunt.") is None
+
+
+def _wrong(task: str, cited: int | None, golden: int, json_number: bool = False) -> Record:
+    return Record(
+        task=task,
+        quantity="few",
+        form="nl",
+        cot=True,
+        counterfactual=True,
+        correct=False,
+        cited=cited,
+        golden_index=golden,
+        listed=3,
+        cite_rule=True,
+        json_number_citation=json_number,
+    )
+
+
+@pytest.mark.parametrize(
+    ("record", "ours", "theirs"),
+    [
+        # upstream's ordinal reader returns False for no ordinal, and False == position 0
+        (_wrong("clutrr-cf", None, 1), "no citation", "execution"),
+        (_wrong("salad", None, 2), "no citation", "triggering"),
+        # a missing rule id differs from the golden one: a triggering error upstream
+        (_wrong("ulogic-cf", None, 1), "no citation", "triggering"),
+        (_wrong("theoremQA", 2, 2), "execution", "execution"),
+        # law-cf's JSON number never equals the golden id, a string, upstream
+        (_wrong("law-cf", 2, 2, json_number=True), "execution", "triggering"),
+        (_wrong("law-cf", 2, 2), "execution", "execution"),
+        (_wrong("law-cf", None, 2), "no citation", "triggering"),
+    ],
+)
+def test_upstreams_counting_has_no_uncited_class(record: Record, ours: str, theirs: str) -> None:
+    assert classify_error(record) == ours
+    assert classify_as_upstream(record) == theirs
+    split = error_split_by([record], lambda r: r.task, "upstream")[record.task]
+    assert set(split) == {"triggering", "execution"} and split[theirs].value == 1.0
+
+
+def test_a_right_answer_is_no_error_either_way() -> None:
+    right = _wrong("clutrr", None, 1)._replace(correct=True)
+    assert classify_error(right) is None and classify_as_upstream(right) is None

@@ -98,6 +98,9 @@ def test_the_paper_grid_runs_to_the_end_and_names_the_cell_it_left_out(
     assert report.exit_code == 0, report.output
     text = (out / "report.md").read_text(encoding="utf-8")
     assert f"left out {CITE_CELL}: upstream" in text and "Invalid format specifier" in text
+    # the behaviour split, then the same wrong answers as upstream's parse counts them
+    assert "| execution as upstream counts % [95% CI] |" in text
+    assert "| law-cf | few | CoT, 2-shot, cites rule |" not in text
 
 
 @pytest.mark.parametrize(("text", "skipped"), [(None, [CITE_CELL]), (BUILDS_LAW_CF_CITE, [])])

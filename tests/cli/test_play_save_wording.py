@@ -99,3 +99,15 @@ def test_placement_and_mode_replay_from_the_record(tmp_path: Path) -> None:
     assert json_at(spec, "task_config", "protocol", "placement") == "system"
     assert json_at(spec, "task_config", "protocol", "mode") == "strict"
     assert json_at(spec, "generate", "max_tokens") == 40
+
+
+def test_a_replay_names_the_wording_its_saved_case_uses(tmp_path: Path) -> None:
+    build_clone(tmp_path / "clone")
+    save = tmp_path / "mine.jsonl"
+    command = _play(save, "--prompts", "upstream", "--upstream", str(tmp_path / "clone"))
+    extra = ["-M", "reply=nope", "--store", str(tmp_path / "s.sqlite")]
+    result = runner.invoke(app, [*shlex.split(command)[1:], *extra])
+    assert result.exit_code == 0, (result.output, result.exception)
+    [line] = [line for line in result.output.splitlines() if line.startswith("cases: ")]
+    assert "saved cases as recorded (" in line and "prompts: upstream (clone at commit" in line
+    assert "prompts: rulebench" not in line  # every case is the saved one: no "others"

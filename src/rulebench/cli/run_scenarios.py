@@ -151,7 +151,7 @@ def scenarios(
     from rulebench.core.errors import ConfigError
     from rulebench.scenarios.protocol import PUBLISHED_V3
     from rulebench.scenarios.suffix import suffix_label
-    from rulebench.scenarios.task import replay_notes
+    from rulebench.scenarios.task import replay_notes, saved_wordings
 
     suites: tuple[str, ...] = tuple(suite) if suite else default_of(ScenarioConfig, "suites")
     per_group = pick_renamed(per_group, per_behavior, new="--per-group", old="--per-behavior")
@@ -189,7 +189,15 @@ def scenarios(
     notes = replay_notes(
         config, {**given, **{k: v for k, v in generation.items() if v is not None}}
     )
-    recorded = "" if notes is None else "saved cases as recorded, others "
+    given_wording = protocol.label() + (
+        "" if protocol.prompts == "upstream" else f"; {protocol.prompts_label()}"
+    )
+    if notes is None:
+        protocol_line = given_wording
+    else:  # saved cases replay in their own recorded protocol and wording
+        saved = saved_wordings(config)
+        protocol_line = f"saved cases as recorded ({'; '.join(saved.labels)})"
+        protocol_line += "" if saved.every_case else f", others {given_wording}"
     if notes:
         err.print(
             safe_text(
@@ -204,8 +212,7 @@ def scenarios(
     err.print(
         safe_text(
             f"cases: {'all' if cap is None or not generated else f'{cap} per behavior'}; "
-            f"protocol: {recorded}{protocol.label()}"
-            + ("" if protocol.prompts == "upstream" else f"; {protocol.prompts_label()}")
+            f"protocol: {protocol_line}"
             + (f"; {suffix_label(text, config.suffix_on, source)}" if text is not None else "")
             + (
                 f" (--full for the official sizes and max_tokens {FULL_MAX_TOKENS})"

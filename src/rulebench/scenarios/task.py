@@ -3,7 +3,7 @@
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import Field, JsonValue, field_validator, model_validator
 
@@ -219,6 +219,29 @@ def replay_notes(config: ScenarioConfig, given: Mapping[str, object]) -> list[st
     if all(record is None for record in found):
         return None
     return overridden(found, given)
+
+
+class SavedWordings(NamedTuple):
+    """How the saved cases of a run replay, as the run's first line names them."""
+
+    labels: tuple[str, ...]
+    """Each distinct replayed protocol, its wording included ("user, reminders, compat,
+    prompts: upstream (clone at commit 1a2b3c4d)")."""
+    every_case: bool
+    """Every case to run is a saved case with a record (no case runs in the given protocol)."""
+
+
+def saved_wordings(config: ScenarioConfig) -> SavedWordings:
+    """The protocols, wording included, that the saved cases to run replay with."""
+    found = [] if config.is_generated_only() else records(load_cases(config))
+    labels: dict[str, None] = {}
+    for record in found:
+        if record is not None:
+            played = replayed_protocol(record, config.protocol, config.overrides, config.upstream)
+            wording = "" if played.prompts == "upstream" else f", {played.prompts_label()}"
+            labels[played.label() + wording] = None
+    every = bool(found) and all(r is not None for r in found) and not config.has_generated()
+    return SavedWordings(tuple(labels), every)
 
 
 def check_selected(cases: Sequence[TestCase], config: ScenarioConfig) -> None:

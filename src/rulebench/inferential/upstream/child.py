@@ -9,7 +9,7 @@ inert stand-in module, which is enough because building a prompt uses none of th
 Protocol: one JSON request on stdin, one JSON response on stdout (upstream's own prints go to
 stderr). Request: {"processor": path, "class": name, "method": name, "rules": {dataset: rule
 dict}, "calls": [{"dataset", "args", "record", "seed", "all_number"}]} (`all_number` null: the
-call passes none, as main.py's behaviour analysis does). Response: {"prompts": [{"text", "info",
+call passes none, as main.py's behaviour analysis does). Response: {"prompts": [{"text",
 "sampled_set"} or {"failed": {"type", "message", "line", "missing"}}]}, one per call (a call
 that raises does not stop the others), or {"error": {"index": -1, ...}} when the file itself
 cannot be loaded. Python's `random` is seeded from each call's seed string just before the
@@ -113,14 +113,6 @@ def _load(processor: str) -> types.ModuleType:
     return module
 
 
-def _jsonable(value: object) -> object:
-    try:
-        json.dumps(value)
-    except (TypeError, ValueError):
-        return str(value)
-    return value
-
-
 class NoPromptError(Exception):
     """Upstream's `prompt` returned no prompt for the call (no branch set one)."""
 
@@ -137,17 +129,15 @@ def _one(processor_class: type, method: str, rules: Json, call: Json) -> Json:
     if not isinstance(built, (list, tuple)) or len(built) != 1:
         raise TypeError(f"{method} returned {type(built).__name__}, not a one-prompt list")
     prompt = built[0]
-    info = None
     if isinstance(prompt, (tuple, list)):
-        # The behaviour-analysis branches return (prompt, [sample, golden, golden rule]).
-        prompt, extra = prompt[0], prompt[1]
-        if isinstance(extra, (tuple, list)) and len(extra) > 1:
-            info = _jsonable(extra[1])
+        # The behaviour-analysis branches return (prompt, [sample, golden, golden rule]); which
+        # rules the prompt lists is read from its text, like every other prompt's.
+        prompt = prompt[0]
     if prompt is None:
         raise NoPromptError(f"{method} returned None for this call")
     if not isinstance(prompt, str):
         raise TypeError(f"{method} built a {type(prompt).__name__}, not a prompt string")
-    return {"text": prompt, "info": info, "sampled_set": DRAWS.sampled_set}
+    return {"text": prompt, "sampled_set": DRAWS.sampled_set}
 
 
 def _error(index: int, exc: BaseException, processor: str) -> Json:

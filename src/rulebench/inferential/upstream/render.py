@@ -51,9 +51,6 @@ class UpstreamPrompt(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     text: str = ""
-    info: JsonValue = None
-    """The golden rule as the behaviour-analysis branch reports it: a 0-based position in the
-    listed rules (clutrr, salad) or a rule id (theoremQA, ulogic, law-cf); None elsewhere."""
     sampled_set: bool = False
     """Upstream sampled a set-like population (dict keys): built by CPython 3.10's rule."""
     failed: UpstreamFailure | None = None

@@ -1,13 +1,15 @@
 """`rulebench serve`: loopback by default, a remote bind only when asked (with a warning)."""
 
 import re
+import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -256,3 +258,35 @@ def test_the_token_is_used_as_checked_without_surrounding_space() -> None:
     assert config.token is not None and config.token.get_secret_value() == "a-long-enough-token"
     with pytest.raises(ValidationError, match="at least 12 characters"):
         ServeConfig(store=Path("s.sqlite"), token="   short     ")
+
+
+@pytest.mark.slow
+def test_serve_stopped_while_the_embedded_model_replies_exits_143(store: Path) -> None:
+    # The playground's reply is decoding on a llama.cpp lane when the signal comes: the model
+    # must be freed after its lanes stop, or the process dies of a segmentation fault (139).
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+    with serving("--store", str(store)) as (url, process):
+        form = {"scenario": "Integrity", "seed": "4", "model": "", "placement": "user"}
+        page = post_form(opener, url + "play", form)
+        [conversation] = re.findall(r'action="(/play/conversations/[^"/]+)/send"', page)
+        message = {"message": "Write a very long story about a lighthouse keeper."}
+        sender = threading.Thread(
+            target=lambda: _ignore_errors(
+                lambda: post_form(opener, f"{url[:-1]}{conversation}/send", message)
+            ),
+            daemon=True,
+        )
+        sender.start()
+        time.sleep(4.0)  # the model loads and starts the reply
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 143, stderr
+    assert "Traceback" not in stderr
+
+
+def _ignore_errors(call: Callable[[], object]) -> None:
+    """Run a request the server may drop as it stops."""
+    try:
+        call()
+    except OSError:
+        pass

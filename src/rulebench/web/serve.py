@@ -8,7 +8,9 @@ in the server's environment) but those the operator allows (`--allow-model`), an
 gets quotas (`Quotas`). An optional shared token (`token_gate`) stands in front of every page.
 """
 
+import asyncio
 import errno
+import logging
 import socket
 from pathlib import Path
 
@@ -84,6 +86,26 @@ def check_serve_config(config: ServeConfig) -> None:
         )
 
 
+GRACEFUL_STOP_S = 3
+"""How long a stopped server waits for replies in flight before cancelling them: a playground
+reply from a model on the CPU can take a minute, and Ctrl-C should not wait for it."""
+
+
+class _QuietStopCancellations(logging.Filter):
+    """Drop uvicorn's reports of the replies a stop cancels: expected, not errors.
+
+    Without it, each cancelled reply prints an ERROR line and a CancelledError traceback
+    before the command's own "Interrupted. The server stopped." line.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Keep every record but the cancellation notice and a cancelled request's traceback."""
+        cancelled = record.exc_info is not None and isinstance(
+            record.exc_info[1], asyncio.CancelledError
+        )
+        return not cancelled and not record.getMessage().startswith("Cancel ")
+
+
 def serve(config: ServeConfig) -> None:
     """Run the explorer until interrupted (blocks)."""
     check_serve_config(config)
@@ -100,7 +122,14 @@ def serve(config: ServeConfig) -> None:
         show_paths=not (config.is_remote or config.allow_remote),
     )
     token = None if config.token is None else config.token.get_secret_value()
-    uvicorn.run(protect(app, token), host=config.host, port=config.port, log_level="warning")
+    logging.getLogger("uvicorn.error").addFilter(_QuietStopCancellations())
+    uvicorn.run(
+        protect(app, token),
+        host=config.host,
+        port=config.port,
+        log_level="warning",
+        timeout_graceful_shutdown=GRACEFUL_STOP_S,
+    )
 
 
 def served_playground(config: ServeConfig) -> PlaygroundConfig:

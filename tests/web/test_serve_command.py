@@ -10,7 +10,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
@@ -286,7 +286,5 @@ def test_serve_stopped_while_the_embedded_model_replies_exits_143(store: Path) -
 
 def _ignore_errors(call: Callable[[], object]) -> None:
     """Run a request the server may drop as it stops."""
-    try:
+    with suppress(OSError):
         call()
-    except OSError:
-        pass

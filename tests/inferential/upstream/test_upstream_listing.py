@@ -62,8 +62,9 @@ def _rules(clone: Path, task: str) -> dict[str, dict[str, str]]:
 
 def _shown(task: str, prompt: str) -> list[str]:
     """The item's rule block as the model reads it: one entry per rule, in order."""
-    if task.startswith("salad"):
-        return re.findall(r"^rule\d*: (.*)$", prompt, re.MULTILINE)
+    if task.startswith("salad"):  # the item's example: after the demonstrations' blank line
+        item = prompt[: prompt.rfind("\ntext: ")].rsplit("\n\n", 1)[-1]
+        return re.findall(r"^rule\d*: (.*)$", item, re.MULTILINE)
     if task in ("theoremQA", "ulogic", "ulogic-cf"):
         block = prompt[prompt.rfind("<rules>\n") :]
         return re.findall(r"<rule id>(.*?)</rule id>", block[: block.find("</rules>")])

@@ -152,12 +152,22 @@ def _id_tagged_entries(prompt: str, texts: RuleTexts) -> list[tuple[str, str]] |
 def _numbered_entries(
     prompt: str, texts: RuleTexts, golden: str | None
 ) -> list[tuple[str, str]] | None:
-    """Salad's "rule: text" / "ruleN: text" lines, each a known rule's text."""
+    """Salad's "rule: text" / "ruleN: text" lines just before the item's "text: " line.
+
+    Demonstrations list rules the same way, each example ending in a blank line, so the
+    item's rules are those after the last blank line before its text.
+    """
+    end = prompt.rfind("\ntext: ")
+    if end < 0:
+        return None
+    start = prompt.rfind("\n\n", 0, end)
+    pieces = _NUMBERED_LINE.split(prompt[start + 2 if start >= 0 else 0 : end + 1])
+    if len(pieces) < 2 or pieces[0].strip():
+        return None
     entries = []
-    for found in _NUMBERED_LINE.finditer(prompt):
-        lines = prompt[found.end() :].split("\n", texts.most_lines)[: texts.most_lines]
-        first = _first_entry(lines, texts, golden)
-        if first is None:
+    for piece in pieces[1:]:
+        rule_id = texts.id_of(piece.removesuffix("\n"), golden)
+        if rule_id is None:
             return None
-        entries.append((first[0], texts.text_of[first[0]]))
-    return entries or None
+        entries.append((rule_id, texts.text_of[rule_id]))
+    return entries

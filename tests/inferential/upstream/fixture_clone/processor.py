@@ -289,6 +289,8 @@ class TaskDataProcessor:
                 prompts.append(prompt)
         elif self.args.dataset.lower() in ["salad", "salad-cf"]:
             head = "\nCATEGORY-LIST\n\n"
+            if self.args.few_shot:
+                head += "rule1: our demo rule\ntext: a demo text\ncategory: O1\n\n"
             for sample in samples:
                 golden = sample["rule"]
                 if self.args.rule_setting == "no_rule":

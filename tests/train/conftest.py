@@ -1,4 +1,4 @@
-"""IRFT test data, built once per session."""
+"""IRFT test data and a tiny model to tune, built once per session."""
 
 from pathlib import Path
 
@@ -7,10 +7,49 @@ import pytest
 from rulebench.train.data import write_dataset
 from rulebench.train.examples import DataConfig
 
+TINY_LAYERS = 4
+"""Transformer blocks of the `tiny_model` fixture."""
+
 
 @pytest.fixture(scope="session")
 def tiny_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A few examples: enough for a handful of optimizer steps and an eval loss."""
     folder = tmp_path_factory.mktemp("irft-data") / "data"
     write_dataset(DataConfig(limit=12, per_group=4, seed=7), folder)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def tiny_model(model_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A Llama of 4 narrow blocks, seeded random weights, the embedded model's tokenizer.
+
+    Tuning it runs the same code as tuning the embedded model (trl, peft, checkpoints, resume,
+    merge) with the same tokens per step, at a small part of the cost of a step: the tests of
+    how runs are stopped, resumed and recorded do not need a model that knows anything.
+    """
+    import torch
+    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+    from rulebench.models.hf.loading import transformers_weights
+    from rulebench.models.registry import EMBEDDED_MODEL_NAME
+
+    embedded, _ = transformers_weights(EMBEDDED_MODEL_NAME)
+    tokenizer = AutoTokenizer.from_pretrained(embedded)
+    config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=TINY_LAYERS,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=1024,
+        tie_word_embeddings=True,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id or tokenizer.eos_token_id,
+    )
+    torch.manual_seed(0)
+    folder = tmp_path_factory.mktemp("tiny-model") / "tiny-llama"
+    LlamaForCausalLM(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
     return folder

@@ -8,12 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from rulebench.core.errors import ConfigError
 from rulebench.train.atomic_write import remove_stale, replace_folder, staging, write_json
 from rulebench.train.irft_record import (
     RUN_FILE,
     Checkpoint,
     Invocation,
     InvocationLog,
+    check_no_steps_kept,
     close_dead,
     incomplete_checkpoints,
     invocations,
@@ -160,3 +162,20 @@ def test_the_invocation_log_keeps_the_run_file_current(tmp_path: Path) -> None:
 
 def test_totals_of_no_time_are_zero() -> None:
     assert totals([]) == {"train_tokens": 0, "wall_s": 0.0, "tokens_per_s": 0.0}
+
+
+def test_without_a_checkpoint_a_killed_invocation_ends_where_it_recorded(tmp_path: Path) -> None:
+    # Killed before its first checkpoint: the run trains again from step 0, nothing was kept.
+    killed = Invocation(pid=dead_pid(), started="t0", from_step=0, to_step=0)
+    [closed] = close_dead([killed], None)
+    assert closed.ended_as == "killed" and (closed.to_step, closed.train_tokens) == (0, 0)
+    check_no_steps_kept("r", tmp_path, [closed])
+
+
+def test_steps_kept_without_their_checkpoint_are_not_trained_again(tmp_path: Path) -> None:
+    kept = Invocation(
+        pid=dead_pid(), started="t0", ended="t1", from_step=0, to_step=4, train_tokens=900,
+        ended_as="interrupted",
+    )  # fmt: skip
+    with pytest.raises(ConfigError, match="its invocations kept 4 steps, but no complete"):
+        check_no_steps_kept("r", tmp_path, close_dead([kept], None))

@@ -137,8 +137,9 @@ def irft(
         str | None,
         typer.Option(
             metavar="RUN",
-            help="Continue a stopped run (run id) from its last checkpoint; its options are "
-            "the run's own (--merge, --device, --dtype may change).",
+            help="Continue a stopped run (run id) from its last checkpoint (from step 0 when "
+            "it has none yet); its options are the run's own (--merge, --device, --dtype may "
+            "change).",
             show_default=False,
         ),
     ] = None,
@@ -248,3 +249,12 @@ class _TrainingBar(StepBar):
     def update(self, step: int, loss: float | None) -> None:
         """Move to `step`, showing the latest loss."""
         self.show(step, loss)
+
+    def restart(self, run_id: str) -> None:
+        """Say that the resumed run starts over (it was stopped before its first checkpoint)."""
+        from rulebench.report.untrusted import safe_text
+
+        err.print(
+            safe_text(f"run {run_id} has no checkpoint yet: training it again from step 0"),
+            soft_wrap=True,
+        )

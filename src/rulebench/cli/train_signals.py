@@ -34,7 +34,8 @@ def data_stopped_by_signal(output: Path) -> "AbstractContextManager[object]":
 def irft_stopped_by_signal(output: Path, store: Path | None) -> "AbstractContextManager[object]":
     """SIGINT or SIGTERM: training saves a checkpoint at the step under way, then stops.
 
-    The resume command names the run by id (read from the output folder's run file).
+    The resume command names the run by id (read from the output folder's run file); a run
+    stopped before its first checkpoint resumes from step 0.
     """
     from rulebench.cli.interrupts import stopped_by_signal
     from rulebench.cli.options import resume_command
@@ -46,10 +47,12 @@ def irft_stopped_by_signal(output: Path, store: Path | None) -> "AbstractContext
     def what_is_kept() -> str:
         if has_checkpoint():
             return f"The run is stored as interrupted; its checkpoints are in {output}."
-        return f"No checkpoint was saved yet: start again in a new folder (not {output})."
+        if (output / RUN_FILE).is_file():
+            return "No checkpoint was saved yet: a resume trains the run again from step 0."
+        return f"Nothing was saved in {output}: run the same command again."
 
     def resume() -> str | None:
-        if not has_checkpoint() or not (output / RUN_FILE).is_file():
+        if not (output / RUN_FILE).is_file():
             return None
         return resume_command(str(read_run_file(output)["run_id"]), store, "train irft")
 

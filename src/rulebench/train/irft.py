@@ -38,6 +38,7 @@ from rulebench.train.irft_record import (
     Checkpoint,
     Invocation,
     InvocationLog,
+    check_no_steps_kept,
     close_dead,
     incomplete_checkpoints,
     invocations,
@@ -91,6 +92,9 @@ class _Quiet:
 
     def update(self, step: int, loss: float | None) -> None:
         """Nothing to draw."""
+
+    def restart(self, run_id: str) -> None:
+        """Nothing to say."""
 
 
 @dataclass(frozen=True)
@@ -159,11 +163,12 @@ def run_irft(
     """Tune, save the adapter (and merged weights), and record the run in the store.
 
     Resuming a finished run trains and writes nothing: its stored result comes back, with
-    `finished_earlier` set.
+    `finished_earlier` set. Resuming a run stopped before its first checkpoint trains it again
+    from step 0 in the same folder (`progress.restart` says so).
 
     Raises:
         ConfigError: a model that cannot be tuned, an output folder that holds something else,
-            or a resume whose options differ from the run's or that has no checkpoint yet.
+            or a resume whose options differ from the run's.
         DataError: the data folder is not one `rulebench train data` wrote.
     """
     check_model_spec(config.model)
@@ -181,16 +186,16 @@ def run_irft(
     if not resume:
         stored, store_path = claim_output(config, resume, store, manifest.data_hash)
     assert store_path is not None  # claim_output always names one
-    store = store_path
     device = pick_device(config.device)
     bf16 = use_bf16(config.dtype, device)
     hardware: dict[str, JsonValue] = {"device": device, "precision": "bf16" if bf16 else "fp32"}
-    with Store(store) as db:
+    progress = progress or _Quiet()
+    with Store(store_path) as db:
         meta: dict[str, JsonValue] = {"data_hash": manifest.data_hash, "base_model": identity}
-        record, before, start, log = _open_record(db, config, stored, meta)
+        record, before, start, log = _open_record(db, config, stored, meta, progress)
         job = _Job(record.id, base_folder, device, bf16, start, before, log)
         try:
-            return _commit(db, config, job, _train(config, job, progress or _Quiet()), hardware)
+            return _commit(db, config, job, _train(config, job, progress), hardware)
         except KeyboardInterrupt:
             _end(db, job, "interrupted", {})
             raise
@@ -308,12 +313,19 @@ def check_layers(config: IrftConfig, base_folder: Path) -> None:
 
 
 def _open_record(
-    db: Store, config: IrftConfig, stored: dict[str, Any] | None, meta: dict[str, JsonValue]
+    db: Store,
+    config: IrftConfig,
+    stored: dict[str, Any] | None,
+    meta: dict[str, JsonValue],
+    progress: TrainingProgress,
 ) -> tuple[RunRecord, float | None, Checkpoint | None, InvocationLog]:
     """A new run (and its run file), or the stored one claimed and tidied for this process.
 
-    Returns the record, its eval loss before, the checkpoint to go on from, and this
-    invocation's entry in the run file.
+    A stored run without a complete checkpoint (stopped or killed before its first one was
+    saved) trains again from step 0, in place; `progress` hears of it.
+
+    Returns the record, its eval loss before, the checkpoint to go on from (None: step 0),
+    and this invocation's entry in the run file.
     """
     folder = config.output
     if stored is None:
@@ -327,9 +339,11 @@ def _open_record(
             path, ignore_errors=True
         )  # a kill cut its writing short; the trainer would reuse its name
     start = last_checkpoint(folder / "checkpoints")
-    if start is None:
-        raise ConfigError(f"run {record.id} in {folder}: its only checkpoint was left incomplete")
     earlier = close_dead(invocations(stored), start)
+    if start is None:  # stopped before its first checkpoint was complete
+        check_no_steps_kept(record.id, folder, earlier)
+        progress.restart(record.id)
+        return record, None, None, InvocationLog(folder, earlier, None)
     before = stored.get("eval_loss_before")
     return (
         record,

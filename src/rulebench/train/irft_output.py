@@ -19,7 +19,8 @@ def claim_output(
 
     Raises:
         ConfigError: a folder that holds another run (without --resume) or something else,
-            or a resume with other training options, changed data or no checkpoint.
+            or a resume with other training options or changed data (a run without a
+            checkpoint yet is resumed all the same: it trains again from step 0).
     """
     folder = config.output
     remove_stale(folder)  # what killed writers left half-written
@@ -33,11 +34,6 @@ def claim_output(
         _check_same_training(config, stored["config"])
         if stored.get("data_hash", data_hash) != data_hash:
             raise ConfigError(f"--resume: the data in {config.data} changed since the run began")
-        if "notes" not in stored and not any((folder / "checkpoints").glob("checkpoint-*")):
-            raise ConfigError(
-                f"run {stored['run_id']} in {folder} has no checkpoint yet: nothing to resume "
-                "(start it again in a new folder)"
-            )
         return stored, store or Path(stored["store"])
     if resume:
         raise ConfigError(f"nothing to resume in {folder}: no {RUN_FILE} there")

@@ -102,11 +102,12 @@ def invocations(content: dict[str, Any]) -> list[Invocation]:
         raise ConfigError(f"{RUN_FILE}: invocations: {exc.errors()[0]['msg']}") from None
 
 
-def close_dead(listed: list[Invocation], resumed_from: Checkpoint) -> list[Invocation]:
+def close_dead(listed: list[Invocation], resumed_from: Checkpoint | None) -> list[Invocation]:
     """Mark invocations whose process died while "running" as killed, ending where it saved.
 
     A killed invocation's last checkpoint may be newer than its last update of the run file
     (the kill fell between the two), so its end is taken from the checkpoint resumed from.
+    Without one (a run that starts again from step 0) it ends where it last recorded.
     """
     closed: list[Invocation] = []
     for entry in listed:
@@ -116,7 +117,7 @@ def close_dead(listed: list[Invocation], resumed_from: Checkpoint) -> list[Invoc
         ):
             tokens_before = sum(done.train_tokens for done in closed)
             update: dict[str, Any] = {"ended_as": "killed"}
-            if resumed_from.step >= entry.to_step:
+            if resumed_from is not None and resumed_from.step >= entry.to_step:
                 update |= {
                     "to_step": resumed_from.step,
                     "train_tokens": max(0, resumed_from.tokens_seen - tokens_before),
@@ -124,6 +125,23 @@ def close_dead(listed: list[Invocation], resumed_from: Checkpoint) -> list[Invoc
             entry = entry.model_copy(update=update)
         closed.append(entry)
     return closed
+
+
+def check_no_steps_kept(run_id: str, folder: Path, earlier: list[Invocation]) -> None:
+    """Let a run without a checkpoint train again from step 0 only if no invocation kept steps.
+
+    Steps are kept only by a checkpoint, so kept steps without one mean its checkpoints were
+    removed: training again would count those steps twice.
+
+    Raises:
+        ConfigError: an earlier invocation kept steps.
+    """
+    kept = max((entry.to_step for entry in earlier), default=0)
+    if kept:
+        raise ConfigError(
+            f"run {run_id} in {folder}: its invocations kept {kept} steps, but no complete "
+            f"checkpoint is left in {folder / 'checkpoints'}: start it again in a new folder"
+        )
 
 
 class InvocationLog:

@@ -29,6 +29,10 @@ class TrainingProgress(Protocol):
         """`step` optimizer steps are done; `loss` is the latest logged training loss."""
         ...
 
+    def restart(self, run_id: str) -> None:
+        """A resumed run had no checkpoint yet: it trains again from step 0."""
+        ...
+
 
 def use_bf16(dtype: Dtype, device: str) -> bool:
     """Whether to train in bf16: asked for, or (auto) where the hardware does it fast."""

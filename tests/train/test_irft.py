@@ -1,6 +1,10 @@
-"""`train irft`: option checks (fast) and tiny tuning runs on the embedded model (slow)."""
+"""`train irft`: option checks (fast) and tiny tuning runs (slow).
 
-import hashlib
+The runs tune `tiny_model` (a few narrow blocks, the embedded model's tokenizer): what is
+checked here is how a run trains, stops, resumes and records itself, which does not need the
+embedded model's knowledge, only its tokens.
+"""
+
 import json
 import os
 from pathlib import Path
@@ -16,29 +20,8 @@ from rulebench.train.irft_config import DEFAULT_MAX_STEPS, IrftConfig, check_mod
 
 from tests.command import assert_one_line_error, rulebench
 from tests.stored_json import json_list
-
-TINY = {"max_steps": 3, "batch_size": 2, "eval_size": 2, "save_steps": 2, "max_length": 448}
-
-
-def tiny_config(data: Path, output: Path, **changes: Any) -> IrftConfig:
-    return IrftConfig(data=data, output=output, **(TINY | changes))
-
-
-class Recorder:
-    """Records what the trainer reports; can stop the run at a step like Ctrl-C would."""
-
-    def __init__(self, stop_at: int | None = None) -> None:
-        self.stop_at = stop_at
-        self.begun: list[tuple[int, int]] = []
-        self.steps: list[int] = []
-
-    def begin(self, total_steps: int, done_steps: int) -> None:
-        self.begun.append((total_steps, done_steps))
-
-    def update(self, step: int, loss: float | None) -> None:
-        self.steps.append(step)
-        if step == self.stop_at:
-            raise KeyboardInterrupt
+from tests.train.conftest import TINY_LAYERS
+from tests.train.tiny_runs import Recorder, snapshot, tiny_config
 
 
 @pytest.mark.parametrize("spec", ["openai/gpt-4o-mini", "llamacpp/SmolLM2-135M-Instruct"])
@@ -60,15 +43,17 @@ def test_a_folder_that_is_not_data_is_refused(tmp_path: Path) -> None:
         run_irft(tiny_config(tmp_path, tmp_path / "out"))
 
 
-# Slow: a new run reads the base model's layers (the embedded GGUF's transformers conversion)
-# before it claims its folder.
+# Slow: a new run reads the base model's layers before it claims its folder, and the tiny
+# model takes the embedded GGUF's transformers conversion (its tokenizer).
 @pytest.mark.slow
-def test_an_occupied_output_folder_is_refused(tiny_data: Path, tmp_path: Path) -> None:
+def test_an_occupied_output_folder_is_refused(
+    tiny_data: Path, tiny_model: Path, tmp_path: Path
+) -> None:
     occupied = tmp_path / "occupied"
     occupied.mkdir()
     (occupied / "x").write_text("mine")
     with pytest.raises(ConfigError, match="is not empty and holds no IRFT run"):
-        run_irft(tiny_config(tiny_data, occupied))
+        run_irft(tiny_config(tiny_data, occupied, tiny_model))
 
 
 def test_a_resume_with_nothing_to_resume_is_refused(tiny_data: Path, tmp_path: Path) -> None:
@@ -97,11 +82,11 @@ def test_bad_irft_options_are_one_line(
 
 @pytest.fixture(scope="module")
 def tiny_run(
-    model_cache: Path, tiny_data: Path, tmp_path_factory: pytest.TempPathFactory
+    tiny_model: Path, tiny_data: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> tuple[IrftResult, IrftConfig, Path]:
-    """Three steps of batch 2 on the embedded model, merged weights too (~1 min on 2 cores)."""
+    """Three steps of batch 2 on the tiny model, merged weights too."""
     folder = tmp_path_factory.mktemp("irft-run")
-    config = tiny_config(tiny_data, folder / "out", merge=True)
+    config = tiny_config(tiny_data, folder / "out", tiny_model, merge=True)
     store = folder / "store.sqlite"
     return run_irft(config, store=store, progress=Recorder()), config, store
 
@@ -124,7 +109,7 @@ def test_tiny_run_lowers_the_loss_and_records_itself(
 
 @pytest.mark.slow
 def test_adapter_loads_with_peft_and_changes_the_output(
-    tiny_run: tuple[IrftResult, IrftConfig, Path], model_cache: Path
+    tiny_run: tuple[IrftResult, IrftConfig, Path],
 ) -> None:
     import torch
     from peft import PeftModel
@@ -160,18 +145,6 @@ def test_a_finished_run_is_not_overwritten(
         run_irft(config)
     with pytest.raises(ConfigError, match=r"--resume with other training options: rank 8"):
         run_irft(config.model_copy(update={"rank": 8}), resume=True)
-
-
-def snapshot(folder: Path) -> dict[str, tuple[str, int]]:
-    """Every file under `folder`: its content hash and modification time."""
-    return {
-        str(path.relative_to(folder)): (
-            hashlib.sha256(path.read_bytes()).hexdigest(),
-            path.stat().st_mtime_ns,
-        )
-        for path in sorted(folder.rglob("*"))
-        if path.is_file()
-    }
 
 
 @pytest.mark.slow
@@ -288,14 +261,12 @@ def test_the_hf_backend_evaluates_the_adapter_and_the_merged_weights(
     from rulebench.models.base import BackendOptions, ChoiceScorer
     from rulebench.models.registry import create_model
 
-    result, _, _ = tiny_run
+    result, config, _ = tiny_run
     assert result.merged is not None
     cpu = {"device": "cpu", "dtype": "float32"}
     models = [
-        create_model("hf/SmolLM2-135M-Instruct", BackendOptions(args=cpu)),
-        create_model(
-            "hf/SmolLM2-135M-Instruct", BackendOptions(args=cpu | {"adapter": str(result.adapter)})
-        ),
+        create_model(config.model, BackendOptions(args=cpu)),
+        create_model(config.model, BackendOptions(args=cpu | {"adapter": str(result.adapter)})),
         create_model(f"hf/{result.merged}", BackendOptions(args=cpu)),
     ]
     question = [Message(role="user", content="Input: ABBA\nRule 1: output the length.")]
@@ -319,7 +290,7 @@ def test_compare_measures_the_base_and_the_tuned_run_on_real_models(
     from rulebench.study.irft import StudyConfig, contender, run_study, write_outputs
 
     _, config, _ = tiny_run
-    base = contender("base", "hf/SmolLM2-135M-Instruct")
+    base = contender("base", config.model)
     tuned = contender("tuned", str(config.output))
     study = StudyConfig(
         stringgame_per_group=2, rulebench_per_group=2, scenarios=False, max_tokens=12
@@ -333,10 +304,10 @@ def test_compare_measures_the_base_and_the_tuned_run_on_real_models(
 
 @pytest.mark.slow
 def test_another_rank_trains_but_records_nothing(
-    tiny_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tiny_data: Path, tiny_model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("RANK", "1")  # as `accelerate launch` sets it in its second process
-    config = tiny_config(tiny_data, tmp_path / "out", max_steps=1, eval_size=0)
+    config = tiny_config(tiny_data, tmp_path / "out", tiny_model, max_steps=1, eval_size=0)
     result = run_irft(config, store=tmp_path / "store.sqlite")
     assert result.steps == 1 and result.run_id == ""
     assert not (tmp_path / "out" / RUN_FILE).exists()
@@ -344,17 +315,22 @@ def test_another_rank_trains_but_records_nothing(
 
 
 @pytest.mark.slow
-def test_layers_puts_the_adapter_on_the_last_blocks_only(tiny_data: Path, tmp_path: Path) -> None:
+def test_layers_puts_the_adapter_on_the_last_blocks_only(
+    tiny_data: Path, tiny_model: Path, tmp_path: Path
+) -> None:
     from safetensors import safe_open
 
-    config = tiny_config(tiny_data, tmp_path / "out", max_steps=1, eval_size=0, layers=2)
+    config = tiny_config(
+        tiny_data, tmp_path / "out", tiny_model, max_steps=1, eval_size=0, layers=2
+    )
     result = run_irft(config, store=tmp_path / "s.sqlite")
     with safe_open(str(result.adapter / "adapter_model.safetensors"), "pt") as weights:
         names = weights.keys()  # a safetensors handle is not iterable itself
         blocks = {int(name.split(".layers.")[1].split(".")[0]) for name in names}
-    assert blocks == {28, 29}  # SmolLM2-135M has 30
-    too_deep = tiny_config(tiny_data, tmp_path / "deep", layers=31)
-    with pytest.raises(ConfigError, match="--layers 31: the model has 30 layers"):
+    assert blocks == {TINY_LAYERS - 2, TINY_LAYERS - 1}
+    deeper = TINY_LAYERS + 1
+    too_deep = tiny_config(tiny_data, tmp_path / "deep", tiny_model, layers=deeper)
+    with pytest.raises(ConfigError, match=f"--layers {deeper}: the model has {TINY_LAYERS} layers"):
         run_irft(too_deep, store=tmp_path / "s.sqlite")
     assert not (tmp_path / "deep").exists()
 

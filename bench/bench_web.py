@@ -297,7 +297,7 @@ def percentile_s(times: list[float], share: float) -> float:
 
 def loaded_rows(times: dict[str, list[float]], duration_s: float) -> list[tuple[str, ...]]:
     """Requests, requests/s, p50 and p95 of each page and of both together."""
-    rows = [("page, under load", "requests", "requests/s", "p50 s", "p95 s")]
+    rows: list[tuple[str, ...]] = [("page, under load", "requests", "requests/s", "p50 s", "p95 s")]
     every = [seconds for page in times.values() for seconds in page]
     for name, page in (*times.items(), ("both", every)):
         p50, p95 = percentile_s(page, 0.5), percentile_s(page, 0.95)

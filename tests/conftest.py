@@ -24,7 +24,9 @@ _ENTRY_POINTS = importlib.metadata.entry_points
 def _without_rulebench_groups(**params: str) -> importlib.metadata.EntryPoints:
     if params.get("group", "").startswith("rulebench."):
         return importlib.metadata.EntryPoints(())
-    return _ENTRY_POINTS(**params)
+    found = _ENTRY_POINTS(**params)
+    assert isinstance(found, importlib.metadata.EntryPoints)  # every caller names a group
+    return found
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -42,7 +44,7 @@ def pytest_configure(config: pytest.Config) -> None:
     """
     os.environ.pop("COLUMNS", None)
     os.environ.pop("LINES", None)
-    importlib.metadata.entry_points = _without_rulebench_groups
+    importlib.metadata.entry_points = _without_rulebench_groups  # type: ignore[assignment]  # an overloaded stdlib function, replaced for the session
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -12,7 +12,7 @@ from rulebench.core.errors import ConfigError
 from rulebench.engine.catalog import RunSettings, build_task, make_spec
 from rulebench.inferential.data import DEFAULT_TASKS
 from rulebench.inferential.settings import Grid
-from rulebench.inferential.task import InferentialConfig
+from rulebench.inferential.task import InferentialConfig, InferentialTask
 
 from tests.command import rulebench
 
@@ -68,7 +68,9 @@ def test_a_named_task_lacking_the_option_is_still_refused(
 ) -> None:
     spec = make_spec("inferential", "scripted/echo", config, RunSettings())
     with pytest.raises(ConfigError, match=refusal):
-        build_task("inferential", spec.task_config).items()  # type: ignore[attr-defined]
+        task = build_task("inferential", spec.task_config)
+        assert isinstance(task, InferentialTask)
+        task.items()
 
 
 @pytest.mark.subprocess

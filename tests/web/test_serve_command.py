@@ -265,7 +265,7 @@ def test_serve_stopped_while_the_embedded_model_replies_exits_143(store: Path) -
     # The playground's reply is decoding on a llama.cpp lane when the signal comes: the model
     # must be freed after its lanes stop, or the process dies of a segmentation fault (139).
     opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
-    with serving("--store", str(store)) as (url, process):
+    with serving("--store", str(store), "--save-dir", str(store.parent)) as (url, process):
         form = {"scenario": "Integrity", "seed": "4", "model": "", "placement": "user"}
         page = post_form(opener, url + "play", form)
         [conversation] = re.findall(r'action="(/play/conversations/[^"/]+)/send"', page)

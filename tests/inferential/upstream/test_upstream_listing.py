@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
+from pydantic import JsonValue
 
 from rulebench.core.items import Item
 from rulebench.inferential.item_meta import ItemMeta
@@ -120,7 +121,12 @@ def test_every_listing_is_read_from_the_prompt(clone: Path, task: str) -> None:
 
 
 def test_shared_texts_read_as_the_golden_rule_else_the_first_id() -> None:
-    rules = {"1": {"NL": "same"}, "2": {"NL": "other"}, "3": {"NL": "same"}, "4": {"NL": "other"}}
+    rules: JsonValue = {
+        "1": {"NL": "same"},
+        "2": {"NL": "other"},
+        "3": {"NL": "same"},
+        "4": {"NL": "other"},
+    }
     texts = RuleTexts(rules, "NL")
     prompt = "<rule>\nsame\nother\nsame\n<\\rule>\n<question>\nq\n<\\question>\n"
     listing = read_listing("clutrr", prompt, texts, "3")
@@ -132,7 +138,7 @@ def test_shared_texts_read_as_the_golden_rule_else_the_first_id() -> None:
 
 
 def test_a_rule_text_with_a_newline_and_the_last_block_are_read() -> None:
-    rules = {"7": {"NL": "two\nlines"}, "8": {"NL": "one line"}}
+    rules: JsonValue = {"7": {"NL": "two\nlines"}, "8": {"NL": "one line"}}
     demo = "<rule>\nour demo rule\n<\\rule>\n"
     prompt = f"{demo}\n<rule>\none line\ntwo\nlines\n</rule>\nquestion\n"
     listing = read_listing("law", prompt, RuleTexts(rules, "NL"), "7")
@@ -144,7 +150,7 @@ def test_a_rule_text_with_a_newline_and_the_last_block_are_read() -> None:
 
 def test_an_id_shown_for_a_shared_text_still_finds_the_golden_rule() -> None:
     # upstream shows each text under the last id holding it: the golden id may not appear
-    rules = {"5": {"NL": "shared"}, "9": {"NL": "shared"}, "6": {"NL": "noise"}}
+    rules: JsonValue = {"5": {"NL": "shared"}, "9": {"NL": "shared"}, "6": {"NL": "noise"}}
     prompt = (
         "<rules>\n<rule id>6</rule id>\n<rule content>\nnoise\n"
         "<rule id>9</rule id>\n<rule content>\nshared\n</rules>\n"

@@ -88,7 +88,8 @@ def test_the_paper_grid_runs_to_the_end_and_names_the_cell_it_left_out(
     assert cells == _design_cells(clone) - {CITE_CELL}
     config = run.config["task_config"]
     assert isinstance(config, dict)
-    [skipped] = config["upstream_skipped"]  # type: ignore[misc]
+    [skipped] = config["upstream_skipped"]  # type: ignore[misc,str-unpack]
+    assert isinstance(skipped, dict)
     assert skipped["task"] == "law-cf" and skipped["setting"] == "few/nl/cot/2-shot/cf/cite"
     shown = runner.invoke(app, ["runs", "show", run.id, "--store", store])
     shown_text = " ".join(shown.output.split())  # the terminal wraps long lines

@@ -7,8 +7,7 @@ import pytest
 from rulebench.train.data import write_dataset
 from rulebench.train.examples import DataConfig
 
-TINY_LAYERS = 4
-"""Transformer blocks of the `tiny_model` fixture."""
+from tests.train.tiny_runs import TINY_LAYERS
 
 
 @pytest.fixture(scope="session")
@@ -20,21 +19,24 @@ def tiny_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def tiny_model(model_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A Llama of 4 narrow blocks, seeded random weights, the embedded model's tokenizer.
 
     Tuning it runs the same code as tuning the embedded model (trl, peft, checkpoints, resume,
     merge) with the same tokens per step, at a small part of the cost of a step: the tests of
-    how runs are stopped, resumed and recorded do not need a model that knows anything.
+    how runs are stopped, resumed and recorded do not need a model that knows anything. The
+    tokenizer is read from the embedded GGUF itself, which spares the conversion of its
+    weights.
     """
     import torch
     from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
 
-    from rulebench.models.hf.loading import transformers_weights
-    from rulebench.models.registry import EMBEDDED_MODEL_NAME
+    from rulebench.models.embedded import embedded_gguf_path
 
-    embedded, _ = transformers_weights(EMBEDDED_MODEL_NAME)
-    tokenizer = AutoTokenizer.from_pretrained(embedded)
+    gguf = embedded_gguf_path()
+    tokenizer = AutoTokenizer.from_pretrained(
+        str(gguf.parent), gguf_file=gguf.name, local_files_only=True
+    )
     config = LlamaConfig(
         vocab_size=len(tokenizer),
         hidden_size=32,

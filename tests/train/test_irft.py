@@ -20,8 +20,7 @@ from rulebench.train.irft_config import DEFAULT_MAX_STEPS, IrftConfig, check_mod
 
 from tests.command import assert_one_line_error, rulebench
 from tests.stored_json import json_list
-from tests.train.conftest import TINY_LAYERS
-from tests.train.tiny_runs import Recorder, snapshot, tiny_config
+from tests.train.tiny_runs import TINY_LAYERS, Recorder, snapshot, tiny_config
 
 
 @pytest.mark.parametrize("spec", ["openai/gpt-4o-mini", "llamacpp/SmolLM2-135M-Instruct"])
@@ -44,7 +43,7 @@ def test_a_folder_that_is_not_data_is_refused(tmp_path: Path) -> None:
 
 
 # Slow: a new run reads the base model's layers before it claims its folder, and the tiny
-# model takes the embedded GGUF's transformers conversion (its tokenizer).
+# model reads its tokenizer from the embedded GGUF.
 @pytest.mark.slow
 def test_an_occupied_output_folder_is_refused(
     tiny_data: Path, tiny_model: Path, tmp_path: Path

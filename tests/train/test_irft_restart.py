@@ -23,13 +23,9 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.mark.parametrize(
-    ("stop_with", "ended_as", "cut_checkpoint"),
-    [
-        (KeyboardInterrupt, "interrupted", False),
-        (Killed, "killed", False),
-        (Killed, "killed", True),
-    ],
-    ids=["interrupted", "killed", "killed-while-saving"],
+    ("stop_with", "ended_as"),
+    [(KeyboardInterrupt, "interrupted"), (Killed, "killed")],
+    ids=["interrupted", "killed-while-saving"],
 )
 def test_a_run_stopped_before_its_first_checkpoint_resumes_from_step_0(
     tiny_data: Path,
@@ -37,7 +33,6 @@ def test_a_run_stopped_before_its_first_checkpoint_resumes_from_step_0(
     tmp_path: Path,
     stop_with: type[BaseException],
     ended_as: str,
-    cut_checkpoint: bool,
 ) -> None:
     config = tiny_config(tiny_data, tmp_path / "out", tiny_model)  # first checkpoint: step 2
     store = tmp_path / "store.sqlite"
@@ -45,7 +40,7 @@ def test_a_run_stopped_before_its_first_checkpoint_resumes_from_step_0(
         run_irft(config, store=store, progress=Recorder(stop_at=1, stop_with=stop_with))
     checkpoints = config.output / "checkpoints"
     assert not any(checkpoints.glob("checkpoint-*"))
-    if cut_checkpoint:  # a kill while the first checkpoint was written: no trainer state yet
+    if stop_with is Killed:  # killed as its first checkpoint was written: no trainer state yet
         (checkpoints / "checkpoint-2").mkdir(parents=True)
         (checkpoints / "checkpoint-2" / "adapter_model.safetensors").write_bytes(b"cut")
     run_id = str(read_run_file(config.output)["run_id"])

@@ -6,6 +6,8 @@ from typing import Any
 
 from rulebench.train.irft_config import IrftConfig
 
+TINY_LAYERS = 4
+"""Transformer blocks of the `tiny_model` fixture (tests/train/conftest.py)."""
 TINY = {"max_steps": 3, "batch_size": 2, "eval_size": 2, "save_steps": 2, "max_length": 448}
 """Three steps of batch 2, a checkpoint at step 2, eval loss on two test examples."""
 

@@ -334,10 +334,9 @@ def _open_record(
         write_run_file(folder, content | meta | {"store": str(db.path)})
         return record, None, None, InvocationLog(folder, [], None)
     record = db.reopen_run(str(stored["run_id"]))  # refused while another process holds it
+    # A kill cut their writing short; the trainer would reuse their names.
     for path in incomplete_checkpoints(folder / "checkpoints"):
-        shutil.rmtree(
-            path, ignore_errors=True
-        )  # a kill cut its writing short; the trainer would reuse its name
+        shutil.rmtree(path, ignore_errors=True)
     start = last_checkpoint(folder / "checkpoints")
     earlier = close_dead(invocations(stored), start)
     if start is None:  # stopped before its first checkpoint was complete

@@ -1,9 +1,7 @@
 """A store damaged during a run, or on read-only media, ends `rulebench run` in one line."""
 
-import os
 import sqlite3
 import stat
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +10,7 @@ import pytest
 from rulebench.engine.store import Store
 
 from tests.command import assert_one_line_error, rulebench
+from tests.read_only import read_only_view_of
 
 pytestmark = pytest.mark.subprocess  # runs the real entry point, as a user would
 
@@ -52,24 +51,8 @@ def read_only_view(tmp_path: Path) -> Iterator[tuple[Path, Path, str]]:
     As root: a read-only bind mount, real read-only media. Else permissions, which bind an
     ordinary user (and not root), and the error names them instead.
     """
-    source, view = tmp_path / "source", tmp_path / "view"
-    source.mkdir()
-    view.mkdir()
-    if os.geteuid() != 0:
-        yield source, source, "no permission to write"
-        return
-    mounted = subprocess.run(
-        f"mount --bind {source} {view} && mount -o remount,ro,bind {view}",
-        shell=True,
-        capture_output=True,
-        check=False,
-    )
-    if mounted.returncode != 0:
-        pytest.skip("cannot make read-only media here (mount needs CAP_SYS_ADMIN as root)")
-    try:
-        yield source, view, "its file system is read-only"
-    finally:
-        subprocess.run(["umount", str(view)], check=False)
+    with read_only_view_of(tmp_path) as (source, view, is_media):
+        yield source, view, "its file system is read-only" if is_media else "no permission to write"
 
 
 def test_resuming_on_read_only_media_says_so(read_only_view: tuple[Path, Path, str]) -> None:

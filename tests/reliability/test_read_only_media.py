@@ -1,8 +1,6 @@
 """A store on read-only media can be listed, shown, exported and reported without a write."""
 
-import os
 import stat
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,31 +9,16 @@ import pytest
 from rulebench.engine.store import Store
 
 from tests.command import rulebench
+from tests.read_only import read_only_view_of
 
 pytestmark = pytest.mark.subprocess  # spawns rulebench processes: not in `make test-fast`
 
 
 @pytest.fixture
 def read_only_folder(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
-    """(writable folder, the same folder seen read-only): a read-only bind mount, as root."""
-    source, view = tmp_path / "source", tmp_path / "view"
-    source.mkdir()
-    view.mkdir()
-    if os.geteuid() != 0:  # permissions bind an ordinary user
-        yield source, source
-        return
-    mounted = subprocess.run(
-        f"mount --bind {source} {view} && mount -o remount,ro,bind {view}",
-        shell=True,
-        capture_output=True,
-        check=False,
-    )
-    if mounted.returncode != 0:
-        pytest.skip("cannot make read-only media here (mount needs CAP_SYS_ADMIN as root)")
-    try:
+    """(writable folder, the same folder seen read-only)."""
+    with read_only_view_of(tmp_path) as (source, view, _):
         yield source, view
-    finally:
-        subprocess.run(["umount", str(view)], check=False)
 
 
 def test_a_store_on_read_only_media_is_read_without_a_write(

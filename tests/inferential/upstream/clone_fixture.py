@@ -6,6 +6,7 @@ upstream's HEAD, where law-cf's rule-citation prompt raises ValueError; `BUILDS_
 the same file as an older commit had it, where that prompt builds.
 """
 
+import json
 import shutil
 from pathlib import Path
 
@@ -31,3 +32,13 @@ def make_clone(root: Path, processor_text: str | None = None) -> Path:
     (git / "HEAD").write_text("ref: refs/heads/main\n")
     (git / "refs" / "heads" / "main").write_text(COMMIT + "\n")
     return clone
+
+
+def grow_rules(clone: Path, task: str, count: int) -> None:
+    """More rules than the fixture has: upstream's law draws take 3 and 20 distinct ones."""
+    path = clone / "dataset" / task / "test_rule.json"
+    rules = json.loads(path.read_text(encoding="utf-8"))
+    rules.update(
+        {f"9{n:02d}": {"NL": f"our extra rule {n}", "FOL": f"x({n})"} for n in range(count)}
+    )
+    path.write_text(json.dumps(rules, ensure_ascii=False), encoding="utf-8")

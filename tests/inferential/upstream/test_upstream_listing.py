@@ -20,28 +20,19 @@ from rulebench.inferential.task import InferentialTask
 from rulebench.inferential.upstream.calls import raw_records
 from rulebench.inferential.upstream.listing import RuleTexts, read_listing
 
-from tests.inferential.upstream.clone_fixture import BUILDS_LAW_CF_CITE, make_clone
+from tests.inferential.upstream.clone_fixture import BUILDS_LAW_CF_CITE, grow_rules, make_clone
 
 FACTUAL = ("clutrr", "deer", "theoremQA", "ulogic", "law", "salad")
 COUNTERFACTUAL = ("clutrr-cf", "ulogic-cf", "law-cf", "salad-cf")
 CITES = ("clutrr", "clutrr-cf", "theoremQA", "ulogic", "ulogic-cf", "law-cf", "salad", "salad-cf")
 
 
-def _grow_rules(clone: Path, task: str, count: int) -> None:
-    path = clone / "dataset" / task / "test_rule.json"
-    rules = json.loads(path.read_text(encoding="utf-8"))
-    rules.update(
-        {f"9{n:02d}": {"NL": f"our extra rule {n}", "FOL": f"x({n})"} for n in range(count)}
-    )
-    path.write_text(json.dumps(rules, ensure_ascii=False), encoding="utf-8")
-
-
 @pytest.fixture
 def clone(tmp_path: Path) -> Path:
     made = make_clone(tmp_path, BUILDS_LAW_CF_CITE)
-    _grow_rules(made, "law", 20)
-    _grow_rules(made, "law-cf", 5)
-    _grow_rules(made, "salad-cf", 3)  # its one rule leaves upstream's noise draw no choice
+    grow_rules(made, "law", 20)
+    grow_rules(made, "law-cf", 5)
+    grow_rules(made, "salad-cf", 3)  # its one rule leaves upstream's noise draw no choice
     return made
 
 

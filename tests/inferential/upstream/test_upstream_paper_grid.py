@@ -6,7 +6,6 @@ shown by `runs show` and in the report; every other cell of the design runs, and
 completed over the items it made. The command is the RuleBench guide's, read from the page.
 """
 
-import json
 import logging
 import shlex
 from pathlib import Path
@@ -22,26 +21,16 @@ from rulebench.inferential.item_meta import ItemMeta
 from rulebench.inferential.settings import design_settings, paper_design
 from rulebench.inferential.task import InferentialConfig, InferentialTask
 
-from tests.inferential.upstream.clone_fixture import BUILDS_LAW_CF_CITE, make_clone
+from tests.inferential.upstream.clone_fixture import BUILDS_LAW_CF_CITE, grow_rules, make_clone
 
 TASKS = ("clutrr", "clutrr-cf", "deer", "theoremQA", "ulogic", "ulogic-cf", "law", "law-cf")
 CITE_CELL = "law-cf few/nl/cot/2-shot/cf/cite"
 
 
-def _grow_rules(clone: Path, task: str, count: int) -> None:
-    """More rules than the fixture has: upstream's law draws take 3 and 20 distinct ones."""
-    path = clone / "dataset" / task / "test_rule.json"
-    rules = json.loads(path.read_text(encoding="utf-8"))
-    rules.update(
-        {f"9{n:02d}": {"NL": f"our extra rule {n}", "FOL": f"x({n})"} for n in range(count)}
-    )
-    path.write_text(json.dumps(rules, ensure_ascii=False), encoding="utf-8")
-
-
 def _clone(tmp_path: Path, text: str | None = None) -> Path:
     clone = make_clone(tmp_path, text)
-    _grow_rules(clone, "law", 20)
-    _grow_rules(clone, "law-cf", 5)
+    grow_rules(clone, "law", 20)
+    grow_rules(clone, "law-cf", 5)
     return clone
 
 

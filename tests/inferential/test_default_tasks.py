@@ -5,11 +5,14 @@ StringGame has neither. Naming the task keeps the refusal.
 """
 
 import logging
+import shutil
+from pathlib import Path
 
 import pytest
 
 from rulebench.core.errors import ConfigError
 from rulebench.engine.catalog import RunSettings, build_task, make_spec
+from rulebench.engine.store import Store
 from rulebench.inferential.data import DEFAULT_TASKS
 from rulebench.inferential.settings import Grid
 from rulebench.inferential.task import InferentialConfig, InferentialTask
@@ -75,7 +78,7 @@ def test_a_named_task_lacking_the_option_is_still_refused(
 
 @pytest.mark.subprocess
 def test_the_getting_started_counterfactual_command_runs_on_the_tasks_that_can(
-    tmp_path: object,
+    tmp_path: Path,
 ) -> None:
     result = rulebench(
         "run", "inferential", "--cite-rule", "--counterfactual", "on", "--shots", "2",
@@ -85,3 +88,47 @@ def test_the_getting_started_counterfactual_command_runs_on_the_tasks_that_can(
     assert result.returncode == 0, result.stderr
     [line] = [line for line in result.stderr.splitlines() if "left out" in line]
     assert "stringgame" in line and "-t" in line
+
+
+OFFICIAL_FIXTURE = Path(__file__).parent / "tasks" / "fixtures" / "official"
+
+
+def test_a_data_root_without_tasks_runs_the_release_datasets_it_holds(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    root = tmp_path / "dataset"
+    for name in ("deer", "clutrr-cf", "clutrr"):
+        shutil.copytree(OFFICIAL_FIXTURE / name, root / name)
+    with caplog.at_level(logging.WARNING):
+        tasks = spec_tasks(InferentialConfig(data_root=str(root)))
+    assert tasks == ("clutrr", "clutrr-cf", "deer")  # the registry's order, not the folder's
+    [line] = [r.getMessage() for r in caplog.records]
+    assert "--data-root" in line and "clutrr, clutrr-cf, deer" in line and "-t" in line
+    counterfactual = InferentialConfig(data_root=str(root), grid=COUNTERFACTUAL_ONLY)
+    assert spec_tasks(counterfactual) == ("clutrr-cf",)
+
+
+def test_a_data_root_holding_no_dataset_is_refused_in_one_line(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=f"--data-root {tmp_path} holds none"):
+        spec_tasks(InferentialConfig(data_root=str(tmp_path)))
+
+
+def test_named_tasks_with_a_data_root_are_kept(tmp_path: Path) -> None:
+    config = InferentialConfig(tasks=("kinship",), data_root=str(tmp_path))
+    assert spec_tasks(config) == ("kinship",)
+
+
+@pytest.mark.subprocess
+def test_a_paper_grid_on_a_data_root_runs_its_datasets_not_the_generated_ones(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "store.sqlite"
+    result = rulebench(
+        "run", "inferential", "--data-root", str(OFFICIAL_FIXTURE), "-m", "scripted/echo",
+        "--per-group", "1", "-q", "golden", "--store", str(store), "--json",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    with Store(store, readonly=True) as db:
+        [run] = db.list_runs()
+        tasks = {r.metadata["task"] for r in db.iter_results(run.id)}
+    assert tasks and not tasks & {"kinship", "stringgame"}

@@ -1,6 +1,7 @@
 """Which of the default tasks a run's options apply to, when the user named no task.
 
-Some options exist only for some tasks: log-likelihood scoring needs candidate answers, and
+A data root named without tasks means the release's datasets found there. Some options exist
+only for some tasks: log-likelihood scoring needs candidate answers, and
 counterfactual-only settings need a counterfactual form; StringGame has neither. A user who
 names a task gets a refusal (`check_scoring`, `settings_for`); a user who named none asked for
 the option, not for StringGame, so the run keeps the default tasks that support it and says
@@ -8,13 +9,33 @@ which it left out.
 """
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import NamedTuple
 
 from rulebench.core.errors import ConfigError
 from rulebench.inferential.data import load_task
-from rulebench.inferential.registry import task_definition
+from rulebench.inferential.registry import OFFICIAL, task_definition
 from rulebench.inferential.settings import Grid, has_counterfactual_form
 from rulebench.inferential.solving import LOGLIK_SCORINGS
+
+
+def release_tasks(data_root: Path) -> tuple[str, ...]:
+    """The release's datasets found under a data root (their folders), in the registry's order.
+
+    A data root given without `-t` means the release's datasets: running the generated
+    defaults instead would ignore it while the run's record names it.
+
+    Raises:
+        ConfigError: the folder holds none of them.
+    """
+    found = tuple(name for name in OFFICIAL if (data_root / name).is_dir())
+    if not found:
+        raise ConfigError(
+            f"--data-root {data_root} holds none of the release's datasets "
+            f"({', '.join(OFFICIAL)}): give the release's data folder (<clone>/dataset), "
+            "or name tasks with -t"
+        )
+    return found
 
 
 class LeftOut(NamedTuple):

@@ -17,7 +17,11 @@ from rulebench.engine.task import Session
 from rulebench.engine.task_config import GenerationDefaults, TaskConfig
 from rulebench.inferential.citation import cited_rule, upstream_citation
 from rulebench.inferential.data import DEFAULT_TASKS, check_heldout, judging_context, load_task
-from rulebench.inferential.default_tasks import describe_left_out, fit_default_tasks
+from rulebench.inferential.default_tasks import (
+    describe_left_out,
+    fit_default_tasks,
+    release_tasks,
+)
 from rulebench.inferential.item_meta import SAMPLE_FACTS, ItemMeta
 from rulebench.inferential.prompts import pick_demos, render_prompt, template_for
 from rulebench.inferential.rule_lists import RuleListing, golden_of, list_rules, shared_listings
@@ -128,12 +132,20 @@ class InferentialConfig(TaskConfig):
     def _fitted_to_default_tasks(self) -> "InferentialConfig":
         if "tasks" in self.model_fields_set:
             return self  # named tasks: an option they cannot honour is refused, never dropped
-        tasks, left_out = fit_default_tasks(self.tasks, self.scoring, self.grid)
-        if not left_out:
+        defaults = self.tasks
+        if self.data_root is not None:
+            defaults = release_tasks(Path(self.data_root))
+            logger.warning(
+                "no -t given: running the datasets found in --data-root: %s (name tasks with -t)",
+                ", ".join(defaults),
+            )
+        tasks, left_out = fit_default_tasks(defaults, self.scoring, self.grid)
+        if left_out:
+            logger.warning(
+                "default tasks left out: %s (name tasks with -t)", describe_left_out(left_out)
+            )
+        if tasks == self.tasks:
             return self
-        logger.warning(
-            "default tasks left out: %s (name tasks with -t)", describe_left_out(left_out)
-        )
         return self.model_copy(update={"tasks": tasks})
 
     def generation_defaults(self) -> GenerationDefaults:

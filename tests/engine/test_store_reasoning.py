@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from rulebench.core.items import ItemResult, Outcome
-from rulebench.core.messages import Message, Usage
+from rulebench.core.messages import Completion, Message, Usage
 from rulebench.engine.export import export_results
 from rulebench.engine.migrations import MIGRATIONS, REASONING_STEP
 from rulebench.engine.store import Store
+from rulebench.engine.task import keepable
 
 THINKING = "The key is 1234; maybe (A)."
 
@@ -116,3 +117,12 @@ def test_a_read_only_store_before_reasoning_still_reads(
         assert store.browser().result("r1", "old") == old
         assert [p.first.item_id for p in store.browser().pairs("r1", "r1", "all", 0, 5)] == ["old"]
     assert path.read_bytes() == before
+
+
+def test_lone_surrogates_in_reasoning_are_repaired_before_caching_and_noted() -> None:
+    completion = keepable(Completion(text="ok", reasoning="half an emoji \ud83d"))
+    assert completion.reasoning == "half an emoji \ufffd"
+    assert completion.text == "ok"
+    assert completion.warnings == (
+        "reasoning held 1 lone UTF-16 surrogate (cut emoji?), replaced by U+FFFD",
+    )

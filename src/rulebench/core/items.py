@@ -67,7 +67,12 @@ class ItemResult(BaseModel):
     messages: tuple[Message, ...] = ()
     """The last conversation sent to the model, followed by its reply when there was one."""
     reply: str | None = None
-    """The model's last raw reply."""
+    """The model's last reply: its answer, the thinking split off into `reasoning`."""
+    reasoning: str | None = None
+    """The thinking of the model's last reply; None when the model showed none."""
+    is_reasoning_unfinished: bool = False
+    """True when the last reply's thinking never closed (cut by the reply limit), so `reply`
+    is empty: truncated, never to be read as a wrong answer or as rule-following."""
     outcome: Outcome | None = None
     error: str | None = None
     """Why the item could not be finished (after retries); never counted as a wrong answer."""

@@ -47,11 +47,15 @@ class Usage(BaseModel):
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    reasoning_tokens: int = 0
+    """The part of `completion_tokens` spent thinking, as the API reports it (OpenAI's
+    `completion_tokens_details.reasoning_tokens`); already counted in `completion_tokens`."""
 
     def __add__(self, other: "Usage") -> "Usage":
         return Usage(
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
+            reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
         )
 
 
@@ -61,6 +65,13 @@ class Completion(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     text: str
+    """The answer: what a user sees and what scoring reads; never includes the thinking."""
+    reasoning: str = ""
+    """The model's thinking, split from the answer (API reasoning fields or think tags); kept
+    and stored, never scored by default."""
+    is_reasoning_unfinished: bool = False
+    """True when the thinking never closed (the reply limit cut it): `text` is then empty and
+    the reply must be counted as truncated, never as a wrong answer or as rule-following."""
     usage: Usage = Usage()
     latency_s: float = 0.0
     finish_reason: str | None = None

@@ -7,14 +7,20 @@ docs/performance.md has the figures).
 """
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from rulebench.core.errors import ConfigError
 from rulebench.core.items import ItemResult
-from rulebench.engine.records import RESULT_COLUMNS, RunRecord, row_to_result, row_to_run
+from rulebench.engine.records import (
+    RESULT_COLUMNS,
+    RunRecord,
+    result_select,
+    row_to_result,
+    row_to_run,
+)
 
 Query = Callable[[str, tuple[object, ...]], list[Any]]
 Verdict = Literal["passed", "failed", "excluded", "error"]
@@ -22,7 +28,6 @@ PairFilter = Literal["all", "differ", "only-first", "only-second"]
 VERDICTS: tuple[Verdict, ...] = ("passed", "failed", "excluded", "error")
 
 _FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_COLUMNS = ", ".join(RESULT_COLUMNS)
 _FIRST_REPEAT = "COALESCE(json_extract({t}.metadata, '$.repeat'), 0) = 0"
 
 
@@ -157,8 +162,12 @@ _PAIR_CONDITIONS: dict[PairFilter, str] = {
 class StoreBrowser:
     """The explorer's reads of one store, each a page or an aggregate (see `Store.browser`)."""
 
-    def __init__(self, query: Query) -> None:
+    def __init__(self, query: Query, present: Collection[str] | None = None) -> None:
+        """`present`: the columns of the store's results table, None for all of this version."""
         self._query = query
+        self._columns = ", ".join(result_select(present))
+        pairs = (*result_select(present, "a."), *result_select(present, "b."))
+        self._pair_columns = ", ".join(pairs)
 
     # Runs
 
@@ -205,7 +214,7 @@ class StoreBrowser:
         """Matching results in the order they finished."""
         sql, params = _result_conditions(where)
         rows = self._query(
-            f"SELECT {_COLUMNS} FROM results WHERE run_id = ? {sql} ORDER BY rowid "
+            f"SELECT {self._columns} FROM results WHERE run_id = ? {sql} ORDER BY rowid "
             "LIMIT ? OFFSET ?",
             (run_id, *params, limit, offset),
         )
@@ -222,7 +231,8 @@ class StoreBrowser:
     def result(self, run_id: str, item_id: str) -> ItemResult | None:
         """One item's result, or None when the run has none for it."""
         rows = self._query(
-            f"SELECT {_COLUMNS} FROM results WHERE run_id = ? AND item_id = ?", (run_id, item_id)
+            f"SELECT {self._columns} FROM results WHERE run_id = ? AND item_id = ?",
+            (run_id, item_id),
         )
         return row_to_result(rows[0]) if rows else None
 
@@ -233,7 +243,7 @@ class StoreBrowser:
         so this reads about `limit` rows, where the index would sort all of the run's.
         """
         rows = self._query(
-            f"SELECT {_COLUMNS} FROM results NOT INDEXED WHERE run_id = ? "
+            f"SELECT {self._columns} FROM results NOT INDEXED WHERE run_id = ? "
             "ORDER BY rowid DESC LIMIT ?",
             (run_id, limit),
         )
@@ -278,10 +288,8 @@ class StoreBrowser:
     ) -> list[Pair]:
         """The first run's results (in finish order) beside the second's on the same items."""
         condition = self._pair_condition(show)
-        columns = ", ".join(f"a.{c}" for c in RESULT_COLUMNS)
-        other = ", ".join(f"b.{c}" for c in RESULT_COLUMNS)
         rows = self._query(
-            f"SELECT {columns}, {other} FROM results a LEFT JOIN results b "
+            f"SELECT {self._pair_columns} FROM results a LEFT JOIN results b "
             f"ON b.run_id = ? AND b.item_id = a.item_id WHERE a.run_id = ? {condition} "
             "ORDER BY a.rowid LIMIT ? OFFSET ?",
             (second, first, limit, offset),

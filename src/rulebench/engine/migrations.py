@@ -9,6 +9,7 @@ from pathlib import Path
 from rulebench.core.errors import StoreError
 
 SEARCH_STEP = "004_results_search"
+REASONING_STEP = "005_reasoning"
 # A result's prompt as searched: its messages' text, in order (the reply is kept apart).
 _PROMPT_TEXT = (
     "(SELECT group_concat(json_extract(m.value, '$.content'), ' ') "
@@ -132,10 +133,23 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         END;
         """,
     ),
+    (
+        # A reasoning model's thinking, apart from its answer (`reply`); whether it never
+        # closed (the reply limit cut it); the reasoning tokens among the completion tokens.
+        # Results stored before this step read no reasoning, finished, 0 tokens.
+        REASONING_STEP,
+        """
+        ALTER TABLE results ADD COLUMN reasoning TEXT;
+        ALTER TABLE results ADD COLUMN reasoning_unfinished INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE results ADD COLUMN reasoning_tokens INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE results ADD COLUMN cached_reasoning_tokens INTEGER NOT NULL DEFAULT 0;
+        """,
+    ),
 )
 KNOWN = frozenset(name for name, _ in MIGRATIONS)
-READ_OPTIONAL = frozenset({SEARCH_STEP})
-"""Steps a read-only open may do without: the store reads as before, only search is missing."""
+READ_OPTIONAL = frozenset({SEARCH_STEP, REASONING_STEP})
+"""Steps a read-only open may do without: the store reads as before, only search is missing
+and results read with no reasoning (`records.READ_DEFAULTS`)."""
 SEARCH_TABLES = frozenset(
     f"results_search{suffix}" for suffix in ("", "_data", "_idx", "_docsize", "_config")
 )

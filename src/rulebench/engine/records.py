@@ -2,6 +2,7 @@
 
 import json
 import time
+from collections.abc import Collection
 from datetime import UTC, datetime
 from typing import Any, Literal, overload
 
@@ -39,7 +40,34 @@ RESULT_COLUMNS = (
     "cached_completion_tokens",
     "scoring_tokens",
     "endpoints",
+    "reasoning",
+    "reasoning_unfinished",
+    "reasoning_tokens",
+    "cached_reasoning_tokens",
 )
+
+READ_DEFAULTS = {
+    "reasoning": "NULL",
+    "reasoning_unfinished": "0",
+    "reasoning_tokens": "0",
+    "cached_reasoning_tokens": "0",
+}
+"""Columns that a store opened read-only before the reasoning step lacks, and what they read
+as: no reasoning, finished, no reasoning tokens, as the results were before reasoning."""
+
+
+def result_select(present: Collection[str] | None = None, prefix: str = "") -> tuple[str, ...]:
+    """The SELECT expressions of RESULT_COLUMNS, in order, over a table with `present` columns.
+
+    None: every column is there (a store migrated to this version). A missing column is
+    read as its default, so a read-only store of an older version still reads.
+    """
+    return tuple(
+        READ_DEFAULTS[column]
+        if present is not None and column not in present and column in READ_DEFAULTS
+        else f"{prefix}{column}"
+        for column in RESULT_COLUMNS
+    )
 
 
 class RunRecord(BaseModel):
@@ -128,6 +156,10 @@ def result_to_row(run_id: str, result: ItemResult) -> tuple[object, ...]:
         result.cached_usage.completion_tokens,
         result.scoring_tokens,
         _dumps([texts(endpoint, "endpoint") for endpoint in result.endpoints]),
+        texts(result.reasoning, "reasoning"),
+        int(result.is_reasoning_unfinished),
+        result.usage.reasoning_tokens,
+        result.cached_usage.reasoning_tokens,
     )
 
 
@@ -191,14 +223,19 @@ def row_to_result(row: Any) -> ItemResult:
         item_id=values["item_id"],
         messages=messages,
         reply=values["reply"],
+        reasoning=values["reasoning"],
+        is_reasoning_unfinished=bool(values["reasoning_unfinished"]),
         outcome=outcome,
         error=values["error"],
         usage=Usage(
-            prompt_tokens=values["prompt_tokens"], completion_tokens=values["completion_tokens"]
+            prompt_tokens=values["prompt_tokens"],
+            completion_tokens=values["completion_tokens"],
+            reasoning_tokens=values["reasoning_tokens"],
         ),
         cached_usage=Usage(
             prompt_tokens=values["cached_prompt_tokens"],
             completion_tokens=values["cached_completion_tokens"],
+            reasoning_tokens=values["cached_reasoning_tokens"],
         ),
         scoring_tokens=values["scoring_tokens"],
         latency_s=values["latency_s"],

@@ -25,10 +25,10 @@ from rulebench.engine.connection import (
 )
 from rulebench.engine.records import (
     OUTCOME_COLUMNS,
-    RESULT_COLUMNS,
     RunRecord,
     RunStatus,
     outcome_row_to_result,
+    result_select,
     row_to_result,
     row_to_run,
     utc_now,
@@ -99,6 +99,9 @@ class Store:
             cause = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             cause = (None if readonly else read_only_cause(self.path)) or cause
             raise StoreError(f"cannot open the results store at {self.path}: {cause}") from None
+        self._present = frozenset(row[1] for row in self._db.execute("PRAGMA table_info(results)"))
+        """The results table's columns: an older store opened read-only lacks the newest."""
+        self._result_columns = result_select(self._present)
 
     def close(self) -> None:
         """Close the reading connection."""
@@ -336,7 +339,7 @@ class Store:
 
     def iter_results(self, run_id: str) -> Iterator[ItemResult]:
         """Stream a run's results in the order they finished, without loading them all at once."""
-        return self._stream(run_id, RESULT_COLUMNS, row_to_result)
+        return self._stream(run_id, self._result_columns, row_to_result)
 
     def iter_outcomes(self, run_id: str) -> Iterator[ItemResult]:
         """A run's results with only their outcomes, errors and metadata, in finishing order.
@@ -362,7 +365,7 @@ class Store:
         """Paged, filtered reads for the explorer (`rulebench serve`): a page, never a run."""
         from rulebench.engine.browse import StoreBrowser  # only the explorer pages it
 
-        return StoreBrowser(self._query)
+        return StoreBrowser(self._query, self._present)
 
     def run_delta(self) -> "RunDelta":
         """What changed in a run's results since a row: the explorer keeps a run's sums."""

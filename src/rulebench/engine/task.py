@@ -67,6 +67,8 @@ class Session:
         self.system_merged = False
         self.last_messages: tuple[Message, ...] = ()
         self.last_reply: str | None = None
+        self.last_reasoning: str | None = None
+        self.is_last_reasoning_unfinished = False
         self.warnings: list[str] = []
 
     async def generate(
@@ -78,6 +80,7 @@ class Session:
         elif self._repeat:
             config = with_repeat_seed(config, self._repeat)
         self.last_messages, self.last_reply = tuple(messages), None
+        self.last_reasoning, self.is_last_reasoning_unfinished = None, False
         if self._cache is None:
             completion = keepable(await self.model.generate(messages, config))
         else:
@@ -88,6 +91,8 @@ class Session:
                 self._cache.put(key, completion, self._item_id)
         self._account(completion)
         self.last_reply = completion.text
+        self.last_reasoning = completion.reasoning or None
+        self.is_last_reasoning_unfinished = completion.is_reasoning_unfinished
         return completion
 
     async def score_choices(
@@ -129,6 +134,8 @@ class Session:
             item_id=item.id,
             messages=messages,
             reply=self.last_reply,
+            reasoning=self.last_reasoning,
+            is_reasoning_unfinished=self.is_last_reasoning_unfinished,
             outcome=outcome,
             error=error,
             usage=self.usage,
@@ -170,7 +177,13 @@ def keepable(completion: Completion) -> Completion:
     place every reply passes before it is cached, scored or stored.
     """
     text, count = repair_surrogates(completion.text)
-    if not count:
+    reasoning, reasoning_count = repair_surrogates(completion.reasoning)
+    if not count and not reasoning_count:
         return completion
-    warnings = (*completion.warnings, surrogate_warning(count, "reply"))
-    return completion.model_copy(update={"text": text, "warnings": warnings})
+    warnings = list(completion.warnings)
+    if count:
+        warnings.append(surrogate_warning(count, "reply"))
+    if reasoning_count:
+        warnings.append(surrogate_warning(reasoning_count, "reasoning"))
+    update = {"text": text, "reasoning": reasoning, "warnings": tuple(warnings)}
+    return completion.model_copy(update=update)

@@ -1,7 +1,8 @@
 r"""A fault-injecting OpenAI-compatible server, for tests and benchmarks of HTTP backends.
 
 It serves POST /v1/chat/completions, POST /v1/completions and GET /v1/models on 127.0.0.1. A
-chat request is answered by echoing the last user message (or by a `reply_fn(body) -> str`), a
+chat request is answered by echoing the last user message (or by a `reply_fn(body) -> str`; a
+`<think>` block in it is sent as `config.thinking` says, like a reasoning model's server), a
 completions request by a space and its prompt (or by a `completion_fn(body) -> str`), cut where
 the request's first stop sequence begins, as real servers cut; both after `latency_s`. With
 `max_concurrent` set, at most that many requests are answered at once and the rest queue, like
@@ -67,6 +68,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from rulebench.testing.faults import CHAOS_FAULT_KINDS, FaultKind, FaultPlan
 from rulebench.testing.mock_replies import (
     ReplyFn,
+    ThinkingStyle,
     chat_reply_bytes,
     completion_reply_bytes,
     echo_last_user,
@@ -114,6 +116,10 @@ class MockServerConfig(BaseModel):
     max_concurrent: int | None = Field(default=None, ge=1)
     """Requests answered at once (latency included); the others wait their turn, as on a
     replica that serves a fixed batch. None: no limit."""
+    thinking: ThinkingStyle = "tags"
+    """How a chat reply's `<think>...</think>` block is sent, as reasoning models' servers
+    differ: in the content (tags, or pre-opened: only the closing tag) or in the
+    `reasoning_content` / `reasoning` field. Replies without a block are sent as they are."""
 
 
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> web.Response:
@@ -329,7 +335,8 @@ class MockOpenAIServer:
     def _reply_bytes(self, body: dict[str, Any], suffix: str = "") -> bytes:
         """The normal reply's JSON; `suffix` is added to its text after the max_tokens cut."""
         if body["api"] == "chat":
-            return chat_reply_bytes(body, self.reply_fn(body), suffix)
+            thinking = self.config.thinking
+            return chat_reply_bytes(body, self.reply_fn(body), suffix, thinking)
         return completion_reply_bytes(body, self.completion_fn(body), suffix)
 
 

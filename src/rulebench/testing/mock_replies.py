@@ -5,9 +5,16 @@ in words, stop sequences applied as real servers apply them) reads on its own.
 """
 
 import json
+import re
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
+
+ThinkingStyle = Literal["tags", "preopened", "reasoning_content", "reasoning"]
+"""How the server sends a reply's `<think>...</think>` block: left in the content, in the
+content after a tag the template opened (only `</think>` appears), or in an API field."""
+
+_THINK = re.compile(r"<think>(.*?)(?:</think>|$)", re.DOTALL)
 
 ReplyFn = Callable[[dict[str, Any]], str]
 """Makes the reply text from the request body (chat: messages; completions: prompt)."""
@@ -40,11 +47,40 @@ def _usage(prompt_tokens: int, completion_tokens: int) -> dict[str, int]:
     }
 
 
-def chat_reply_bytes(body: dict[str, Any], text: str, suffix: str = "") -> bytes:
-    """A chat completion of `text`; `suffix` is added to its content after the max_tokens cut."""
+def _message(content: str, style: ThinkingStyle) -> tuple[dict[str, Any], int]:
+    """The assistant message sending `content`'s first think block as `style` says.
+
+    Also the words of that block (the reasoning tokens); without a block, the content as is.
+    """
+    match = _THINK.search(content)
+    if match is None:
+        return {"role": "assistant", "content": content}, 0
+    thinking = match.group(1)
+    words = len(thinking.split())
+    if style == "tags":
+        return {"role": "assistant", "content": content}, words
+    if style == "preopened":
+        return {"role": "assistant", "content": content.replace("<think>", "", 1)}, words
+    # As vLLM's reasoning parsers do: thinking in its field; no answer yet is a null content.
+    answer = (content[: match.start()] + content[match.end() :]).strip()
+    return {"role": "assistant", "content": answer or None, style: thinking.strip()}, words
+
+
+def chat_reply_bytes(
+    body: dict[str, Any], text: str, suffix: str = "", thinking: ThinkingStyle = "tags"
+) -> bytes:
+    """A chat completion of `text`; `suffix` is added to its content after the max_tokens cut.
+
+    A think block in `text` counts in the max_tokens cut, so a small limit leaves the thinking
+    unfinished; its words are reported as `completion_tokens_details.reasoning_tokens`.
+    """
     words = text.split(" ")
     content, finish_reason, kept = _cut(words, int(body.get("max_tokens") or len(words)))
     prompt_tokens = sum(len(str(m.get("content") or "").split()) for m in body["messages"])
+    message, reasoning_tokens = _message(content + suffix, thinking)
+    usage: dict[str, Any] = _usage(prompt_tokens, kept)
+    if reasoning_tokens:
+        usage["completion_tokens_details"] = {"reasoning_tokens": reasoning_tokens}
     data = {
         "id": "chatcmpl-mock",
         "object": "chat.completion",
@@ -53,11 +89,11 @@ def chat_reply_bytes(body: dict[str, Any], text: str, suffix: str = "") -> bytes
         "choices": [
             {
                 "index": 0,
-                "message": {"role": "assistant", "content": content + suffix},
+                "message": message,
                 "finish_reason": finish_reason,
             }
         ],
-        "usage": _usage(prompt_tokens, kept),
+        "usage": usage,
     }
     return json.dumps(data).encode()
 

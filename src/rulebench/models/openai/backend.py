@@ -18,6 +18,7 @@ import aiohttp
 from rulebench.core.credentials import redact_url
 from rulebench.core.errors import ConfigError, ModelError, TransientModelError
 from rulebench.core.messages import Completion, GenerateConfig, Message, Usage
+from rulebench.core.reasoning import split_reasoning
 from rulebench.models.base import BackendOptions, ModelInfo, parse_backend_args
 from rulebench.models.clock import REAL_CLOCK, Clock
 from rulebench.models.openai.config import OpenAIConfig
@@ -152,16 +153,23 @@ class OpenAIModel:
             reply = await self._post(payload, tokens, tried)
         except AttemptFailed as first:
             reply = await self._retry(payload, tokens, tried, first)
+        split = split_reasoning(
+            reply.text, reply.reasoning, is_truncated=reply.finish_reason == "length"
+        )
         # Plain construction, not model_construct: with pydantic 2 validating these few typed
         # fields is the faster of the two (docs/performance.md).
         return Completion(
-            text=self._format.finish(reply.text),
+            text=self._format.finish(split.answer),
+            reasoning=split.reasoning,
+            is_reasoning_unfinished=split.is_unfinished,
             usage=Usage(
-                prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens
+                prompt_tokens=reply.prompt_tokens,
+                completion_tokens=reply.completion_tokens,
+                reasoning_tokens=reply.reasoning_tokens,
             ),
             latency_s=time.perf_counter() - start,
             finish_reason=reply.finish_reason,
-            warnings=reply.warnings,
+            warnings=reply.warnings + split.warnings,
             endpoint=tried[-1].shown_url,
         )
 

@@ -48,8 +48,12 @@ class Reply(NamedTuple):
     finish_reason: str | None
     prompt_tokens: int
     completion_tokens: int
+    reasoning_tokens: int = 0
+    """Of `completion_tokens`, those spent thinking (`completion_tokens_details`)."""
     warnings: tuple[str, ...] = ()
     """What had to change in the reply to keep it (see Completion.warnings)."""
+    reasoning: str = ""
+    """The thinking the server sent in its own field; think tags in `text` are split later."""
 
 
 def parse_retry_after(headers: Mapping[str, str]) -> float | None:
@@ -125,6 +129,41 @@ async def read_at_most(response: aiohttp.ClientResponse, max_bytes: int) -> tupl
     return bytes(body), False
 
 
+def _api_reasoning(message: Mapping[str, object]) -> str:
+    """The thinking a server sent beside the content, in whichever field it uses.
+
+    `reasoning_content`: vLLM/SGLang's reasoning parsers, DeepSeek; `reasoning`: OpenRouter,
+    newer vLLM.
+    """
+    for field in ("reasoning_content", "reasoning"):
+        value = message.get(field)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def _reasoning_tokens(usage: Mapping[str, object]) -> int:
+    details = usage.get("completion_tokens_details")
+    value = details.get("reasoning_tokens") if isinstance(details, dict) else None
+    return int(value or 0) if isinstance(value, int | float | str) else 0
+
+
+def _keep(text: str, part: str, limits: tuple[int, tuple[str, ...]], warnings: list[str]) -> str:
+    """A text the server sent, repaired, scrubbed and capped, each change said in `warnings`."""
+    max_chars, secrets = limits
+    text, repaired = repair_surrogates(text)
+    if repaired:
+        warnings.append(surrogate_warning(repaired, part))
+    scrubbed = scrub_secrets(text, secrets)
+    if scrubbed != text:
+        text = scrubbed
+        warnings.append(f"{part} held the API key or URL credentials, replaced by {REDACTED}")
+    if len(text) > max_chars:
+        text = text[:max_chars]
+        warnings.append(f"{part} cut at {max_chars} characters (max_reply_chars)")
+    return text
+
+
 def parse_reply(
     raw: bytes,
     max_chars: int = 1_000_000,
@@ -135,31 +174,27 @@ def parse_reply(
 
     Servers under load sometimes send truncated JSON or a 200 without choices; a retry
     usually gets a proper reply. The text (`message.content` for chat, `text` for
-    completions) is repaired (lone surrogates), scrubbed of `secrets` and cut at `max_chars`,
-    each change recorded in `warnings`.
+    completions) and the API's reasoning are each repaired (lone surrogates), scrubbed of
+    `secrets` and cut at `max_chars`, each change recorded in `warnings`.
     """
     try:
         data = json.loads(raw)
         choice = data["choices"][0]
         usage = data.get("usage") or {}
         finish_reason = choice.get("finish_reason")
-        content = choice["message"].get("content") if api == "chat" else choice["text"]
+        message = choice["message"] if api == "chat" else {}
+        content = message.get("content") if api == "chat" else choice["text"]
         text = str(content or "")
+        reasoning = _api_reasoning(message)
         prompt_tokens = int(usage.get("prompt_tokens") or 0)
         completion_tokens = int(usage.get("completion_tokens") or 0)
+        reasoning_tokens = _reasoning_tokens(usage)
     except (ValueError, KeyError, IndexError, TypeError, AttributeError, OverflowError):
         # OverflowError: token counts of 1e400 (inf) cannot become ints.
         raise AttemptFailed("malformed reply", server_message(raw), is_server_down=False) from None
     warnings: list[str] = []
-    text, repaired = repair_surrogates(text)
-    if repaired:
-        warnings.append(surrogate_warning(repaired, "reply"))
-    scrubbed = scrub_secrets(text, secrets)
-    if scrubbed != text:
-        text = scrubbed
-        warnings.append(f"reply held the API key or URL credentials, replaced by {REDACTED}")
-    if len(text) > max_chars:
-        text = text[:max_chars]
-        warnings.append(f"reply cut at {max_chars} characters (max_reply_chars)")
+    text = _keep(text, "reply", (max_chars, secrets), warnings)
+    reasoning = _keep(reasoning, "reasoning", (max_chars, secrets), warnings)
     reason = None if finish_reason is None else repair_surrogates(str(finish_reason))[0]
-    return Reply(text, reason, prompt_tokens, completion_tokens, tuple(warnings))
+    tokens = (prompt_tokens, completion_tokens, reasoning_tokens)
+    return Reply(text, reason, *tokens, tuple(warnings), reasoning)

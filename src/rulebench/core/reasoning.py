@@ -1,0 +1,132 @@
+"""Splitting a reply into the model's thinking and its answer, however the thinking arrives.
+
+Servers send thinking three ways: in an API field (`reasoning_content` from vLLM/SGLang's
+reasoning parsers and DeepSeek, `reasoning` from others), between think tags inside the content
+(llama.cpp, Ollama, most local templates), or after a tag the chat template already opened, so
+only the closing tag appears. Scoring must read the same answer in every case, so one pure
+function does the split and every backend calls it.
+"""
+
+import re
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+_BLOCK_GAP = "\n\n"
+"""What joins several pieces of thinking into one text: a blank line, as between paragraphs."""
+
+
+class ReasoningTags(BaseModel):
+    """The tags that enclose thinking in a reply's content; Magistral and others use their own."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    start: str = Field(default="<think>", min_length=1)
+    end: str = Field(default="</think>", min_length=1)
+
+    @model_validator(mode="after")
+    def _distinct(self) -> "ReasoningTags":
+        if self.start == self.end:
+            raise ValueError(f"reasoning tags: start and end are both {self.start!r}")
+        return self
+
+
+DEFAULT_TAGS = ReasoningTags()
+
+
+class ReasoningSplit(BaseModel):
+    """A reply's thinking and answer, apart; what had to be guessed is in `warnings`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    reasoning: str
+    answer: str
+    is_unfinished: bool = False
+    """The thinking never closed (the reply limit cut it): `answer` is empty."""
+    warnings: tuple[str, ...] = ()
+
+
+class _Scan:
+    """The pieces of content on either side of think tags, gathered in order."""
+
+    def __init__(self) -> None:
+        self.thinking: list[str] = []
+        self.answer: list[str] = []
+        self.is_open = False
+        self.warnings: list[str] = []
+
+    def add(self, text: str) -> None:
+        (self.thinking if self.is_open else self.answer).append(text)
+
+
+def _scan(content: str, tags: ReasoningTags) -> _Scan:
+    """Walk the tags of `content`; text before a first closing tag is thinking (pre-opened)."""
+    scan = _Scan()
+    pattern = re.compile(f"{re.escape(tags.start)}|{re.escape(tags.end)}")
+    position = 0
+    is_first = True
+    for match in pattern.finditer(content):
+        is_end = match.group() == tags.end
+        if is_first and is_end:
+            # The chat template opened the tag in the prompt: all before it is thinking.
+            scan.is_open = True
+        elif is_end and not scan.is_open:
+            scan.warnings.append(f"a stray {tags.end} outside thinking was dropped")
+        elif not is_end and scan.is_open:
+            scan.warnings.append(f"a nested {tags.start} inside thinking was dropped")
+        scan.add(content[position : match.start()])
+        scan.is_open = not is_end
+        position = match.end()
+        is_first = False
+    scan.add(content[position:])
+    return scan
+
+
+def _join_thinking(pieces: list[str]) -> str:
+    return _BLOCK_GAP.join(piece.strip() for piece in pieces if piece.strip())
+
+
+def split_reasoning(
+    content: str,
+    api_reasoning: str | None = None,
+    tags: ReasoningTags = DEFAULT_TAGS,
+    is_truncated: bool = False,
+) -> ReasoningSplit:
+    """Split a reply into thinking and answer; never raises, drops nothing but the tags.
+
+    Args:
+        content: The reply's text as the server sent it (may hold think tags).
+        api_reasoning: The thinking the API sent in its own field, if any.
+        tags: The think tags to split on.
+        is_truncated: The reply was cut by the reply limit; with API thinking and no answer,
+            the thinking is taken as unfinished.
+    """
+    api = (api_reasoning or "").strip()
+    if tags.start not in content and tags.end not in content:
+        # No tags: the content is the answer exactly as sent, as before reasoning existed.
+        is_unfinished = is_truncated and bool(api) and not content.strip()
+        answer = "" if is_unfinished else content
+        return ReasoningSplit(reasoning=api, answer=answer, is_unfinished=is_unfinished)
+    scan = _scan(content, tags)
+    warnings = scan.warnings
+    if len([piece for piece in scan.thinking if piece.strip()]) > 1:
+        warnings.append("several think blocks were joined into one reasoning text")
+    if api:
+        warnings.append("the reply had both API reasoning and think tags; both were kept")
+    answer = "".join(scan.answer).strip()
+    thinking = [api, *scan.thinking]
+    if scan.is_open:
+        if answer:
+            warnings.append("the answer before an unfinished think block was kept as reasoning")
+        thinking = [api, *_ordered_pieces(content, tags)]
+        answer = ""
+    return ReasoningSplit(
+        reasoning=_join_thinking(thinking),
+        answer=answer,
+        is_unfinished=scan.is_open,
+        warnings=tuple(warnings),
+    )
+
+
+def _ordered_pieces(content: str, tags: ReasoningTags) -> list[str]:
+    """All text between tags, in reply order: an unfinished reply keeps it all as thinking."""
+    return re.split(f"{re.escape(tags.start)}|{re.escape(tags.end)}", content)

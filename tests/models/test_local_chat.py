@@ -1,15 +1,18 @@
-"""The system-role fallback and stop strings both local backends share."""
+"""The system-role fallback, stop strings and thinking split both local backends share."""
 
 import logging
 
 import pytest
 
 from rulebench.core.messages import Message
+from rulebench.core.reasoning import ReasoningTags
 from rulebench.models.local_chat import (
+    Generated,
     SystemFallback,
     cut_at_stop,
     resolve_system_role,
     template_takes_system,
+    to_completion,
 )
 
 
@@ -56,3 +59,15 @@ def test_cut_at_the_earliest_stop() -> None:
     assert cut_at_stop("a. b! c", (".", "!")) == ("a", True)
     assert cut_at_stop("a b", ("!", "")) == ("a b", False)
     assert cut_at_stop("abc", ()) == ("abc", False)
+
+
+def test_generated_text_is_split_into_thinking_and_answer() -> None:
+    done = to_completion(Generated("<think>maybe (A)</think>\n(B)", 3, 9, "stop"), 0.0, False)
+    assert (done.text, done.reasoning, done.is_reasoning_unfinished) == ("(B)", "maybe (A)", False)
+    cut = to_completion(Generated("<think>maybe (A), but", 3, 9, "length"), 0.0, False)
+    assert (cut.text, cut.reasoning, cut.is_reasoning_unfinished) == ("", "maybe (A), but", True)
+    tags = ReasoningTags(start="[THINK]", end="[/THINK]")
+    own = to_completion(Generated("[THINK]hm[/THINK]ok", 3, 9, "stop"), 0.0, False, tags)
+    assert (own.text, own.reasoning) == ("ok", "hm")
+    plain = to_completion(Generated(" Paris\n", 3, 2, "stop"), 0.0, False)
+    assert (plain.text, plain.reasoning) == (" Paris\n", "")

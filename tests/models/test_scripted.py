@@ -103,3 +103,13 @@ def test_script_files_are_parsed_strictly(tmp_path: Path) -> None:
     replay.write_text('{"messages": []}\n[1]\n')
     with pytest.raises(ConfigError, match=r"run\.jsonl: line 2: not an exported result"):
         ScriptedModel.create("replay", BackendOptions(args={"file": str(replay)}))
+
+
+async def test_a_thinking_model_answers_apart_from_its_thinking() -> None:
+    args = {"reply": "(B)", "thinking": "maybe (A)"}
+    model = ScriptedModel.create("fixed", BackendOptions(args=args))
+    done = await model.generate(user("x"), CONFIG)
+    assert (done.text, done.reasoning, done.is_reasoning_unfinished) == ("(B)", "maybe (A)", False)
+    cut = await model.generate(user("x"), GenerateConfig(max_tokens=1))  # "<think>maybe"
+    assert (cut.text, cut.reasoning, cut.is_reasoning_unfinished) == ("", "maybe", True)
+    assert model.info.identity != ScriptedModel("fixed", reply="(B)").info.identity

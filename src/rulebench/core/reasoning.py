@@ -11,6 +11,8 @@ import re
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from rulebench.core.messages import Completion
+
 _BLOCK_GAP = "\n\n"
 """What joins several pieces of thinking into one text: a blank line, as between paragraphs."""
 
@@ -130,3 +132,30 @@ def split_reasoning(
 def _ordered_pieces(content: str, tags: ReasoningTags) -> list[str]:
     """All text between tags, in reply order: an unfinished reply keeps it all as thinking."""
     return re.split(f"{re.escape(tags.start)}|{re.escape(tags.end)}", content)
+
+
+def split_completion(completion: Completion, tags: ReasoningTags = DEFAULT_TAGS) -> Completion:
+    """The completion with think tags in its text split out, as every backend and the cache do.
+
+    Local backends (hf, llama.cpp), the scripted model and replies cached before reasoning was
+    kept all hold the whole generated text; this one place splits it, so a reply scores the
+    same whichever way it came. A reply cut by the reply limit (`finish_reason` "length") with
+    thinking still open is flagged unfinished.
+    """
+    split = split_reasoning(
+        completion.text,
+        completion.reasoning or None,
+        tags,
+        is_truncated=completion.finish_reason == "length",
+    )
+    unchanged = (split.answer, split.reasoning) == (completion.text, completion.reasoning)
+    if unchanged and split.is_unfinished == completion.is_reasoning_unfinished:
+        return completion
+    return completion.model_copy(
+        update={
+            "text": split.answer,
+            "reasoning": split.reasoning,
+            "is_reasoning_unfinished": split.is_unfinished,
+            "warnings": completion.warnings + split.warnings,
+        }
+    )

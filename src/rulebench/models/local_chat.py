@@ -21,6 +21,7 @@ from rulebench.core.messages import (
     Usage,
     merge_system_message,
 )
+from rulebench.core.reasoning import DEFAULT_TAGS, ReasoningTags, split_completion
 from rulebench.models.transcript import (
     DEFAULT_TRANSCRIPT,
     TranscriptTemplate,
@@ -118,15 +119,22 @@ class Generated:
     """Why generation stopped: "stop" or "length"."""
 
 
-def to_completion(result: Generated, started: float, merged: bool) -> Completion:
-    """A worker's result as a Completion, timed from `started` (a perf_counter reading)."""
-    return Completion(
+def to_completion(
+    result: Generated, started: float, merged: bool, tags: ReasoningTags = DEFAULT_TAGS
+) -> Completion:
+    """A worker's result as a Completion, timed from `started` (a perf_counter reading).
+
+    The generated text holds the thinking too; it is split here (`split_completion`), as the
+    OpenAI-compatible backend splits a server's reply, so scoring reads the answer only.
+    """
+    completion = Completion(
         text=result.text,
         usage=Usage(prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens),
         latency_s=time.perf_counter() - started,
         finish_reason=result.finish_reason,
         system_merged=merged,
     )
+    return split_completion(completion, tags)
 
 
 def read_chat_template(path: Path, provider: str) -> tuple[str, str]:

@@ -13,6 +13,7 @@ from rulebench.core.errors import ConfigError, DataError, ModelError, TransientM
 from rulebench.core.items import content_hash
 from rulebench.core.json_text import parse_json_text
 from rulebench.core.messages import Completion, GenerateConfig, Message, Usage, merge_system_message
+from rulebench.core.reasoning import DEFAULT_TAGS, split_completion
 from rulebench.core.text import surrogate_warning
 from rulebench.models.base import BackendOptions, ModelInfo, parse_backend_args
 
@@ -48,6 +49,9 @@ class ScriptedConfig(BaseModel):
     delay_s: float = Field(default=0.0, ge=0, le=3600)
     """Wait before each reply, standing in for generation time."""
     system_role: bool = True
+    thinking: str = ""
+    """Put before every reply between think tags, standing in for a reasoning model whose
+    thinking the backends split from its answer (`-M thinking=...`)."""
 
 
 def conversation_key(messages: Sequence[Message]) -> ConversationKey:
@@ -117,19 +121,23 @@ class ScriptedModel:
         replay: Mapping[ConversationKey, str] | None = None,
         delay_s: float = 0.0,
         system_role: bool = True,
+        thinking: str = "",
     ) -> None:
         self.mode = mode
         self.reply = reply
         self.rules = tuple(rules)
         self.replay = dict(replay or {})
         self.delay_s = delay_s
+        self.thinking = thinking
         self.calls: list[list[Message]] = []
         """Every conversation received, in order, so tests can check what was (not) sent."""
         # The script decides the replies, so it is part of the identity (and of cache keys).
         replayed: list[JsonValue] = [
             [[list(turn) for turn in key], text] for key, text in sorted(self.replay.items())
         ]
-        script = content_hash([reply, [r.model_dump() for r in self.rules], replayed])
+        parts: list[JsonValue] = [reply, [r.model_dump() for r in self.rules], replayed]
+        # Only a model that thinks adds its thinking, so the identities of the others stay put.
+        script = content_hash([*parts, thinking] if thinking else parts)
         self._info = ModelInfo(
             provider="scripted",
             name=mode,
@@ -152,6 +160,7 @@ class ScriptedModel:
             replay=load_replay(config.file) if config.file else None,
             delay_s=config.delay_s,
             system_role=config.system_role,
+            thinking=config.thinking,
         )
 
     @property
@@ -160,7 +169,7 @@ class ScriptedModel:
         return self._info
 
     async def generate(self, messages: Sequence[Message], config: GenerateConfig) -> Completion:
-        """Reply by the script, after `delay_s`, truncated to `max_tokens` words."""
+        """Reply by the script, after `delay_s`, truncated to `max_tokens` words, thinking split."""
         start = time.perf_counter()
         sent = list(messages)
         merged = not self._info.supports_system_role and any(m.role == "system" for m in sent)
@@ -169,9 +178,12 @@ class ScriptedModel:
         self.calls.append(sent)
         if self.delay_s:
             await asyncio.sleep(self.delay_s)
-        words = self._reply_to(sent).split(" ")
+        reply = self._reply_to(sent)
+        if self.thinking:
+            reply = f"{DEFAULT_TAGS.start}{self.thinking}{DEFAULT_TAGS.end}{reply}"
+        words = reply.split(" ")
         text = " ".join(words[: config.max_tokens])
-        return Completion(
+        completion = Completion(
             text=text,
             usage=Usage(
                 prompt_tokens=sum(len(m.content.split()) for m in sent),
@@ -181,6 +193,7 @@ class ScriptedModel:
             finish_reason="length" if len(words) > config.max_tokens else "stop",
             system_merged=merged,
         )
+        return split_completion(completion)
 
     def _reply_to(self, messages: list[Message]) -> str:
         if self.mode == "echo":

@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from rulebench.core.errors import ConfigError, ModelError
-from rulebench.core.messages import GenerateConfig, Message
+from rulebench.core.messages import Completion, GenerateConfig, Message
+from rulebench.core.reasoning import DEFAULT_TAGS, ReasoningTags, split_completion
+from rulebench.models import local_chat
 from rulebench.models.base import BackendOptions, ChoiceScorer, Model
 from rulebench.models.llamacpp.backend import LlamaCppModel, resolve_gguf
 from rulebench.models.llamacpp.decode import chunk_bounds, common_prefix_length
@@ -104,6 +106,24 @@ def test_meets_the_protocols(model: LlamaCppModel) -> None:
     assert info.identity.startswith("llamacpp/SmolLM2-135M-Instruct")
     assert "@sha256:" in info.identity
     assert info.supports_system_role  # SmolLM2's template has a system turn
+
+
+@pytest.mark.slow
+async def test_the_generated_text_goes_through_the_thinking_split(
+    model: LlamaCppModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[Completion] = []
+
+    def spy(completion: Completion, tags: ReasoningTags = DEFAULT_TAGS) -> Completion:
+        seen.append(completion)
+        return split_completion(completion, tags)
+
+    monkeypatch.setattr(local_chat, "split_completion", spy)
+    reply = await model.generate(ask("Say hello."), GREEDY)
+    # Whatever the model says: the completion is the split of exactly what it generated.
+    [raw] = seen
+    assert raw.reasoning == "" and raw.finish_reason == reply.finish_reason
+    assert reply == split_completion(raw)
 
 
 @pytest.mark.slow

@@ -9,6 +9,7 @@ from pydantic import JsonValue
 from rulebench.core.errors import ConfigError
 from rulebench.core.items import Item, ItemResult, Outcome, content_hash
 from rulebench.core.messages import Completion, GenerateConfig, Message, Usage
+from rulebench.core.reasoning import split_completion
 from rulebench.core.text import repair_surrogates, surrogate_warning
 from rulebench.engine.cache import ReplyCache, make_cache_key
 from rulebench.models.base import ChoiceScorer, Model
@@ -85,7 +86,7 @@ class Session:
             completion = keepable(await self.model.generate(messages, config))
         else:
             key = make_cache_key(self.model.info, messages, config, self._repeat)
-            cached = self._cache.get(key)
+            cached = from_before_reasoning(self._cache.get(key))
             completion = cached or keepable(await self.model.generate(messages, config))
             if cached is None:
                 self._cache.put(key, completion, self._item_id)
@@ -168,6 +169,16 @@ def with_repeat_seed(config: GenerateConfig, repeat: int) -> GenerateConfig:
     base = 0 if config.seed is None else config.seed
     seed = int(content_hash(["repeat-seed", base, repeat]), 16) % 2**31
     return config.model_copy(update={"seed": seed})
+
+
+def from_before_reasoning(cached: Completion | None) -> Completion | None:
+    """A cached reply split as a fresh one is, so it scores and stores the same.
+
+    Replies cached before reasoning was kept hold their thinking in `text`.
+    """
+    if cached is None or cached.reasoning:
+        return cached
+    return split_completion(cached)
 
 
 def keepable(completion: Completion) -> Completion:

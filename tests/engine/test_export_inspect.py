@@ -244,3 +244,23 @@ def test_a_rerun_from_the_cache_carries_its_cached_tokens_apart(tmp_path: Path) 
         kept = found.metadata["rulebench"]
         assert kept["cached_prompt_tokens"] == result.cached_usage.prompt_tokens > 0
         assert found.model_usage["scripted/echo"].input_tokens == 0
+
+
+def test_a_replys_thinking_is_reasoning_content_before_its_answer(tmp_path: Path) -> None:
+    from inspect_ai.model import ContentReasoning, ContentText
+
+    store = tmp_path / "s.sqlite"
+    args: dict[str, JsonValue] = {"reply": "Answer: (B)", "thinking": "maybe (A)"}
+    report = rulebench.run("smoke", "scripted/fixed", store=store, model_args=args)
+    path, results = export(store, report.run.id, tmp_path)
+    log = read_checked(path, results)
+    assert log.samples is not None
+    for found, result in zip(log.samples, results, strict=True):
+        assert result.reasoning == "maybe (A)"
+        last = [m for m in found.messages if m.role == "assistant"][-1]
+        for message in (found.output.choices[0].message, last):
+            assert isinstance(message.content, list)
+            thinking, answer = message.content
+            assert isinstance(thinking, ContentReasoning) and isinstance(answer, ContentText)
+            assert (thinking.reasoning, answer.text) == ("maybe (A)", "Answer: (B)")
+        assert found.metadata["rulebench"]["reasoning_unfinished"] is False

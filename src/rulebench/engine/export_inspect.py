@@ -14,7 +14,10 @@ How rulebench's results map onto inspect's:
 - a finished item that does not count (a refusal a task excludes) gets the score NaN, which
   inspect keeps but leaves out of every metric, as `runs show` leaves it out;
 - the run's rates are the metrics, with their Wilson 95% interval, per group as well: the
-  numbers of `rulebench runs show`.
+  numbers of `rulebench runs show`;
+- a reply's thinking is reasoning content before the answer's text in the reply's message
+  (inspect's `ContentReasoning`), which `inspect view` shows collapsed above the answer; a
+  reply whose thinking never finished stopped at `max_tokens`.
 """
 
 import json
@@ -195,7 +198,7 @@ def sample(result: ItemResult, model: str) -> dict[str, JsonValue]:
         "epoch": 1,
         "input": [_message(result.item_id, i, m, model) for i, m in enumerate(messages[:opening])],
         "target": gold_answer(result),
-        "messages": [_message(result.item_id, i, m, model) for i, m in enumerate(messages)],
+        "messages": _conversation(result, model),
         "output": output(result, model),
         "scores": None if result.outcome is None else sample_scores(result.outcome),
         "metadata": {
@@ -209,6 +212,7 @@ def sample(result: ItemResult, model: str) -> dict[str, JsonValue]:
                 "scoring_tokens": result.scoring_tokens,
                 "endpoints": list(result.endpoints),
                 "system_merged": result.system_merged,
+                "reasoning_unfinished": result.is_reasoning_unfinished,
                 "warnings": list(result.warnings),
             },
         },
@@ -238,10 +242,10 @@ def output(result: ItemResult, model: str) -> dict[str, JsonValue]:
     choices: list[JsonValue] = []
     if result.reply is not None:
         reply = Message(role="assistant", content=result.reply)
-        # rulebench does not store why generation stopped.
-        choices.append(
-            {"message": _message(result.item_id, -1, reply, model), "stop_reason": "unknown"}
-        )
+        message = _message(result.item_id, -1, reply, model, result.reasoning)
+        # rulebench stores why generation stopped only when it cut the thinking short.
+        stop = "max_tokens" if result.is_reasoning_unfinished else "unknown"
+        choices.append({"message": message, "stop_reason": stop})
     return {
         "model": model,
         "choices": choices,
@@ -252,11 +256,12 @@ def output(result: ItemResult, model: str) -> dict[str, JsonValue]:
 
 
 def model_usage(usage: Usage) -> dict[str, JsonValue]:
-    """Token counts under inspect's names."""
+    """Token counts under inspect's names; reasoning tokens are part of the output tokens."""
     return {
         "input_tokens": usage.prompt_tokens,
         "output_tokens": usage.completion_tokens,
         "total_tokens": usage.prompt_tokens + usage.completion_tokens,
+        "reasoning_tokens": usage.reasoning_tokens or None,
     }
 
 
@@ -280,12 +285,31 @@ def _score(value: JsonValue, outcome: Outcome) -> dict[str, JsonValue]:
     }
 
 
-def _message(item_id: str, index: int, message: Message, model: str) -> dict[str, JsonValue]:
+def _conversation(result: ItemResult, model: str) -> list[JsonValue]:
+    """The item's messages; the last reply (the one whose thinking is stored) with it."""
+    messages = result.messages
+    last = max((i for i, m in enumerate(messages) if m.role == "assistant"), default=-1)
+    is_reply = last >= 0 and messages[last].content == result.reply
+    return [
+        _message(result.item_id, i, m, model, result.reasoning if is_reply and i == last else None)
+        for i, m in enumerate(messages)
+    ]
+
+
+def _message(
+    item_id: str, index: int, message: Message, model: str, reasoning: str | None = None
+) -> dict[str, JsonValue]:
     # Stable ids (inspect's own are random): the viewer keys messages by them.
+    content: JsonValue = message.content
+    if reasoning:
+        content = [
+            {"type": "reasoning", "reasoning": reasoning},
+            {"type": "text", "text": message.content},
+        ]
     entry: dict[str, JsonValue] = {
         "id": f"{item_id}-{'reply' if index < 0 else index}",
         "role": message.role,
-        "content": message.content,
+        "content": content,
     }
     if message.role == "assistant":
         entry["model"] = model

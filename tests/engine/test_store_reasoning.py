@@ -11,6 +11,7 @@ from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import Completion, Message, Usage
 from rulebench.engine.export import export_results
 from rulebench.engine.migrations import MIGRATIONS, REASONING_STEP
+from rulebench.engine.run_delta import START
 from rulebench.engine.store import Store
 from rulebench.engine.task import keepable
 
@@ -116,6 +117,9 @@ def test_a_read_only_store_before_reasoning_still_reads(
         assert (old.reply, old.reasoning) == ("Paris", None)
         assert store.browser().result("r1", "old") == old
         assert [p.first.item_id for p in store.browser().pairs("r1", "r1", "all", 0, 5)] == ["old"]
+        [tally] = store.tally_results("r1")
+        assert (tally.items, tally.reasoning_unfinished, tally.reasoning_tokens) == (1, 0, 0)
+        assert store.run_delta().since("r1", None, START).run_rows == 1
     assert path.read_bytes() == before
 
 

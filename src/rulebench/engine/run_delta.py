@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from rulebench.engine.browse import Query, verdict_sql
-from rulebench.engine.summary import ITEM_SUMS, group_sql
+from rulebench.engine.summary import ITEM_SUMS, group_sql, reasoning_sums
 
-SUMS = 21
-"""Sums per part: the 18 of `summary.Tally` after its group, then passed, failed, excluded."""
+SUMS = 23
+"""Sums per part: the 20 of `summary.Tally` after its group, then passed, failed, excluded."""
 
 _DELTA = (
     "SELECT r.status, r.ended_at, r.pid, "
@@ -26,7 +26,7 @@ _DELTA = (
     "group_concat(CASE WHEN status = 'error' THEN rid END), "
     "MAX(json_extract(metadata, '$.repeat') > 0), "
     f"{ITEM_SUMS}, COUNT(score), TOTAL(score), COUNT(passed), TOTAL(passed), "
-    "TOTAL(v = 'passed'), TOTAL(v = 'failed'), TOTAL(v = 'excluded') "
+    "{reasoning}, TOTAL(v = 'passed'), TOTAL(v = 'failed'), TOTAL(v = 'excluded') "
     f"FROM (SELECT rowid AS rid, *, {verdict_sql()} AS v FROM results WHERE rowid IN ("
     # The inner read walks the run's index entries only (`+rowid`: never the table from the
     # watermark on, which holds later runs' rows); the table is read for the rows it names.
@@ -94,8 +94,10 @@ _CHECK = (
 class RunDelta:
     """Reads what changed in a run's results since a watermark (see `Store.run_delta`)."""
 
-    def __init__(self, query: Query) -> None:
+    def __init__(self, query: Query, has_reasoning: bool = True) -> None:
+        """`has_reasoning`: the results table has the reasoning columns (an older store not)."""
         self._query = query
+        self._reasoning = ", ".join(reasoning_sums(has_reasoning))
 
     def check(self, run_id: str) -> tuple[Identity, int]:
         """The run's identity and its count of rows (read from its index alone).
@@ -116,7 +118,8 @@ class RunDelta:
         group, path = group_sql(group_by)
         errors = _json_ints(mark.error_rowids)
         rows = self._query(
-            _DELTA.format(group=group), (run_id, path, mark.after_rowid, errors, *mark.identity)
+            _DELTA.format(group=group, reasoning=self._reasoning),
+            (run_id, path, mark.after_rowid, errors, *mark.identity),
         )
         if not rows:
             return Delta(Identity(None, None, None), False, 0, [])

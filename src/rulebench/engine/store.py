@@ -321,7 +321,8 @@ class Store:
         (`summary.tally_query`): the explorer's pages of a large run are built on it.
         """
         [(has_repeats,)] = self._query(HAS_REPEATS, (run_id,))
-        query, parameters = tally_query(group_by, by_sample=bool(has_repeats))
+        has_reasoning = "reasoning_unfinished" in self._present
+        query, parameters = tally_query(group_by, bool(has_repeats), has_reasoning)
         rows = self._query(query, (run_id, *parameters))
         return [
             Tally._make(["-" if row[0] is None else str(row[0]), *row[1:6], int(row[6]), *row[7:]])
@@ -371,7 +372,7 @@ class Store:
         """What changed in a run's results since a row: the explorer keeps a run's sums."""
         from rulebench.engine.run_delta import RunDelta  # only the explorer reads it
 
-        return RunDelta(self._query)
+        return RunDelta(self._query, "reasoning_unfinished" in self._present)
 
     def searcher(self) -> "ResultSearch":
         """Full-text search over the results (prompts, replies, answers, item ids)."""

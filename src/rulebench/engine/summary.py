@@ -38,6 +38,10 @@ class Tally(NamedTuple):
     samples_judged: int
     sample_pass_sum: float
     """The same two for verdicts (multi-turn cases): samples judged, sum of their pass rates."""
+    reasoning_unfinished: int = 0
+    """Results whose last reply's thinking never finished (cut by the reply limit)."""
+    reasoning_tokens: int = 0
+    """Of `completion_tokens`, those the model spent thinking."""
 
 
 HAS_REPEATS = (
@@ -66,30 +70,42 @@ def group_sql(group_by: str | None) -> tuple[str, str]:
     return "?2", "all"
 
 
-def tally_query(group_by: str | None, by_sample: bool) -> tuple[str, tuple[str, ...]]:
+def reasoning_sums(has_reasoning: bool) -> tuple[str, str]:
+    """The reasoning sums of `Tally`, after the others; 0 over a store from before them."""
+    if not has_reasoning:
+        return "0", "0"
+    return "SUM(reasoning_unfinished)", "SUM(reasoning_tokens)"
+
+
+def tally_query(
+    group_by: str | None, by_sample: bool, has_reasoning: bool = True
+) -> tuple[str, tuple[str, ...]]:
     """The SQL (and its parameters after the run id) that sums a run's results into `Tally` rows.
 
     `by_sample` (the run has repeats, HAS_REPEATS): per sample first, its repeats together,
     then per group. Without repeats each item is its own sample, and one pass over the results
     gives the same sums (a sample's mean is its one score) several times faster: the nested
     form aggregates every item as a group of its own (bench/bench_web.py). `?1` is the run id.
+    `has_reasoning`: the results table has the reasoning columns (a read-only older store not).
     """
     group, path = group_sql(group_by)
+    unfinished, thinking = reasoning_sums(has_reasoning)
     if not by_sample:
         query = (
             f"SELECT {group} AS g, {ITEM_SUMS}, COUNT(score), TOTAL(score), COUNT(passed), "
-            "TOTAL(passed) FROM results WHERE run_id = ?1 GROUP BY 1"
+            f"TOTAL(passed), {unfinished}, {thinking} FROM results WHERE run_id = ?1 GROUP BY 1"
         )
         return query, (path,)
     per_sample = (
         f"SELECT {group} AS g, {ITEM_SUMS}, AVG(score) AS sample_score, "
-        f"AVG(passed) AS sample_pass FROM results WHERE run_id = ?1 GROUP BY 1, {_SAMPLE_KEY}"
+        f"AVG(passed) AS sample_pass, {unfinished} AS ru, {thinking} AS rt "
+        f"FROM results WHERE run_id = ?1 GROUP BY 1, {_SAMPLE_KEY}"
     )
     query = (
         "SELECT g, SUM(items), SUM(errors), SUM(scored), TOTAL(score_sum), SUM(judged), "
         "TOTAL(passed), SUM(excluded), SUM(pt), SUM(ct), TOTAL(lat), SUM(hits), SUM(cpt), "
         "SUM(cct), SUM(st), COUNT(sample_score), TOTAL(sample_score), COUNT(sample_pass), "
-        f"TOTAL(sample_pass) FROM ({per_sample}) GROUP BY 1"
+        f"TOTAL(sample_pass), SUM(ru), SUM(rt) FROM ({per_sample}) GROUP BY 1"
     )
     return query, (path,)
 
@@ -120,6 +136,11 @@ class GroupSummary(BaseModel):
     """Tokens of replies served from the response cache, which no model spent this time."""
     scoring_tokens: int
     """Tokens read to score choices by log-likelihood."""
+    reasoning_unfinished: int = 0
+    """Replies whose thinking the reply limit cut short: they have no answer, so a low score
+    or a kept rule there is truncation, not the model's answer (reports say how many)."""
+    reasoning_tokens: int = 0
+    """Of `completion_tokens`, those spent thinking."""
     cost_usd: float | None = None
     """What the tokens cost at the user's prices (see core.pricing); None without a price."""
 
@@ -148,6 +169,8 @@ def to_summary(tally: Tally) -> GroupSummary:
         cached_prompt_tokens=tally.cached_prompt_tokens,
         cached_completion_tokens=tally.cached_completion_tokens,
         scoring_tokens=tally.scoring_tokens,
+        reasoning_unfinished=tally.reasoning_unfinished,
+        reasoning_tokens=tally.reasoning_tokens,
     )
 
 

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store
+from rulebench.engine.summary import summarize
 from rulebench.report.markdown import escape_markdown
 
 
@@ -27,7 +28,19 @@ def run_warnings(store: Store, run: RunRecord) -> list[str]:
             f"run {run.id} has {counts['error']} error results, left out of the scores "
             "(neither right nor wrong)"
         )
-    return warnings + _skipped_cells(run)
+    return warnings + _unfinished_thinking(store, run) + _skipped_cells(run)
+
+
+def _unfinished_thinking(store: Store, run: RunRecord) -> list[str]:
+    """A line when replies' thinking was cut by the reply limit: they have no answer."""
+    [total] = summarize(store.tally_results(run.id), grouped=False)
+    if not total.reasoning_unfinished:
+        return []
+    return [
+        f"run {run.id} has {total.reasoning_unfinished} replies whose thinking the reply limit "
+        "cut short: they have no answer, so their scores and verdicts say nothing about the "
+        "model's answers or rules (raise max_tokens)"
+    ]
 
 
 def _skipped_cells(run: RunRecord) -> list[str]:

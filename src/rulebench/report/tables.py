@@ -47,13 +47,20 @@ def summary_table(rows: Sequence[GroupSummary], title: str, group_label: str) ->
     for name, _ in rates:
         # Wide enough for a whole interval ("[34.2-100.0]"), which has no space to wrap at.
         table.add_column(name, justify="right", min_width=12)
+    # Only a run with thinking cut short has the column: its rows' rates include replies
+    # with no answer, which must not be read as wrong answers or as rules kept.
+    is_cut = any(row.reasoning_unfinished for row in rows)
+    if is_cut:
+        table.add_column("unfinished\nthinking", justify="right", no_wrap=True)
     table.add_column("tokens\nin/out", justify="right", no_wrap=True)
     for row in rows:
+        cut = [Text(str(row.reasoning_unfinished), style="yellow")] if is_cut else []
         table.add_row(
             safe_text(row.group),
             str(row.items),
             Text(str(row.errors), style="red" if row.errors else ""),
             *[_rate(pick(row)) for _, pick in rates],
+            *cut,
             f"{row.prompt_tokens}/{row.completion_tokens}",
             end_section=row is rows[-2] if len(rows) > 1 else False,
         )

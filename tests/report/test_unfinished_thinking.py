@@ -1,20 +1,22 @@
-"""Replies whose thinking was cut short are counted per cell, in the table and the report."""
+"""Replies whose thinking was cut short are counted per cell, in the table and the report;
+thinking tokens are summed."""
 
 import io
 from collections.abc import Sequence
 
 from rich.console import Console
 
-from rulebench.core.items import Item
-from rulebench.core.messages import GenerateConfig
+from rulebench.core.items import Item, ItemResult, Outcome
+from rulebench.core.messages import GenerateConfig, Usage
 from rulebench.engine.runner import Runner, RunSpec
 from rulebench.engine.store import Store
 from rulebench.engine.summary import GroupSummary, summarize
 from rulebench.models.scripted import ScriptedModel, ScriptedRule
 from rulebench.report.run_notes import run_warnings
-from rulebench.report.tables import summary_table
+from rulebench.report.tables import summary_table, usage_line
 
 from tests.conftest import EchoTask
+from tests.stored_json import json_at
 
 SPEC = RunSpec(task="echo-test", model="scripted/rules", generate=GenerateConfig(max_tokens=9))
 
@@ -78,3 +80,20 @@ async def test_the_explorers_kept_sums_count_them_as_the_store_does(store: Store
     kept = run_sums(store, report.run.id, "parity").tallies
     assert sorted(kept) == sorted(store.tally_results(report.run.id, "parity"))
     assert sum(tally.reasoning_unfinished for tally in kept) == 1
+
+
+def test_thinking_tokens_are_summed_and_shown_with_the_output_tokens(store: Store) -> None:
+    from rulebench.engine.export_inspect import RunLog, stats
+
+    run = store.create_run("t", "m", {})
+    writer = store.writer()
+    for item_id in ("a", "b"):
+        usage = Usage(prompt_tokens=3, completion_tokens=9, reasoning_tokens=7)
+        result = ItemResult(item_id=item_id, reply="ok", outcome=Outcome(score=1.0), usage=usage)
+        writer.put_result(run.id, result)
+    writer.close()
+    [total] = summarize(store.tally_results(run.id), grouped=False)
+    assert (total.completion_tokens, total.reasoning_tokens) == (18, 14)
+    assert "18 out (14 of them thinking)" in usage_line(total)
+    logged = stats(RunLog(run, "completed", [total], None))
+    assert json_at(logged, "model_usage", "m", "reasoning_tokens") == 14

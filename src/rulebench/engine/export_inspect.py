@@ -181,7 +181,11 @@ def eval_results(log: RunLog) -> dict[str, JsonValue]:
 def stats(log: RunLog) -> dict[str, JsonValue]:
     """When the run started and ended, and the tokens it used (all of its results)."""
     overall = log.summary[-1]
-    usage = Usage(prompt_tokens=overall.prompt_tokens, completion_tokens=overall.completion_tokens)
+    usage = Usage(
+        prompt_tokens=overall.prompt_tokens,
+        completion_tokens=overall.completion_tokens,
+        reasoning_tokens=overall.reasoning_tokens,
+    )
     return {
         "started_at": log.run.started_at,
         "completed_at": log.run.ended_at or "",

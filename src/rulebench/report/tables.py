@@ -86,6 +86,8 @@ def usage_line(total: GroupSummary) -> str:
     Kept out of the summary table, which must fit 80 columns with whole intervals.
     """
     parts = [f"tokens {total.prompt_tokens:,} in / {total.completion_tokens:,} out"]
+    if total.reasoning_tokens:
+        parts[0] += f" ({total.reasoning_tokens:,} of them thinking)"
     if total.cache_hits:
         parts.append(
             f"{total.cached_prompt_tokens:,} in / {total.cached_completion_tokens:,} out "

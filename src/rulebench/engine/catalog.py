@@ -9,6 +9,7 @@ from rulebench.core.errors import ConfigError, StoreError
 from rulebench.core.lazy_registry import did_you_mean, import_target
 from rulebench.core.messages import GenerateConfig
 from rulebench.core.run_kinds import GCG_TASK, TRAINING_TASK
+from rulebench.core.shards import Shard
 from rulebench.engine.runner import ProgressReporter, Runner, RunReport, RunSpec
 from rulebench.engine.store import Store
 from rulebench.engine.task import Task
@@ -157,6 +158,8 @@ class RunSettings(BaseModel):
     limit: int | None = None
     """Run only the first N items."""
     use_cache: bool = True
+    shard: Shard | None = None
+    """Run only this piece of the items (`core.shards`)."""
 
 
 def make_spec(
@@ -201,6 +204,7 @@ def make_spec(
             concurrency=settings.concurrency or typed.default_concurrency,
             limit=settings.limit,
             use_cache=settings.use_cache,
+            shard=settings.shard,
         )
     except ValidationError as exc:
         problems = []

@@ -16,6 +16,7 @@ from rulebench.core.credentials import redact_url
 from rulebench.core.errors import DataError, ModelError, RulebenchError
 from rulebench.core.items import Item, ItemResult
 from rulebench.core.messages import GenerateConfig
+from rulebench.core.shards import Shard
 from rulebench.engine.cache import ResponseCache
 from rulebench.engine.records import RunRecord, RunStatus
 from rulebench.engine.store import Store
@@ -47,6 +48,9 @@ class RunSpec(BaseModel):
     stop_after_same: int = Field(default=5, ge=1)
     """Stop the run (resumable) when this many first items all fail with one and the same
     error (a server answering every request with 400 or 404), instead of failing them all."""
+    shard: Shard | None = None
+    """Run only this piece of the items (after `limit`); the rest of the spec is the whole
+    run's, which `runs merge` joins the shards back into."""
 
     @field_serializer("base_url")
     def _redact_url(self, base_url: str | None) -> str | None:
@@ -109,20 +113,35 @@ class ItemQueue:
     `seen` is the whole run, which is what "completed" is checked against.
     """
 
-    def __init__(self, items: Iterable[Item], done: set[str], limit: int | None) -> None:
+    def __init__(
+        self, items: Iterable[Item], done: set[str], limit: int | None, shard: Shard | None = None
+    ) -> None:
         self._items = iter(islice(items, limit))
         self._done = done
+        self._shard = shard
         self.seen: set[str] = set()
+        # Unsharded, the whole run is this run: one set, not two.
+        self._whole_ids: set[str] = set() if shard is not None else self.seen
+        self.drained = False
+        self.whole = 0
+        """Items of the whole run seen so far (of every shard): what a merge must gather."""
 
     def __iter__(self) -> Iterator[Item]:
         return self
 
     def __next__(self) -> Item:
         while True:
-            item = next(self._items)
-            if item.id in self.seen:
+            item = next(self._items, None)
+            if item is None:
+                self.drained = True
+                raise StopIteration
+            if item.id in self._whole_ids:
                 raise DataError(f"two items share the id {item.id}: item ids must be unique")
-            self.seen.add(item.id)
+            self._whole_ids.add(item.id)
+            self.whole = len(self._whole_ids)
+            if self._shard is not None and not self._shard.holds(item.id):
+                continue
+            self.seen.add(item.id)  # the same set as _whole_ids when unsharded
             if item.id not in self._done:
                 return item
 
@@ -220,8 +239,9 @@ class Runner:
             run = self.store.create_run(spec.task, spec.model, spec.model_dump(mode="json"))
         started = time.perf_counter()
         state, done = self._start(run.id, task, model, spec, resumed=bool(resume_id))
-        total = _total(items, spec.limit)
-        queue = ItemQueue(items, done, spec.limit)
+        # A shard's share of the whole is known only once every item has been hashed.
+        total = None if spec.shard is not None else _total(items, spec.limit)
+        queue = ItemQueue(items, done, spec.limit, spec.shard)
         status: RunStatus = "failed"
         reason = ""
         self.progress.start(run.id, total, len(done))
@@ -235,7 +255,8 @@ class Runner:
             reason = _reason(exc)
             raise
         finally:
-            self.store.finish_run(run.id, status, self._notes(run.id, model, reason))
+            notes = self._notes(run.id, model, reason) | _shard_notes(spec.shard, queue)
+            self.store.finish_run(run.id, status, notes)
         return RunReport(
             run=self.store.get_run(run.id),
             completed_now=state.completed,
@@ -325,6 +346,20 @@ def _model_notes(model: Model, reason: str) -> dict[str, JsonValue]:
     if reason:
         notes["reason"] = reason
     return notes
+
+
+def _shard_notes(shard: Shard | None, queue: ItemQueue) -> dict[str, JsonValue]:
+    """What a merge needs of a shard: its place and, once drained, the whole run's item count.
+
+    A queue stopped early has not seen every item of the whole, so the count is left out.
+    """
+    if shard is None:
+        return {}
+    notes: dict[str, JsonValue] = {"index": shard.index, "count": shard.count}
+    if queue.drained:
+        notes["whole_items"] = queue.whole
+        notes["shard_items"] = len(queue.seen)
+    return {"shard": notes}
 
 
 def _reason(exc: BaseException) -> str:

@@ -1,0 +1,55 @@
+from pathlib import Path
+
+from rulebench.core.shards import Shard
+from rulebench.engine.runner import Runner, RunSpec
+from rulebench.engine.store import Store
+from rulebench.models.scripted import ScriptedModel
+
+from tests.conftest import EchoTask
+
+
+def spec(shard: Shard | None = None, limit: int | None = None) -> RunSpec:
+    return RunSpec(task="echo-test", model="scripted/echo", shard=shard, limit=limit)
+
+
+async def test_shards_split_the_items_and_each_is_an_ordinary_run(
+    store: Store, echo_task: EchoTask
+) -> None:
+    held: list[str] = []
+    for index in (1, 2, 3):
+        report = await Runner(store).run(
+            echo_task, ScriptedModel("echo"), spec(Shard(index=index, count=3))
+        )
+        ids = [r.item_id for r in store.iter_results(report.run.id)]
+        assert report.run.status == "completed"
+        assert report.run.config["shard"] == {"index": index, "count": 3}
+        assert report.run.notes["shard"] == {
+            "index": index,
+            "count": 3,
+            "whole_items": 10,
+            "shard_items": len(ids),
+        }
+        held += ids
+    assert sorted(held) == sorted(item.id for item in echo_task.items())
+
+
+async def test_a_shard_takes_its_part_of_the_limited_whole(
+    store: Store, echo_task: EchoTask
+) -> None:
+    report = await Runner(store).run(
+        echo_task, ScriptedModel("echo"), spec(Shard(index=1, count=1), 4)
+    )
+    assert report.run.notes["shard"]["whole_items"] == 4  # type: ignore[index]
+    assert store.count_results(report.run.id)["ok"] == 4
+
+
+async def test_a_resumed_shard_runs_only_its_own_missing_items(
+    tmp_path: Path, echo_task: EchoTask
+) -> None:
+    with Store(tmp_path / "s.sqlite") as store:
+        shard = Shard(index=2, count=2)
+        first = await Runner(store).run(echo_task, ScriptedModel("echo"), spec(shard))
+        ids = {r.item_id for r in store.iter_results(first.run.id)}
+        again = await Runner(store).run(echo_task, ScriptedModel("echo"), spec(shard), first.run.id)
+    assert again.completed_now == 0 and again.skipped == len(ids)
+    assert again.run.status == "completed"

@@ -258,6 +258,11 @@ def stored_spec(store: Store, run_id: str) -> RunSpec:
             f"run {run.id} is a {run.task} run, not an evaluation: resume it with "
             f"`{RESUMED_BY[run.task].format(run_id=run.id)}`"
         )
+    if "shards" in run.notes:
+        raise StoreError(
+            f"run {run.id} was joined from shards by `rulebench runs merge`: finish the shard "
+            "runs in their own stores (`rulebench runs show` names them), then merge again"
+        )
     try:
         return RunSpec.model_validate(run.config)
     except ValidationError as exc:

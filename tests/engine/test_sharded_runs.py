@@ -53,3 +53,17 @@ async def test_a_resumed_shard_runs_only_its_own_missing_items(
         again = await Runner(store).run(echo_task, ScriptedModel("echo"), spec(shard), first.run.id)
     assert again.completed_now == 0 and again.skipped == len(ids)
     assert again.run.status == "completed"
+
+
+async def test_a_shard_that_no_item_falls_in_is_completed_and_counts_the_whole(
+    store: Store,
+) -> None:
+    task = EchoTask(n=1)
+    [item] = task.items()
+    others = [i for i in range(1, 4) if not Shard(index=i, count=3).holds(item.id)]
+    report = await Runner(store).run(
+        task, ScriptedModel("echo"), spec(Shard(index=others[0], count=3))
+    )
+    assert report.run.status == "completed"
+    assert report.run.notes["shard"]["whole_items"] == 1  # type: ignore[index]
+    assert report.run.notes["shard"]["shard_items"] == 0  # type: ignore[index]

@@ -7,7 +7,6 @@ import operator
 import time
 from collections.abc import Iterable, Iterator, Sized
 from dataclasses import dataclass
-from itertools import islice
 from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_serializer
@@ -18,6 +17,7 @@ from rulebench.core.items import Item, ItemResult
 from rulebench.core.messages import GenerateConfig
 from rulebench.core.shards import Shard
 from rulebench.engine.cache import ResponseCache
+from rulebench.engine.item_queue import ItemQueue, shard_notes
 from rulebench.engine.records import RunRecord, RunStatus
 from rulebench.engine.store import Store
 from rulebench.engine.task import Session, Task
@@ -104,46 +104,6 @@ class RunReport(BaseModel):
 
 class TooManyErrors(ModelError):
     """Raised to stop a run whose model keeps failing."""
-
-
-class ItemQueue:
-    """Hands out a task's items not finished yet, remembering every id it has seen.
-
-    Checks that ids are unique (a duplicate would get one result for two items); once drained,
-    `seen` is the whole run, which is what "completed" is checked against.
-    """
-
-    def __init__(
-        self, items: Iterable[Item], done: set[str], limit: int | None, shard: Shard | None = None
-    ) -> None:
-        self._items = iter(islice(items, limit))
-        self._done = done
-        self._shard = shard
-        self.seen: set[str] = set()
-        # Unsharded, the whole run is this run: one set, not two.
-        self._whole_ids: set[str] = set() if shard is not None else self.seen
-        self.drained = False
-        self.whole = 0
-        """Items of the whole run seen so far (of every shard): what a merge must gather."""
-
-    def __iter__(self) -> Iterator[Item]:
-        return self
-
-    def __next__(self) -> Item:
-        while True:
-            item = next(self._items, None)
-            if item is None:
-                self.drained = True
-                raise StopIteration
-            if item.id in self._whole_ids:
-                raise DataError(f"two items share the id {item.id}: item ids must be unique")
-            self._whole_ids.add(item.id)
-            self.whole = len(self._whole_ids)
-            if self._shard is not None and not self._shard.holds(item.id):
-                continue
-            self.seen.add(item.id)  # the same set as _whole_ids when unsharded
-            if item.id not in self._done:
-                return item
 
 
 @dataclass
@@ -247,7 +207,7 @@ class Runner:
         self.progress.start(run.id, total, len(done))
         try:
             await self._work_all(state, queue)
-            status, reason = self._verdict(run.id, queue.seen)
+            status, reason = self._verdict(run.id, queue)
         except asyncio.CancelledError:
             status, reason = "interrupted", "stopped by the user"
             raise
@@ -255,7 +215,7 @@ class Runner:
             reason = _reason(exc)
             raise
         finally:
-            notes = self._notes(run.id, model, reason) | _shard_notes(spec.shard, queue)
+            notes = self._notes(run.id, model, reason) | shard_notes(spec.shard, queue)
             self.store.finish_run(run.id, status, notes)
         return RunReport(
             run=self.store.get_run(run.id),
@@ -293,14 +253,16 @@ class Runner:
             raise
         return _Invocation(task, model, spec, run_id, writer, cache), done
 
-    def _verdict(self, run_id: str, item_ids: set[str]) -> tuple[RunStatus, str]:
+    def _verdict(self, run_id: str, queue: ItemQueue) -> tuple[RunStatus, str]:
         """How the run ended, from what the store holds once every result is committed.
 
         Before a run is called completed, the store is read back whole: a page damaged while
         the run went on can go unseen by its connections, which keep the schema in memory
         and read few pages besides those they write.
         """
-        status, reason = completion_verdict(self.store.result_statuses(run_id), item_ids)
+        if queue.is_empty_shard:
+            return "completed", ""  # more shards than items: this one's share is none
+        status, reason = completion_verdict(self.store.result_statuses(run_id), queue.seen)
         if status == "completed":
             self.store.check_intact()
         return status, reason
@@ -346,20 +308,6 @@ def _model_notes(model: Model, reason: str) -> dict[str, JsonValue]:
     if reason:
         notes["reason"] = reason
     return notes
-
-
-def _shard_notes(shard: Shard | None, queue: ItemQueue) -> dict[str, JsonValue]:
-    """What a merge needs of a shard: its place and, once drained, the whole run's item count.
-
-    A queue stopped early has not seen every item of the whole, so the count is left out.
-    """
-    if shard is None:
-        return {}
-    notes: dict[str, JsonValue] = {"index": shard.index, "count": shard.count}
-    if queue.drained:
-        notes["whole_items"] = queue.whole
-        notes["shard_items"] = len(queue.seen)
-    return {"shard": notes}
 
 
 def _reason(exc: BaseException) -> str:

@@ -124,3 +124,21 @@ def test_a_missing_source_is_one_line_and_leaves_the_target_alone(tmp_path: Path
     with pytest.raises(StoreError, match="no results store at"):
         merge_stores([tmp_path / "nope.sqlite"], tmp_path / "t.sqlite")
     assert not (tmp_path / "t.sqlite").exists()
+
+
+def test_a_reader_of_the_target_keeps_its_view_while_a_merge_commits(
+    shard_stores: list[Path], tmp_path: Path
+) -> None:
+    target = tmp_path / "t.sqlite"
+    merge_stores(shard_stores[:1], target)
+    reader = sqlite3.connect(target, isolation_level=None)
+    try:
+        reader.execute("BEGIN")
+        [(before,)] = reader.execute("SELECT COUNT(*) FROM results").fetchall()
+        merge_stores(shard_stores[1:], target)  # WAL: the writer does not wait for the reader
+        assert reader.execute("SELECT COUNT(*) FROM results").fetchall() == [(before,)]
+        reader.execute("COMMIT")
+        [(after,)] = reader.execute("SELECT COUNT(*) FROM results").fetchall()
+    finally:
+        reader.close()
+    assert after == 12 > before

@@ -17,7 +17,7 @@ from tests.command import rulebench, rulebench_command
 RUN = ("run", "inferential", "--task", "kinship", "--limit", "20", "-m", "scripted/echo")
 
 
-def results(store: Path) -> tuple[str, list[tuple[object, ...]]]:
+def results(store: Path) -> tuple[str, list[Any]]:
     with Store(store, readonly=True) as db:
         [run] = db.list_runs()
         rows = sorted(

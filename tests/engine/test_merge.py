@@ -48,7 +48,12 @@ def whole_outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[objec
 def outcomes(path: Path, run_id: str) -> list[tuple[str, str, str | None, float | None]]:
     with Store(path, readonly=True) as store:
         return sorted(
-            (r.item_id, "error" if r.error else "ok", r.reply, r.outcome and r.outcome.score)
+            (
+                r.item_id,
+                "error" if r.error else "ok",
+                r.reply,
+                r.outcome.score if r.outcome else None,
+            )
             for r in store.iter_results(store.get_run(run_id).id)
         )
 

@@ -1,11 +1,20 @@
 from pathlib import Path
 
+from pydantic import JsonValue
+
 from rulebench.core.shards import Shard
-from rulebench.engine.runner import Runner, RunSpec
+from rulebench.engine.runner import Runner, RunReport, RunSpec
 from rulebench.engine.store import Store
 from rulebench.models.scripted import ScriptedModel
 
 from tests.conftest import EchoTask
+
+
+def place(report: RunReport) -> dict[str, JsonValue]:
+    """The shard's place and counts, as its run's notes record them."""
+    notes = report.run.notes["shard"]
+    assert isinstance(notes, dict)
+    return notes
 
 
 def spec(shard: Shard | None = None, limit: int | None = None) -> RunSpec:
@@ -39,7 +48,7 @@ async def test_a_shard_takes_its_part_of_the_limited_whole(
     report = await Runner(store).run(
         echo_task, ScriptedModel("echo"), spec(Shard(index=1, count=1), 4)
     )
-    assert report.run.notes["shard"]["whole_items"] == 4  # type: ignore[index]
+    assert place(report)["whole_items"] == 4
     assert store.count_results(report.run.id)["ok"] == 4
 
 
@@ -65,5 +74,5 @@ async def test_a_shard_that_no_item_falls_in_is_completed_and_counts_the_whole(
         task, ScriptedModel("echo"), spec(Shard(index=others[0], count=3))
     )
     assert report.run.status == "completed"
-    assert report.run.notes["shard"]["whole_items"] == 1  # type: ignore[index]
-    assert report.run.notes["shard"]["shard_items"] == 0  # type: ignore[index]
+    assert place(report)["whole_items"] == 1
+    assert place(report)["shard_items"] == 0

@@ -147,3 +147,16 @@ def test_a_reader_of_the_target_keeps_its_view_while_a_merge_commits(
     finally:
         reader.close()
     assert after == 12 > before
+
+
+def test_merges_of_merges_join_the_same_run(shard_stores: list[Path], tmp_path: Path) -> None:
+    left, right, top = tmp_path / "l.sqlite", tmp_path / "r.sqlite", tmp_path / "top.sqlite"
+    merge_stores(shard_stores[:2], left)
+    merge_stores(shard_stores[1:], right)
+    report = merge_stores([left, right, left], top)
+    with Store(top, readonly=True) as store:
+        [run] = store.list_runs()
+        assert report.sharded_runs == [run.id]
+        assert run.status == "completed" and store.count_results(run.id)["ok"] == 12
+        shards = run.notes["shards"]
+        assert isinstance(shards, dict) and sorted(shards) == ["1", "2", "3"]

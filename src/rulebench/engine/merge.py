@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, JsonValue
 
 from rulebench.core.errors import StoreError
 from rulebench.engine.connection import connect_writable, retry_while_busy
+from rulebench.engine.records import RunRecord, row_to_run
 from rulebench.engine.shard_status import merged_status
 from rulebench.engine.store import WRITE_PATIENCE_S, Store
 
@@ -30,7 +31,14 @@ CONTENT_COLUMNS = (
 """What makes two results of one item the same result (timings and token counts aside)."""
 UNKEYED = ("base_url", "concurrency", "shard")
 """Spec fields the shards of one run may differ in: where and how fast, never what ran."""
-SHARD_WHERE = "json_extract(config, '$.shard') IS NOT NULL"
+
+
+def sharded(table: str) -> str:
+    """SQL true for a run of `table` that is a shard, or was joined from shards by a merge."""
+    return (
+        f"(json_extract({table}.config, '$.shard') IS NOT NULL "
+        f"OR json_extract({table}.notes, '$.shards') IS NOT NULL)"
+    )
 
 
 class MergeReport(BaseModel):
@@ -119,18 +127,20 @@ def _copy_source(connection: sqlite3.Connection, source: Path, target: Path) -> 
         connection,
         source,
         target,
-        "SELECT id AS source, id AS target FROM src.runs WHERE NOT " + SHARD_WHERE,
+        f"SELECT id AS source, id AS target FROM src.runs WHERE NOT {sharded('runs')}",
     )
     names = ", ".join(columns)
-    connection.execute(f"INSERT OR IGNORE INTO runs SELECT * FROM src.runs WHERE NOT {SHARD_WHERE}")
+    plain = f"SELECT id FROM src.runs WHERE NOT {sharded('runs')}"
+    connection.execute(f"INSERT OR IGNORE INTO runs SELECT * FROM src.runs WHERE id IN ({plain})")
     # A run copied before and finished since (resumed in its own store) takes its later end.
     connection.execute(
         "UPDATE runs SET status = s.status, ended_at = s.ended_at, notes = s.notes "
-        "FROM src.runs AS s WHERE s.id = runs.id AND s.ended_at > IFNULL(runs.ended_at, '')"
+        f"FROM src.runs AS s WHERE s.id = runs.id AND NOT {sharded('s')} "
+        "AND s.ended_at > IFNULL(runs.ended_at, '')"
     )
     connection.execute(
         f"INSERT OR IGNORE INTO results ({names}) SELECT {names} FROM src.results "
-        f"WHERE run_id IN (SELECT id FROM src.runs WHERE NOT {SHARD_WHERE})"
+        f"WHERE run_id IN ({plain})"
     )
     connection.execute("INSERT OR IGNORE INTO cache SELECT * FROM src.cache")
     return _join_shards(connection, source, target, columns)
@@ -145,8 +155,8 @@ def _shared_columns(connection: sqlite3.Connection) -> list[str]:
 
 def _refuse_run_conflicts(connection: sqlite3.Connection, source: Path, target: Path) -> None:
     row = connection.execute(
-        "SELECT s.id FROM src.runs AS s JOIN runs AS t ON t.id = s.id "
-        "WHERE s.task != t.task OR s.model != t.model OR s.config != t.config LIMIT 1"
+        f"SELECT s.id FROM src.runs AS s JOIN runs AS t ON t.id = s.id WHERE NOT {sharded('s')} "
+        "AND (s.task != t.task OR s.model != t.model OR s.config != t.config) LIMIT 1"
     ).fetchone()
     if row:
         raise StoreError(
@@ -191,55 +201,73 @@ def sharded_run_id(config: dict[str, JsonValue]) -> str:
 def _join_shards(
     connection: sqlite3.Connection, source: Path, target: Path, columns: list[str]
 ) -> set[str]:
-    """Copy each shard run's results into the run of its whole; return those runs' ids."""
+    """Copy each shard run's results into the run of its whole; return those runs' ids.
+
+    A run an earlier merge joined (a merge of merges) brings its shards along, so stores can
+    be merged in a tree, in any order.
+    """
     rows = connection.execute(
-        f"SELECT id, task, model, config, version, started_at, ended_at, status, notes "
-        f"FROM src.runs WHERE {SHARD_WHERE} ORDER BY id"
+        f"SELECT * FROM src.runs WHERE {sharded('runs')} ORDER BY id"
     ).fetchall()
     names = ", ".join(name for name in columns if name != "run_id")
     joined: set[str] = set()
-    for shard_id, task, model, config_text, version, started, ended, status, notes in rows:
-        config = json.loads(config_text)
-        run_id = sharded_run_id(config)
+    for run in map(row_to_run, rows):
+        run_id, shards = _shards_brought(run, source)
         _refuse_result_conflicts(
-            connection, source, target, "SELECT ? AS source, ? AS target", shard_id, run_id
+            connection, source, target, "SELECT ? AS source, ? AS target", run.id, run_id
         )
+        whole = json.dumps(whole_spec(run.config))
         connection.execute(
             "INSERT OR IGNORE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, 'partial', NULL, '{}')",
-            (run_id, task, model, json.dumps(whole_spec(config)), version, started, ended),
+            (run_id, run.task, run.model, whole, run.version, run.started_at, run.ended_at),
         )
         connection.execute(
             f"INSERT OR IGNORE INTO results (run_id, {names}) SELECT ?, {names} "
             "FROM src.results WHERE run_id = ?",
-            (run_id, shard_id),
+            (run_id, run.id),
         )
-        shard = {"run": shard_id, "status": status, "store": str(source), "started_at": started}
-        _record_shard(connection, run_id, shard, json.loads(notes), ended)
+        for shard in shards:
+            _record_shard(connection, run_id, shard, run.notes.get("model_identity"), run.ended_at)
         joined.add(run_id)
     return joined
+
+
+def _shards_brought(run: RunRecord, source: Path) -> tuple[str, list[dict[str, JsonValue]]]:
+    """The joined run a source's run belongs to, and the shard entries it brings."""
+    earlier = run.notes.get("shards")
+    if isinstance(earlier, dict):
+        return run.id, [entry for entry in earlier.values() if isinstance(entry, dict)]
+    shard: dict[str, JsonValue] = {
+        "run": run.id,
+        "status": run.status,
+        "store": str(source),
+        "started_at": run.started_at,
+    }
+    place = run.notes.get("shard")
+    if isinstance(place, dict):
+        shard |= place
+    return sharded_run_id(run.config), [shard]
 
 
 def _record_shard(
     connection: sqlite3.Connection,
     run_id: str,
     shard: dict[str, JsonValue],
-    shard_notes: dict[str, JsonValue],
+    model_identity: JsonValue,
     ended: str | None,
 ) -> None:
     """Note one shard in the joined run and recount the joined run's status from the target."""
     started, old_notes, old_ended = connection.execute(
         "SELECT started_at, notes, ended_at FROM runs WHERE id = ?", (run_id,)
     ).fetchone()
-    place = shard_notes.get("shard")
-    if isinstance(place, dict):
-        shard |= place
     [(ok,)] = connection.execute(
         "SELECT COUNT(*) FROM results WHERE run_id = ? AND status = 'ok'", (run_id,)
     ).fetchall()
     notes = merged_status(json.loads(old_notes), shard, int(ok))
-    notes.setdefault("model_identity", shard_notes.get("model_identity"))
+    if model_identity is not None:
+        notes.setdefault("model_identity", model_identity)
     status = str(notes.pop("status"))
-    first = min(started, str(shard["started_at"]))
+    first = min(started, str(shard.get("started_at") or started))
     last = max(filter(None, (old_ended, ended)), default=None)
     connection.execute(
         "UPDATE runs SET status = ?, started_at = ?, ended_at = ?, notes = ? WHERE id = ?",

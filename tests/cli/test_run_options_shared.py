@@ -27,6 +27,7 @@ SHARED_FLAGS = {
     "as_json": "--json",
     "fail_on_error": "--fail-on-error",
     "output": "--output",
+    "shard": "--shard",
 }
 
 

@@ -2,6 +2,7 @@
 
 import functools
 import inspect
+import os
 import shlex
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -132,6 +133,18 @@ FailOnErrorOption = Annotated[
     ),
 ]
 
+ShardOption = Annotated[
+    str | None,
+    typer.Option(
+        "--shard",
+        metavar="<I/N>",
+        help="Run only shard I of N (1-based) of the items, split by item id; `auto` reads a "
+        "Slurm job array's index and count, `auto/N` a Kubernetes indexed Job's index "
+        "(JOB_COMPLETION_INDEX). Join the shards' stores with `rulebench runs merge`.",
+        show_default=False,
+    ),
+]
+
 BatchOutputOption = Annotated[
     Path | None,
     typer.Option(
@@ -190,6 +203,8 @@ class RunOptions(NamedTuple):
     fail_on_error: float = 0.0
     output: Path | None = None
     """Where a batch's comparison goes; given with one model, that run is a batch too."""
+    shard: str | None = None
+    """`--shard` as given: parsed by `core.shards.parse_shard`, with this process's env."""
 
     @property
     def model(self) -> str | None:
@@ -203,8 +218,10 @@ class RunOptions(NamedTuple):
 
     def settings(self) -> "RunSettings":
         """The library's run settings: sampling follows the data seed unless told apart."""
+        from rulebench.core.shards import parse_shard
         from rulebench.engine.catalog import RunSettings
 
+        shard = None if self.shard is None else parse_shard(self.shard, os.environ)
         return RunSettings(
             model_args=parse_model_args(self.model_args),
             base_url=self.base_url,
@@ -214,6 +231,7 @@ class RunOptions(NamedTuple):
             concurrency=self.concurrency,
             limit=self.limit,
             use_cache=not self.no_cache,
+            shard=shard,
         )
 
 
@@ -234,6 +252,7 @@ def _shared_parameters(concurrency: int, limit: object) -> list[inspect.Paramete
         ("as_json", JsonOption, False),
         ("fail_on_error", FailOnErrorOption, 0.0),
         ("output", BatchOutputOption, None),
+        ("shard", ShardOption, None),
     ]
     return [
         inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=kind)

@@ -27,6 +27,7 @@ def describe_spec(spec: "RunSpec") -> str:
         f"max_tokens={settings.max_tokens} "
         f"temperature={settings.temperature} concurrency={spec.concurrency}"
         + (f" limit={spec.limit}" if spec.limit is not None else "")
+        + (f" shard={spec.shard}" if spec.shard is not None else "")
         + ("" if spec.use_cache else " (no cache)")
     )
 

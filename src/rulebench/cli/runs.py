@@ -1,4 +1,4 @@
-"""`rulebench runs`: list stored runs, show one, export its results."""
+"""`rulebench runs`: list stored runs, show one, export its results, merge stores."""
 
 import json
 from pathlib import Path
@@ -119,10 +119,63 @@ def show(
             reason = db.why_killed()
         if status != "completed" and reason and not is_error_tally(reason):
             err.print(safe_text(f"why {status}: {reason}", style="red"))
-        if is_resumable(db, run.id, status, reason):
+        if "shards" in run.notes:
+            print_shard_hint(run)
+        elif is_resumable(db, run.id, status, reason):
             command = RESUMED_BY.get(run.task, "").format(run_id=run.id)
             err.print(safe_text(f"Resume with: {command or opt.resume_command(run.id, store)}"))
         print_errors(db, run.id)
+
+
+@app.command()
+def merge(
+    sources: Annotated[list[Path], typer.Argument(help="Stores to copy from.", show_default=False)],
+    into: Annotated[Path, typer.Option("--into", help="Store to copy into (created if missing).")],
+    as_json: opt.JsonOption = False,
+) -> None:
+    """Copy runs, results and cache entries into one store; a sharded run's shards become one run.
+
+    Merging the same store twice adds nothing; a run or result that differs is refused.
+    """
+    from rulebench.engine.merge import merge_stores
+
+    report = merge_stores(sources, into)
+    if as_json:
+        out.print_json(report.model_dump_json(), ensure_ascii=True)
+        return
+    out.print(
+        safe_text(
+            f"merged {len(sources)} store(s) into {into}: {report.runs_added} runs, "
+            f"{report.results_added} results, {report.cache_added} cache entries added"
+        )
+    )
+    for run_id in report.sharded_runs:
+        out.print(safe_text(f"sharded run {run_id}: see `rulebench runs show {run_id}`"))
+
+
+def print_shard_hint(run: "RunRecord") -> None:
+    """Name the shards a joined run still lacks and the commands that finish them."""
+    from rulebench.engine.shard_status import missing_shards, unfinished_shards
+
+    count = run.notes.get("shard_count")
+    missing = missing_shards(run.notes)
+    if missing:
+        named = ", ".join(f"{index}/{count}" for index in missing)
+        err.print(
+            safe_text(
+                f"Missing shards {named}: run the shards' command with --shard I/N for each "
+                f"(e.g. --shard {missing[0]}/{count}) into its own store, then `rulebench runs "
+                "merge` those stores into this one"
+            )
+        )
+    for shard in unfinished_shards(run.notes):
+        command = opt.resume_command(str(shard.get("run")), Path(str(shard.get("store"))))
+        err.print(
+            safe_text(
+                f"Shard {shard.get('index')}/{count} is {shard.get('status')}: finish it with "
+                f"`{command}`, then merge its store again"
+            )
+        )
 
 
 @app.command()

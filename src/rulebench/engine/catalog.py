@@ -9,6 +9,7 @@ from rulebench.core.errors import ConfigError, StoreError
 from rulebench.core.lazy_registry import did_you_mean, import_target
 from rulebench.core.messages import GenerateConfig
 from rulebench.core.run_kinds import GCG_TASK, TRAINING_TASK
+from rulebench.core.shards import Shard
 from rulebench.engine.runner import ProgressReporter, Runner, RunReport, RunSpec
 from rulebench.engine.store import Store
 from rulebench.engine.task import Task
@@ -157,6 +158,8 @@ class RunSettings(BaseModel):
     limit: int | None = None
     """Run only the first N items."""
     use_cache: bool = True
+    shard: Shard | None = None
+    """Run only this piece of the items (`core.shards`)."""
 
 
 def make_spec(
@@ -201,6 +204,7 @@ def make_spec(
             concurrency=settings.concurrency or typed.default_concurrency,
             limit=settings.limit,
             use_cache=settings.use_cache,
+            shard=settings.shard,
         )
     except ValidationError as exc:
         problems = []
@@ -253,6 +257,11 @@ def stored_spec(store: Store, run_id: str) -> RunSpec:
         raise StoreError(
             f"run {run.id} is a {run.task} run, not an evaluation: resume it with "
             f"`{RESUMED_BY[run.task].format(run_id=run.id)}`"
+        )
+    if "shards" in run.notes:
+        raise StoreError(
+            f"run {run.id} was joined from shards by `rulebench runs merge`: finish the shard "
+            "runs in their own stores (`rulebench runs show` names them), then merge again"
         )
     try:
         return RunSpec.model_validate(run.config)

@@ -13,7 +13,7 @@ from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import Message, Usage
 from rulebench.core.text import repair_surrogates, surrogate_warning
 
-RunStatus = Literal["running", "completed", "interrupted", "failed"]
+RunStatus = Literal["running", "completed", "interrupted", "failed", "partial"]
 
 RESULT_COLUMNS = (
     "run_id",

@@ -7,7 +7,6 @@ import operator
 import time
 from collections.abc import Iterable, Iterator, Sized
 from dataclasses import dataclass
-from itertools import islice
 from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_serializer
@@ -16,7 +15,9 @@ from rulebench.core.credentials import redact_url
 from rulebench.core.errors import DataError, ModelError, RulebenchError
 from rulebench.core.items import Item, ItemResult
 from rulebench.core.messages import GenerateConfig
+from rulebench.core.shards import Shard
 from rulebench.engine.cache import ResponseCache
+from rulebench.engine.item_queue import ItemQueue, shard_notes
 from rulebench.engine.records import RunRecord, RunStatus
 from rulebench.engine.store import Store
 from rulebench.engine.task import Session, Task
@@ -47,6 +48,9 @@ class RunSpec(BaseModel):
     stop_after_same: int = Field(default=5, ge=1)
     """Stop the run (resumable) when this many first items all fail with one and the same
     error (a server answering every request with 400 or 404), instead of failing them all."""
+    shard: Shard | None = None
+    """Run only this piece of the items (after `limit`); the rest of the spec is the whole
+    run's, which `runs merge` joins the shards back into."""
 
     @field_serializer("base_url")
     def _redact_url(self, base_url: str | None) -> str | None:
@@ -100,31 +104,6 @@ class RunReport(BaseModel):
 
 class TooManyErrors(ModelError):
     """Raised to stop a run whose model keeps failing."""
-
-
-class ItemQueue:
-    """Hands out a task's items not finished yet, remembering every id it has seen.
-
-    Checks that ids are unique (a duplicate would get one result for two items); once drained,
-    `seen` is the whole run, which is what "completed" is checked against.
-    """
-
-    def __init__(self, items: Iterable[Item], done: set[str], limit: int | None) -> None:
-        self._items = iter(islice(items, limit))
-        self._done = done
-        self.seen: set[str] = set()
-
-    def __iter__(self) -> Iterator[Item]:
-        return self
-
-    def __next__(self) -> Item:
-        while True:
-            item = next(self._items)
-            if item.id in self.seen:
-                raise DataError(f"two items share the id {item.id}: item ids must be unique")
-            self.seen.add(item.id)
-            if item.id not in self._done:
-                return item
 
 
 @dataclass
@@ -220,14 +199,15 @@ class Runner:
             run = self.store.create_run(spec.task, spec.model, spec.model_dump(mode="json"))
         started = time.perf_counter()
         state, done = self._start(run.id, task, model, spec, resumed=bool(resume_id))
-        total = _total(items, spec.limit)
-        queue = ItemQueue(items, done, spec.limit)
+        # A shard's share of the whole is known only once every item has been hashed.
+        total = None if spec.shard is not None else _total(items, spec.limit)
+        queue = ItemQueue(items, done, spec.limit, spec.shard)
         status: RunStatus = "failed"
         reason = ""
         self.progress.start(run.id, total, len(done))
         try:
             await self._work_all(state, queue)
-            status, reason = self._verdict(run.id, queue.seen)
+            status, reason = self._verdict(run.id, queue)
         except asyncio.CancelledError:
             status, reason = "interrupted", "stopped by the user"
             raise
@@ -235,7 +215,8 @@ class Runner:
             reason = _reason(exc)
             raise
         finally:
-            self.store.finish_run(run.id, status, self._notes(run.id, model, reason))
+            notes = self._notes(run.id, model, reason) | shard_notes(spec.shard, queue)
+            self.store.finish_run(run.id, status, notes)
         return RunReport(
             run=self.store.get_run(run.id),
             completed_now=state.completed,
@@ -272,14 +253,16 @@ class Runner:
             raise
         return _Invocation(task, model, spec, run_id, writer, cache), done
 
-    def _verdict(self, run_id: str, item_ids: set[str]) -> tuple[RunStatus, str]:
+    def _verdict(self, run_id: str, queue: ItemQueue) -> tuple[RunStatus, str]:
         """How the run ended, from what the store holds once every result is committed.
 
         Before a run is called completed, the store is read back whole: a page damaged while
         the run went on can go unseen by its connections, which keep the schema in memory
         and read few pages besides those they write.
         """
-        status, reason = completion_verdict(self.store.result_statuses(run_id), item_ids)
+        if queue.is_empty_shard:
+            return "completed", ""  # more shards than items: this one's share is none
+        status, reason = completion_verdict(self.store.result_statuses(run_id), queue.seen)
         if status == "completed":
             self.store.check_intact()
         return status, reason

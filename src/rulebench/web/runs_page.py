@@ -28,7 +28,8 @@ from rulebench.web.views import open_store, run_header
 
 router = APIRouter()
 
-STATUSES = ("running", "completed", "interrupted", "failed", "killed")
+STATUSES = ("running", "completed", "partial", "interrupted", "failed", "killed")
+"""The statuses a run can read as; "partial": joined from shards, some still missing."""
 SortKey = Literal["started", "score", "n", "errors", "tokens", "cost", "task", "label"]
 COLUMNS: tuple[tuple[SortKey, str], ...] = (
     ("label", "run"),

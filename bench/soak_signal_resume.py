@@ -113,7 +113,9 @@ def soak_irft(folder: Path, rounds: int, rng: random.Random) -> list[str]:
         said = stop_once(args, rng, lambda: any(output.glob("checkpoints/checkpoint-*")))
         if said is None:
             break
-        args = args if "--resume" in args else [*args, "--resume"]
+        with Store(store, readonly=True) as db:
+            run_id = db.list_runs()[0].id
+        args = ["train", "irft", "--resume", run_id, "--store", str(store)]
     finished = subprocess.run(rulebench(*args), capture_output=True, text=True, check=False)
     with Store(store, readonly=True) as db:
         [run] = db.list_runs()

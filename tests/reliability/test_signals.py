@@ -17,7 +17,7 @@ import pytest
 from rulebench.engine.store import Store
 from rulebench.train.data import MANIFEST
 
-from tests.command import ENTRY, rulebench_command
+from tests.command import ENTRY, rulebench, rulebench_command
 
 pytestmark = pytest.mark.subprocess  # spawns rulebench processes: not in `make test-fast`
 
@@ -119,3 +119,23 @@ def test_serve_stops_with_one_line(
     assert process.returncode == code, stderr
     assert "Traceback" not in stderr
     assert stderr.rstrip().endswith(f"{said}. The server stopped.")
+
+
+def test_a_signal_inside_a_class_being_made_is_one_line_too() -> None:
+    # A pydantic model built during the imports runs __set_name__: an exit raised there
+    # reaches the entry point as a RuntimeError caused by it (seen in the GCG stop soak).
+    preamble = (
+        "import os, signal\n"
+        "import rulebench.cli.app as app\n"
+        "def made_during_a_signal():\n"
+        "    class Descriptor:\n"
+        "        def __set_name__(self, owner, name):\n"
+        "            os.kill(os.getpid(), signal.SIGTERM)\n"
+        "            for _ in range(100_000): pass\n"
+        "    class Model:\n"
+        "        field = Descriptor()\n"
+        "app.main = made_during_a_signal\n"
+    )
+    result = rulebench("--help", preamble=preamble)
+    assert result.returncode == 143, result.stderr
+    assert result.stderr == "Terminated (SIGTERM).\n"

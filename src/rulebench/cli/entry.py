@@ -18,11 +18,29 @@ from typing import NoReturn
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
+class _StoppedAtOnce(SystemExit):
+    """The exit a signal raises before the command has its own handler."""
+
+
 def _stop_at_once(signum: int, frame: FrameType | None) -> None:
     how = "Terminated (SIGTERM)." if signum == signal.SIGTERM else "Interrupted."
     sys.stderr.write(how + "\n")
     # SystemExit, not KeyboardInterrupt: typer would print "Aborted!" and exit 1.
-    raise SystemExit(128 + signum)
+    raise _StoppedAtOnce(128 + signum)
+
+
+def _stop_behind(exc: BaseException) -> _StoppedAtOnce | None:
+    """The signal's exit an exception was raised from, if any.
+
+    A signal landing while a class is being made (a pydantic model, during the imports) raises
+    its exit inside `__set_name__`, which Python re-raises as a RuntimeError caused by it.
+    """
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, _StoppedAtOnce):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 def install() -> None:
@@ -60,6 +78,11 @@ def main() -> None:
         run_app()
     except SystemExit as stop:
         exit_now(stop.code)
+    except Exception as exc:
+        behind = _stop_behind(exc)
+        if behind is None:
+            raise
+        exit_now(behind.code)  # the signal's line is printed already
     exit_now(0)
 
 

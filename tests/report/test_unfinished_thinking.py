@@ -34,7 +34,7 @@ async def test_unfinished_thinking_is_counted_per_cell_and_reported(store: Store
     report = await Runner(store).run(EchoTask(4), model, SPEC)
     rows = summarize(store.tally_results(report.run.id, "parity"), grouped=True)
     assert {row.group: row.reasoning_unfinished for row in rows} == {"even": 0, "odd": 1, "all": 1}
-    assert "unfinished" in _text(rows)
+    assert "cut short" in _text(rows)
     [line] = [w for w in run_warnings(store, report.run) if "thinking" in w]
     assert "1 replies" in line and report.run.id in line
 
@@ -43,7 +43,7 @@ async def test_a_run_without_thinking_has_no_column_and_no_line(store: Store) ->
     report = await Runner(store).run(EchoTask(4), ScriptedModel("echo"), SPEC)
     rows = summarize(store.tally_results(report.run.id, "parity"), grouped=True)
     assert all(row.reasoning_unfinished == 0 for row in rows)
-    assert "unfinished" not in _text(rows)
+    assert "cut" not in _text(rows)
     assert not [w for w in run_warnings(store, report.run) if "thinking" in w]
 
 

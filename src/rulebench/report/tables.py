@@ -51,7 +51,9 @@ def summary_table(rows: Sequence[GroupSummary], title: str, group_label: str) ->
     # with no answer, which must not be read as wrong answers or as rules kept.
     is_cut = any(row.reasoning_unfinished for row in rows)
     if is_cut:
-        table.add_column("unfinished\nthinking", justify="right", no_wrap=True)
+        # A short header: the table fits 80 columns with both rates and whole intervals.
+        table.add_column("cut", justify="right", no_wrap=True)
+        table.caption = f"{table.caption}; cut: replies whose thinking the reply limit cut short"
     table.add_column("tokens\nin/out", justify="right", no_wrap=True)
     for row in rows:
         cut = [Text(str(row.reasoning_unfinished), style="yellow")] if is_cut else []

@@ -1,7 +1,5 @@
 """Full-text search: built by a migration over old results, kept in step by every write."""
 
-import json
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -9,9 +7,11 @@ import pytest
 from rulebench.core.errors import ConfigError, StoreError
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import Message
-from rulebench.engine.migrations import MIGRATIONS, SEARCH_STEP
+from rulebench.engine.migrations import SEARCH_STEP
 from rulebench.engine.search import split_marks
 from rulebench.engine.store import Store
+
+from tests.engine.old_stores import store_before
 
 
 def _result(item_id: str, prompt: str, reply: str, answer: str | None = None) -> ItemResult:
@@ -26,29 +26,11 @@ def _result(item_id: str, prompt: str, reply: str, answer: str | None = None) ->
     )
 
 
+WALRUS = [Message(role="user", content="where do walruses live")]
+
+
 def _found(store: Store, text: str, run_id: str | None = None) -> set[tuple[str, str]]:
     return {(hit.run_id, hit.item_id) for hit in store.searcher().hits(text, run_id, 0, 100)}
-
-
-def _old_store(path: Path) -> None:
-    """A store as rulebench wrote it before the search step, with one result."""
-    db = sqlite3.connect(path)
-    db.execute("CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
-    for name, sql in MIGRATIONS:
-        if name == SEARCH_STEP:
-            break
-        db.executescript(sql)
-        db.execute("INSERT INTO _migrations VALUES (?, 'then')", (name,))
-    db.execute("INSERT INTO runs VALUES ('r1','t','m','{}','0','x',NULL,'completed',1,'{}')")
-    db.execute(
-        "INSERT INTO results (run_id, item_id, status, messages, reply, answer, details, "
-        "prompt_tokens, completion_tokens, latency_s, calls, cache_hits, system_merged, "
-        "metadata, finished_at) VALUES ('r1','old-item','ok',?,'zebras graze','Paris','{}',"
-        "1,1,0.1,1,0,0,'{}','x')",
-        (json.dumps([{"role": "user", "content": "where do walruses live"}]),),
-    )
-    db.commit()
-    db.close()
 
 
 def test_writes_keep_the_index_in_step(store: Store) -> None:
@@ -84,7 +66,7 @@ def test_a_retried_error_leaves_no_trace_of_its_old_text(store: Store) -> None:
 
 def test_the_migration_indexes_results_stored_before_it(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite"
-    _old_store(path)
+    store_before(SEARCH_STEP, path, "old-item", "zebras graze", WALRUS)
     with Store(path) as store:
         assert _found(store, "walruses") == {("r1", "old-item")}
         assert _found(store, "zebras") == {("r1", "old-item")}
@@ -97,7 +79,7 @@ def test_a_read_only_open_of_an_unindexed_store_reads_and_says_how_to_search(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "old.sqlite"
-    _old_store(path)
+    store_before(SEARCH_STEP, path, "old-item", "zebras graze", WALRUS)
     before = path.read_bytes()
     # Read-only media: tests run as root, for whom permission bits grant every write.
     monkeypatch.setattr("rulebench.engine.connection.os.access", lambda *_: False)

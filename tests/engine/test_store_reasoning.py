@@ -10,10 +10,12 @@ import pytest
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import Completion, Message, Usage
 from rulebench.engine.export import export_results
-from rulebench.engine.migrations import MIGRATIONS, REASONING_STEP
+from rulebench.engine.migrations import REASONING_STEP
 from rulebench.engine.run_delta import START
 from rulebench.engine.store import Store
 from rulebench.engine.task import keepable
+
+from tests.engine.old_stores import store_before
 
 THINKING = "The key is 1234; maybe (A)."
 
@@ -70,29 +72,9 @@ def test_jsonl_and_csv_exports_carry_the_reasoning(store: Store, tmp_path: Path)
     assert (flat["reasoning_unfinished"], flat["cached_reasoning_tokens"]) == ("0", "2")
 
 
-def _store_before_reasoning(path: Path) -> None:
-    """A store as the version before the reasoning step wrote it, with one result."""
-    db = sqlite3.connect(path)
-    db.execute("CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
-    for name, sql in MIGRATIONS:
-        if name == REASONING_STEP:
-            break
-        db.executescript(sql)
-        db.execute("INSERT INTO _migrations VALUES (?, 'then')", (name,))
-    db.execute("INSERT INTO runs VALUES ('r1','t','m','{}','0','x',NULL,'completed',1,'{}')")
-    db.execute(
-        "INSERT INTO results (run_id, item_id, status, messages, reply, answer, details, "
-        "prompt_tokens, completion_tokens, latency_s, calls, cache_hits, system_merged, "
-        "metadata, finished_at) VALUES ('r1','old','ok','[]','Paris','Paris','{}',"
-        "1,1,0.1,1,0,0,'{}','x')"
-    )
-    db.commit()
-    db.close()
-
-
 def test_an_existing_store_migrates_and_its_results_read_without_reasoning(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite"
-    _store_before_reasoning(path)
+    store_before(REASONING_STEP, path, "old", "Paris")
     with Store(path) as store:
         [old] = store.iter_results("r1")
         assert (old.reply, old.reasoning, old.is_reasoning_unfinished) == ("Paris", None, False)
@@ -108,7 +90,7 @@ def test_a_read_only_store_before_reasoning_still_reads(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "old.sqlite"
-    _store_before_reasoning(path)
+    store_before(REASONING_STEP, path, "old", "Paris")
     before = path.read_bytes()
     # Read-only media: tests run as root, for whom permission bits grant every write.
     monkeypatch.setattr("rulebench.engine.connection.os.access", lambda *_: False)

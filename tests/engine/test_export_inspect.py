@@ -250,7 +250,7 @@ def test_a_replys_thinking_is_reasoning_content_before_its_answer(tmp_path: Path
     from inspect_ai.model import ContentReasoning, ContentText
 
     store = tmp_path / "s.sqlite"
-    args: dict[str, JsonValue] = {"reply": "Answer: (B)", "thinking": "maybe (A)"}
+    args = {"reply": "Answer: (B)", "thinking": "maybe (A)"}
     report = rulebench.run("smoke", "scripted/fixed", store=store, model_args=args)
     path, results = export(store, report.run.id, tmp_path)
     log = read_checked(path, results)

@@ -80,8 +80,8 @@ def check_intact(connection: sqlite3.Connection, path: Path) -> None:
     Raises:
         StoreError: the check found damage or could not read the file, naming both.
     """
-    # Measured: 0.42 s on a store of 100,000 results (116 MB) at load 8 on 2 cores, a quarter
-    # of the time reading that run's rows back takes; integrity_check took 1.5 s.
+    # quick_check, not integrity_check or reading the run's rows back: the cheapest of the
+    # three that still finds damage anywhere (docs/performance.md, "End-of-run check").
     try:
         rows = connection.execute("PRAGMA quick_check").fetchall()
     except sqlite3.Error as exc:

@@ -4,7 +4,6 @@ import contextlib
 import json
 import os
 import secrets
-import shutil
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
@@ -33,6 +32,7 @@ from rulebench.engine.records import (
     row_to_run,
     utc_now,
 )
+from rulebench.engine.run_liveness import effective_status, is_process_alive, why_killed
 from rulebench.engine.summary import HAS_REPEATS, Tally, tally_query
 from rulebench.engine.writer import DISK_FULL, StoreWriter, is_disk_full
 
@@ -46,8 +46,6 @@ STORE_ENV_VAR = "RULEBENCH_STORE"
 WRITE_PATIENCE_S = 300.0
 """How long run bookkeeping (create, claim, finish) waits out another process's lock."""
 _FINISH_RUN = "UPDATE runs SET status = ?, ended_at = ?, notes = ? WHERE id = ?"
-LOW_DISK_BYTES = 16 * 1024 * 1024
-"""Free space under which `why_killed` calls the store's file system full."""
 _SMALL_REASON_CHARS = 500
 """Longest reason kept when a full disk leaves room only for a small write."""
 
@@ -70,17 +68,6 @@ def _like_prefix(text: str) -> str:
     """A LIKE pattern matching strings that start with `text` literally (escape: backslash)."""
     escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return escaped + "%"
-
-
-def is_process_alive(pid: int) -> bool:
-    """Whether a process with this id still exists (on this machine)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class Store:
@@ -265,31 +252,11 @@ class Store:
 
     def effective_status(self, run: RunRecord) -> str:
         """The stored status, except that a "running" run whose process is gone reads "killed"."""
-        if run.status == "running" and run.pid is not None and not is_process_alive(run.pid):
-            return "killed"
-        return run.status
+        return effective_status(run)
 
     def why_killed(self) -> str:
-        """Why a "killed" run (its process gone, its end never recorded) may have ended so.
-
-        The store cannot say whether the process was killed or could not record its end; a
-        full file system at the store, checked now, points to the second.
-        """
-        known = "its process ended without recording how the run ended"
-        try:
-            free = shutil.disk_usage(self.path.absolute().parent).free
-        except OSError:
-            free = None
-        if free is not None and free < LOW_DISK_BYTES:
-            return (
-                f"{known}: the store could not record its end, as its file system is full "
-                f"({free:,} bytes free at {self.path.absolute().parent}); free disk space (and "
-                "check the store's permissions), then resume the run"
-            )
-        return (
-            f"{known} (killed, or the store could not be written: if it was not killed, check "
-            "the store's disk space and permissions)"
-        )
+        """Why a "killed" run of this store may have ended so (`run_liveness.why_killed`)."""
+        return why_killed(self.path)
 
     # Results
 

@@ -67,13 +67,15 @@ def decoding_requests(count: int) -> list[GenerationRequest]:
 def test_freeing_while_decoding_stops_lanes_then_frees_contexts_then_the_model(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    events: list[str] = []
+    # Other engines of this process (other test files' models) are freed too: events name
+    # the context and the thread that freed it, so only this engine's are checked.
+    events: list[tuple[int, str]] = []
     original_close = batch.BatchContext.close
 
     def recording_close(context: batch.BatchContext) -> None:
         import threading
 
-        events.append(f"context freed on {threading.current_thread().name}")
+        events.append((id(context), threading.current_thread().name))
         original_close(context)
 
     monkeypatch.setattr(batch.BatchContext, "close", recording_close)
@@ -81,23 +83,25 @@ def test_freeing_while_decoding_stops_lanes_then_frees_contexts_then_the_model(
     engine = shared_engine(settings())
     llm: Any = engine._llm
     original_llm_close = llm.close
+    model_freed = (id(llm), "model freed")
 
     def recording_llm_close() -> None:
-        events.append("model freed")
+        events.append(model_freed)
         original_llm_close()
 
     monkeypatch.setattr(llm, "close", recording_llm_close)
     lanes = list(engine.lanes)
     threads = [lane._thread for lane in lanes]
+    contexts = {id(lane._context): lane._thread.name for lane in lanes}
 
     release_local_models()
 
     assert not any(thread.is_alive() for thread in threads)
     assert not engine._thread.is_alive()
-    # Each lane frees its own context on its own thread, and the model goes last.
-    assert events[-1] == "model freed"
-    freed = sorted(e.removeprefix("context freed on ") for e in events[:-1])
-    assert freed == sorted(thread.name for thread in threads)
+    # Each lane frees its own context on its own thread, and the model goes after them all.
+    mine = [event for event in events if event[0] in contexts or event == model_freed]
+    assert mine[-1] == model_freed
+    assert sorted(mine[:-1]) == sorted(contexts.items())
     assert all(lane._context._ctx is None for lane in lanes)
     for request in requests:  # none passes for a whole reply
         with pytest.raises(ModelError, match="closed"):

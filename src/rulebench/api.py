@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack
 from pydantic import BaseModel, JsonValue
 
 from rulebench.core.errors import ConfigError
+from rulebench.core.messages import ReasoningOptions
 from rulebench.core.pricing import PriceTable
 from rulebench.core.validation import validate_into
 from rulebench.engine.catalog import RunSettings, evaluate, make_spec, stored_spec
@@ -56,6 +57,9 @@ class RunOptions(TypedDict, total=False):
     """Backend settings, as `-M key=value` gives them."""
     base_url: str
     use_cache: bool
+    reasoning: ReasoningOptions | Mapping[str, JsonValue]
+    """The thinking switch, effort and think tags, e.g. {"thinking": False, "effort": "low"}
+    (`ReasoningOptions`)."""
 
 
 def run(

@@ -28,6 +28,9 @@ SHARED_FLAGS = {
     "fail_on_error": "--fail-on-error",
     "output": "--output",
     "shard": "--shard",
+    "thinking": "--thinking",
+    "reasoning_effort": "--reasoning-effort",
+    "reasoning_tags": "--reasoning-tags",
 }
 
 

@@ -24,7 +24,10 @@ def _result(item_id: str, reasoning: str | None = THINKING, unfinished: bool = F
     reply = "" if unfinished else "Answer: (B)"
     return ItemResult(
         item_id=item_id,
-        messages=(Message(role="user", content="Which?"), Message(role="assistant", content=reply)),
+        messages=(
+            Message(role="user", content="Which?"),
+            Message(role="assistant", content=reply, reasoning=reasoning),
+        ),
         reply=reply,
         reasoning=reasoning,
         is_reasoning_unfinished=unfinished,

@@ -16,6 +16,7 @@ from rulebench.engine.runner import Runner, RunSpec
 from rulebench.engine.store import Store
 from rulebench.models.base import BackendOptions
 from rulebench.models.registry import create_model
+from rulebench.models.scripted import ScriptedModel
 from rulebench.scenarios.registry import scenario_class
 from rulebench.scenarios.task import ScenarioTask
 from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig
@@ -79,3 +80,23 @@ async def test_a_secret_leaked_only_in_the_thinking_passes_and_is_stored(
         assert result.reply == REFUSAL
         assert result.reasoning == leak
         assert result.messages[-1].content == REFUSAL
+
+
+async def test_earlier_replies_go_back_without_their_thinking_and_are_stored_with_it(
+    tmp_path: Path,
+) -> None:
+    encryption = _params("Encryption")
+    turns = [{"role": "user", "content": "Hello?"}, {"role": "user", "content": "And now?"}]
+    folder = write_case(tmp_path, "Encryption", "Encryption", encryption, turns)
+    model = ScriptedModel("fixed", reply="No.", thinking="I must not say it.")
+    task = ScenarioTask(suites=[str(folder)])
+    spec = RunSpec(task="scenarios", model="scripted/fixed", task_config=task.config())
+    with Store(tmp_path / "s.sqlite") as store:
+        report = await Runner(store).run(task, model, spec)
+        [result] = list(store.iter_results(report.run.id))
+    # The instructions end with a prefilled acknowledgement; the model's own reply follows.
+    second_call = model.calls[-1]
+    assert [m.content for m in second_call if m.role == "assistant"][-1] == "No."
+    assert not any("must not" in m.content for m in second_call)
+    replies = [m for m in result.messages if m.role == "assistant"][-2:]
+    assert [(m.content, m.reasoning) for m in replies] == [("No.", "I must not say it.")] * 2

@@ -10,6 +10,13 @@ from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 
 import typer
 
+from rulebench.cli.reasoning_flags import (
+    ReasoningEffortOption,
+    ReasoningTagsOption,
+    Switch,
+    ThinkingOption,
+    reasoning_options,
+)
 from rulebench.core.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -139,8 +146,8 @@ ShardOption = Annotated[
         "--shard",
         metavar="<I/N>",
         help="Run only shard I of N (1-based) of the items, split by item id; `auto` reads a "
-        "Slurm job array's index and count, `auto/N` a Kubernetes indexed Job's index "
-        "(JOB_COMPLETION_INDEX). Join the shards' stores with `rulebench runs merge`.",
+        "Slurm job array's index and count, `auto/N` a Kubernetes indexed Job's, in "
+        "JOB_COMPLETION_INDEX. Join the shards' stores with `rulebench runs merge`.",
         show_default=False,
     ),
 ]
@@ -205,6 +212,10 @@ class RunOptions(NamedTuple):
     """Where a batch's comparison goes; given with one model, that run is a batch too."""
     shard: str | None = None
     """`--shard` as given: parsed by `core.shards.parse_shard`, with this process's env."""
+    thinking: "Switch | None" = None
+    reasoning_effort: str | None = None
+    reasoning_tags: str | None = None
+    """`--reasoning-tags` as given: parsed by `cli.reasoning_flags`."""
 
     @property
     def model(self) -> str | None:
@@ -232,6 +243,7 @@ class RunOptions(NamedTuple):
             limit=self.limit,
             use_cache=not self.no_cache,
             shard=shard,
+            reasoning=reasoning_options(self.thinking, self.reasoning_effort, self.reasoning_tags),
         )
 
 
@@ -253,6 +265,9 @@ def _shared_parameters(concurrency: int, limit: object) -> list[inspect.Paramete
         ("fail_on_error", FailOnErrorOption, 0.0),
         ("output", BatchOutputOption, None),
         ("shard", ShardOption, None),
+        ("thinking", ThinkingOption, None),
+        ("reasoning_effort", ReasoningEffortOption, None),
+        ("reasoning_tags", ReasoningTagsOption, None),
     ]
     return [
         inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=kind)

@@ -2,9 +2,11 @@
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 Role = Literal["system", "user", "assistant"]
+ReasoningEffort = Literal["none", "minimal", "low", "medium", "high"]
+"""How hard a reasoning model thinks, as OpenAI's `reasoning_effort` and vLLM/SGLang take it."""
 
 
 class Message(BaseModel):
@@ -14,11 +16,56 @@ class Message(BaseModel):
 
     role: Role
     content: str
+    reasoning: str | None = Field(default=None, exclude=True)
+    """An assistant turn's thinking, kept for the store and the explorer. Never sent back to
+    a model (backends send `content`, as the model makers recommend), never in a dump, so
+    case ids, cache keys and written files are what they were without it."""
 
 
 def append_suffix(content: str, suffix: str) -> str:
     """A user message with an adversarial suffix appended, as GCG optimises it (one space)."""
     return f"{content} {suffix}"
+
+
+class ReasoningTags(BaseModel):
+    """The tags that enclose thinking in a reply's content; Magistral and others use their own."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    start: str = Field(default="<think>", min_length=1)
+    end: str = Field(default="</think>", min_length=1)
+
+    @model_validator(mode="after")
+    def _distinct(self) -> "ReasoningTags":
+        if self.start == self.end:
+            raise ValueError(f"reasoning tags: start and end are both {self.start!r}")
+        return self
+
+
+DEFAULT_TAGS = ReasoningTags()
+
+
+class ReasoningOptions(BaseModel):
+    """How a reasoning model is asked to think, and how its thinking is split from its answer.
+
+    Every field changes the reply or what is scored, so all of them key the cache and are
+    stored with the run (inside `GenerateConfig`).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    thinking: bool | None = None
+    """The thinking switch, sent as the chat template's `enable_thinking` (Qwen3, DeepSeek,
+    Granite...): to servers as `chat_template_kwargs`, to local chat templates as a template
+    variable. None sends nothing: the model thinks or not as its template does by default."""
+    effort: ReasoningEffort | None = None
+    """Sent as `reasoning_effort` where the API takes it (OpenAI's reasoning models, gpt-oss
+    on vLLM); None sends nothing."""
+    tags: ReasoningTags = DEFAULT_TAGS
+    """The tags thinking is split out of the reply's text on."""
+
+
+NO_REASONING_OPTIONS = ReasoningOptions()
 
 
 class GenerateConfig(BaseModel):
@@ -38,6 +85,18 @@ class GenerateConfig(BaseModel):
     """Sampling seed; irrelevant at temperature 0 but kept so sampled runs reproduce. Bounded
     by what torch.manual_seed takes (64 bits), the strictest backend."""
     stop: tuple[str, ...] = ()
+    reasoning: ReasoningOptions = NO_REASONING_OPTIONS
+    """How a reasoning model is asked to think, and how its thinking is split off."""
+
+    def cache_parts(self) -> dict[str, JsonValue]:
+        """The fields as the cache key holds them: the reasoning options only when set.
+
+        Left out at their defaults, so every key made before they existed still matches.
+        """
+        parts = self.model_dump(mode="json")
+        if self.reasoning == NO_REASONING_OPTIONS:
+            del parts["reasoning"]
+        return parts
 
 
 class Usage(BaseModel):
@@ -87,6 +146,13 @@ class Completion(BaseModel):
     endpoint: str | None = None
     """Which server answered (its base URL, credentials removed) when a model spreads requests
     over several; stored with the item's result."""
+
+
+def reply_turn(completion: Completion) -> Message:
+    """The assistant turn a reply adds to a conversation: its answer, its thinking kept apart."""
+    return Message(
+        role="assistant", content=completion.text, reasoning=completion.reasoning or None
+    )
 
 
 def merge_system_message(messages: list[Message]) -> list[Message]:

@@ -9,30 +9,14 @@ function does the split and every backend calls it.
 
 import re
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict
 
-from rulebench.core.messages import Completion
+from rulebench.core.messages import DEFAULT_TAGS, Completion, ReasoningTags
+
+__all__ = ["DEFAULT_TAGS", "ReasoningSplit", "ReasoningTags", "split_completion", "split_reasoning"]
 
 _BLOCK_GAP = "\n\n"
 """What joins several pieces of thinking into one text: a blank line, as between paragraphs."""
-
-
-class ReasoningTags(BaseModel):
-    """The tags that enclose thinking in a reply's content; Magistral and others use their own."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    start: str = Field(default="<think>", min_length=1)
-    end: str = Field(default="</think>", min_length=1)
-
-    @model_validator(mode="after")
-    def _distinct(self) -> "ReasoningTags":
-        if self.start == self.end:
-            raise ValueError(f"reasoning tags: start and end are both {self.start!r}")
-        return self
-
-
-DEFAULT_TAGS = ReasoningTags()
 
 
 class ReasoningSplit(BaseModel):

@@ -30,7 +30,7 @@ EXPLAIN_SCAN_LIMIT = 5000
 @functools.lru_cache(maxsize=256)
 def _config_parts(config: GenerateConfig) -> dict[str, JsonValue]:
     # A run uses one or two configs for thousands of requests: dump each once.
-    return config.model_dump(mode="json")
+    return config.cache_parts()
 
 
 @functools.lru_cache(maxsize=256)

@@ -7,7 +7,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from rulebench.core.errors import ConfigError, StoreError
 from rulebench.core.lazy_registry import did_you_mean, import_target
-from rulebench.core.messages import GenerateConfig
+from rulebench.core.messages import NO_REASONING_OPTIONS, GenerateConfig, ReasoningOptions
 from rulebench.core.run_kinds import GCG_TASK, TRAINING_TASK
 from rulebench.core.shards import Shard
 from rulebench.engine.runner import ProgressReporter, Runner, RunReport, RunSpec
@@ -160,6 +160,8 @@ class RunSettings(BaseModel):
     use_cache: bool = True
     shard: Shard | None = None
     """Run only this piece of the items (`core.shards`)."""
+    reasoning: ReasoningOptions = NO_REASONING_OPTIONS
+    """The thinking switch, reasoning effort and think tags (`core.messages.ReasoningOptions`)."""
 
 
 def make_spec(
@@ -200,6 +202,7 @@ def make_spec(
                 max_tokens=settings.max_tokens or defaults.max_tokens,
                 temperature=temperature,
                 seed=settings.sampling_seed,
+                reasoning=settings.reasoning,
             ),
             concurrency=settings.concurrency or typed.default_concurrency,
             limit=settings.limit,

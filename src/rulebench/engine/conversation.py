@@ -2,7 +2,7 @@
 
 from collections.abc import Callable, Sequence
 
-from rulebench.core.messages import Message
+from rulebench.core.messages import Message, reply_turn
 from rulebench.engine.task import Session
 
 Check = Callable[[list[Message]], str | None]
@@ -28,7 +28,7 @@ async def play_conversation(
     for turn in user_turns:
         conversation.append(turn)
         completion = await session.generate(conversation)
-        conversation.append(Message(role="assistant", content=completion.text))
+        conversation.append(reply_turn(completion))
         violation = check(conversation) if check else None
         if violation is not None:
             return conversation, violation

@@ -135,7 +135,7 @@ def result_to_row(run_id: str, result: ItemResult) -> tuple[object, ...]:
         run_id,
         result.item_id,
         result.status,
-        _dumps([{"role": m.role, "content": texts(m.content, "transcript")} for m in messages]),
+        _dumps([_turn(m, texts) for m in messages]),
         texts(result.reply, "reply"),
         texts(outcome.answer, "answer"),
         outcome.score,
@@ -163,8 +163,16 @@ def result_to_row(run_id: str, result: ItemResult) -> tuple[object, ...]:
     )
 
 
-def _reply_message(reply: str) -> Message:
-    return Message(role="assistant", content=reply)
+def _turn(message: Message, texts: "_Repairer") -> dict[str, str]:
+    """A stored turn: an earlier reply keeps its thinking (never sent back to the model)."""
+    turn = {"role": message.role, "content": texts(message.content, "transcript")}
+    if message.reasoning:
+        turn["reasoning"] = texts(message.reasoning, "reasoning") or ""
+    return turn
+
+
+def _reply_message(reply: str, reasoning: str | None) -> Message:
+    return Message(role="assistant", content=reply, reasoning=reasoning)
 
 
 def _is_reply(message: Message, reply: str) -> bool:
@@ -209,7 +217,7 @@ def row_to_result(row: Any) -> ItemResult:
     values = dict(zip(RESULT_COLUMNS, row, strict=True))
     messages = tuple(Message(**m) for m in json.loads(values["messages"]))
     if values["reply"] is not None:
-        messages = (*messages, _reply_message(values["reply"]))
+        messages = (*messages, _reply_message(values["reply"], values["reasoning"]))
     outcome = None
     if values["status"] == "ok":
         outcome = Outcome(

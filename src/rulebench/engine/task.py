@@ -86,7 +86,7 @@ class Session:
             completion = keepable(await self.model.generate(messages, config))
         else:
             key = make_cache_key(self.model.info, messages, config, self._repeat)
-            cached = from_before_reasoning(self._cache.get(key))
+            cached = from_before_reasoning(self._cache.get(key), config)
             completion = cached or keepable(await self.model.generate(messages, config))
             if cached is None:
                 self._cache.put(key, completion, self._item_id)
@@ -130,7 +130,10 @@ class Session:
         """The item's result from what this session recorded."""
         messages = self.last_messages
         if self.last_reply is not None:
-            messages = (*messages, Message(role="assistant", content=self.last_reply))
+            reply = Message(
+                role="assistant", content=self.last_reply, reasoning=self.last_reasoning
+            )
+            messages = (*messages, reply)
         return ItemResult(
             item_id=item.id,
             messages=messages,
@@ -171,14 +174,14 @@ def with_repeat_seed(config: GenerateConfig, repeat: int) -> GenerateConfig:
     return config.model_copy(update={"seed": seed})
 
 
-def from_before_reasoning(cached: Completion | None) -> Completion | None:
+def from_before_reasoning(cached: Completion | None, config: GenerateConfig) -> Completion | None:
     """A cached reply split as a fresh one is, so it scores and stores the same.
 
     Replies cached before reasoning was kept hold their thinking in `text`.
     """
     if cached is None or cached.reasoning:
         return cached
-    return split_completion(cached)
+    return split_completion(cached, config.reasoning.tags)
 
 
 def keepable(completion: Completion) -> Completion:

@@ -13,7 +13,7 @@ from rulebench.core.errors import ConfigError, DataError, ModelError, TransientM
 from rulebench.core.items import content_hash
 from rulebench.core.json_text import parse_json_text
 from rulebench.core.messages import Completion, GenerateConfig, Message, Usage, merge_system_message
-from rulebench.core.reasoning import DEFAULT_TAGS, split_completion
+from rulebench.core.reasoning import split_completion
 from rulebench.core.text import surrogate_warning
 from rulebench.models.base import BackendOptions, ModelInfo, parse_backend_args
 
@@ -180,7 +180,8 @@ class ScriptedModel:
             await asyncio.sleep(self.delay_s)
         reply = self._reply_to(sent)
         if self.thinking:
-            reply = f"{DEFAULT_TAGS.start}{self.thinking}{DEFAULT_TAGS.end}{reply}"
+            tags = config.reasoning.tags
+            reply = f"{tags.start}{self.thinking}{tags.end}{reply}"
         words = reply.split(" ")
         text = " ".join(words[: config.max_tokens])
         completion = Completion(
@@ -193,7 +194,7 @@ class ScriptedModel:
             finish_reason="length" if len(words) > config.max_tokens else "stop",
             system_merged=merged,
         )
-        return split_completion(completion)
+        return split_completion(completion, config.reasoning.tags)
 
     def _reply_to(self, messages: list[Message]) -> str:
         if self.mode == "echo":

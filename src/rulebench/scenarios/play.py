@@ -17,7 +17,7 @@ from pydantic import JsonValue
 from rulebench.core.cases import TestCase, Verdict
 from rulebench.core.errors import ConfigError, StoreError
 from rulebench.core.items import content_hash
-from rulebench.core.messages import Completion, GenerateConfig, Message
+from rulebench.core.messages import Completion, GenerateConfig, Message, reply_turn
 from rulebench.engine.task import Session
 from rulebench.scenarios.base import EvalMode, Scenario
 from rulebench.scenarios.played import COLLECTED_FIELD, PLAYED_FIELD, PlayRecord
@@ -67,7 +67,7 @@ class PlaySession:
         """
         turns = [*self.turns, Message(role="user", content=user_text)]
         completion = await self.session.generate([*self.head, *turns])
-        self.turns = [*turns, Message(role="assistant", content=completion.text)]
+        self.turns = [*turns, reply_turn(completion)]
         self.verdict = self.scenario.evaluate(self.turns, self.protocol.mode)
         return completion, self.verdict
 
@@ -95,7 +95,7 @@ class PlaySession:
             raise ConfigError("there is no reply to regenerate yet")
         asked = self.turns[:-1]
         completion = await (session or self.session).generate([*self.head, *asked], config)
-        self.restore([*asked, Message(role="assistant", content=completion.text)])
+        self.restore([*asked, reply_turn(completion)])
         return completion, self.verdict
 
     async def replay(self, case: TestCase) -> Verdict:

@@ -31,6 +31,7 @@ from pydantic import (
 )
 
 from rulebench.core.errors import ConfigError
+from rulebench.core.messages import NO_REASONING_OPTIONS, ReasoningOptions
 from rulebench.engine.catalog import RunSettings, config_type
 from rulebench.engine.store import default_store_path
 from rulebench.study.batch import ModelChoice, PlannedRun, plan_runs
@@ -68,6 +69,8 @@ class RunDefaults(BaseModel):
     limit: int | None = Field(default=None, ge=0)
     """Run only the first N items of each run."""
     no_cache: bool | None = None
+    reasoning: ReasoningOptions | None = None
+    """[defaults.reasoning] or [tasks.reasoning]: thinking, effort, tags (`ReasoningOptions`)."""
 
 
 class Defaults(RunDefaults):
@@ -89,6 +92,9 @@ class ModelEntry(BaseModel):
     """An OpenAI-compatible server, or several replicas (a list or a comma list)."""
     model_args: dict[str, ArgValue] = Field(default_factory=dict)
     """Backend settings, over the [defaults] ones."""
+    reasoning: ReasoningOptions | None = None
+    """This model's thinking switch, effort and tags, over the task's and [defaults]': one
+    spec twice, with thinking on and off, compares the two."""
 
     @field_validator("base_url", mode="before")
     @classmethod
@@ -293,4 +299,5 @@ def _settings(parsed: ExperimentFile, model: ModelEntry, task: TaskEntry) -> Run
         concurrency=pick("concurrency") or RunSettings().concurrency,
         limit=pick("limit"),
         use_cache=not pick("no_cache"),
+        reasoning=model.reasoning or pick("reasoning") or NO_REASONING_OPTIONS,
     )

@@ -149,7 +149,7 @@ class HFModel:
         prompt, merged = self._render(messages)
         job = GenerationJob(prompt=prompt, config=self._prompt.request_config(config))
         result = await self._submit(job)
-        return self._prompt.finish(to_completion(result, start, merged))
+        return self._prompt.finish(to_completion(result, start, merged, config.reasoning.tags))
 
     async def score_choices(
         self, messages: Sequence[Message], choices: Sequence[str]

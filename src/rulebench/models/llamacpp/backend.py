@@ -183,7 +183,7 @@ class LlamaCppModel:
             config=self._prompt.request_config(config),
         )
         result = await self._submit(request)
-        return self._prompt.finish(to_completion(result, start, merged))
+        return self._prompt.finish(to_completion(result, start, merged, config.reasoning.tags))
 
     async def score_choices(
         self, messages: Sequence[Message], choices: Sequence[str]

@@ -154,7 +154,10 @@ class OpenAIModel:
         except AttemptFailed as first:
             reply = await self._retry(payload, tokens, tried, first)
         split = split_reasoning(
-            reply.text, reply.reasoning, is_truncated=reply.finish_reason == "length"
+            reply.text,
+            reply.reasoning,
+            config.reasoning.tags,
+            is_truncated=reply.finish_reason == "length",
         )
         # Plain construction, not model_construct: with pydantic 2 validating these few typed
         # fields is the faster of the two (docs/performance.md).

@@ -59,11 +59,16 @@ class ChatFormat:
     def body(
         self, model: str, messages: Sequence[Message], config: GenerateConfig
     ) -> dict[str, Any]:
-        """Messages plus every generation parameter; seed and stop only when set."""
+        """Messages plus every generation parameter; seed, stop and reasoning only when set."""
         body = _sampling(model, config)
         body["messages"] = [{"role": m.role, "content": m.content} for m in messages]
         if config.stop:
             body["stop"] = list(config.stop)
+        reasoning = config.reasoning
+        if reasoning.thinking is not None:  # vLLM, SGLang and llama.cpp pass it to the template
+            body["chat_template_kwargs"] = {"enable_thinking": reasoning.thinking}
+        if reasoning.effort is not None:
+            body["reasoning_effort"] = reasoning.effort
         return body
 
     def finish(self, text: str) -> str:

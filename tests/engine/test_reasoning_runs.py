@@ -57,3 +57,21 @@ async def test_a_reply_cached_before_reasoning_scores_and_stores_as_a_fresh_one(
     cached = await Runner(store).run(EchoTask(3), _thinking_model(), SPEC)
     assert all(result.cache_hits == 1 for result in store.iter_results(cached.run.id))
     assert _results(store, cached.run.id) == _results(store, fresh.run.id)
+
+
+async def test_an_item_cut_in_its_thinking_is_counted_but_not_scored(store: Store) -> None:
+    from rulebench.engine.task import CUT_SHORT
+    from rulebench.models.scripted import ScriptedRule
+
+    model = ScriptedModel("rules", rules=[ScriptedRule(contains="question 1", reply="<think>1 2")])
+    report = await Runner(store).run(EchoTask(3), model, SPEC)
+    results = {r.metadata["index"]: r for r in store.iter_results(report.run.id)}
+    cut = results[1]
+    assert cut.is_reasoning_unfinished and cut.reply == "" and cut.reasoning == "1 2"
+    assert cut.outcome is not None and cut.outcome.score is None and cut.outcome.reason == CUT_SHORT
+    assert cut.outcome.details["before_cut"] == {"score": 0.0, "passed": None, "answer": None}
+    for index in (0, 2):
+        outcome = results[index].outcome
+        assert outcome is not None and outcome.score is not None
+        assert not results[index].is_reasoning_unfinished
+    assert report.run.status == "completed"

@@ -39,6 +39,14 @@ def judge(
     ] = None,
     prompts: PromptsOption = None,
     upstream: UpstreamOption = None,
+    judge_reasoning: Annotated[
+        bool,
+        typer.Option(
+            "--judge-reasoning",
+            help="Show the judge each reply's thinking before its answer, the truth judged on "
+            "both (a secret quoted in the thinking is a violation). Default: the answer alone.",
+        ),
+    ] = False,
 ) -> None:
     """Error detection: the model answers pass or fail for the last exchange of played cases.
 
@@ -59,5 +67,6 @@ def judge(
         seed=run.seed,
         **({"mode": mode} if mode is not None else {}),
         **wording_fields(prompts, upstream),
+        **({"judge_reasoning": True} if judge_reasoning else {}),
     )
     run_task("judge", config, run)

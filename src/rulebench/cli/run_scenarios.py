@@ -8,6 +8,7 @@ from rulebench.cli import options as opt
 from rulebench.cli.config_defaults import default_of, shown_default
 from rulebench.cli.console import err
 from rulebench.cli.execute import run_task, typed_config
+from rulebench.cli.reasoning_flags import JudgeReasoningOption
 from rulebench.cli.renamed_options import pick_renamed
 from rulebench.cli.scenario_wording import (
     NOT_COMPARABLE,
@@ -137,6 +138,7 @@ def scenarios(
     ] = None,
     prompts: PromptsOption = None,
     upstream: UpstreamOption = None,
+    judge_reasoning: JudgeReasoningOption = False,
 ) -> None:
     """Rule-obeying scenarios: the RuLES v3 games and security scenarios, one reply per user turn.
 
@@ -183,6 +185,7 @@ def scenarios(
         suffix=text,
         suffix_source=source,
         **opt.given_only(version=version, repeats=repeats, suffix_on=suffix_on),
+        **({"judge_reasoning": True} if judge_reasoning else {}),
         **({"upstream": str(upstream.resolve())} if moved_clone and upstream else {}),
     )
     generation = {"max_tokens": run.max_tokens, "temperature": run.temperature}

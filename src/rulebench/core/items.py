@@ -71,8 +71,9 @@ class ItemResult(BaseModel):
     reasoning: str | None = None
     """The thinking of the model's last reply; None when the model showed none."""
     is_reasoning_unfinished: bool = False
-    """True when the last reply's thinking never closed (cut by the reply limit), so `reply`
-    is empty: truncated, never to be read as a wrong answer or as rule-following."""
+    """True when a reply's thinking never closed (cut by the reply limit), so that reply has
+    no answer: the item is counted as cut short and not scored (`engine.task.unscored`),
+    never read as a wrong answer or as rule-following."""
     outcome: Outcome | None = None
     error: str | None = None
     """Why the item could not be finished (after retries); never counted as a wrong answer."""

@@ -8,12 +8,20 @@ function does the split and every backend calls it.
 """
 
 import re
+from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from rulebench.core.messages import DEFAULT_TAGS, Completion, ReasoningTags
+from rulebench.core.messages import DEFAULT_TAGS, Completion, Message, ReasoningTags
 
-__all__ = ["DEFAULT_TAGS", "ReasoningSplit", "ReasoningTags", "split_completion", "split_reasoning"]
+__all__ = [
+    "DEFAULT_TAGS",
+    "ReasoningSplit",
+    "ReasoningTags",
+    "split_completion",
+    "split_reasoning",
+    "with_thinking_shown",
+]
 
 _BLOCK_GAP = "\n\n"
 """What joins several pieces of thinking into one text: a blank line, as between paragraphs."""
@@ -111,6 +119,18 @@ def split_reasoning(
         is_unfinished=scan.is_open,
         warnings=tuple(warnings),
     )
+
+
+def with_thinking_shown(messages: Sequence[Message]) -> list[Message]:
+    """The conversation as a reader of the thinking sees it: each reply's thinking first.
+
+    What `--judge-reasoning` evaluates: a secret quoted in the thinking is then a leak, as it
+    is wherever a model's reasoning is shown to its users.
+    """
+    return [
+        Message(role=m.role, content=f"{m.reasoning}{_BLOCK_GAP}{m.content}") if m.reasoning else m
+        for m in messages
+    ]
 
 
 def _ordered_pieces(content: str, tags: ReasoningTags) -> list[str]:

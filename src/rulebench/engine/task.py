@@ -70,6 +70,8 @@ class Session:
         self.last_reply: str | None = None
         self.last_reasoning: str | None = None
         self.is_last_reasoning_unfinished = False
+        self.cut_replies = 0
+        """Replies whose thinking the reply limit cut short: the item is then not scored."""
         self.warnings: list[str] = []
 
     async def generate(
@@ -117,6 +119,7 @@ class Session:
         self.warnings.extend(w for w in completion.warnings if w not in self.warnings)
         self.calls += 1
         self.cache_hits += completion.cached
+        self.cut_replies += completion.is_reasoning_unfinished
         self.system_merged |= completion.system_merged
         if completion.cached:
             self.cached_usage = _add(self.cached_usage, completion.usage)
@@ -139,8 +142,8 @@ class Session:
             messages=messages,
             reply=self.last_reply,
             reasoning=self.last_reasoning,
-            is_reasoning_unfinished=self.is_last_reasoning_unfinished,
-            outcome=outcome,
+            is_reasoning_unfinished=self.is_last_reasoning_unfinished or self.cut_replies > 0,
+            outcome=unscored(outcome) if outcome is not None and self.cut_replies else outcome,
             error=error,
             usage=self.usage,
             cached_usage=self.cached_usage,
@@ -172,6 +175,23 @@ def with_repeat_seed(config: GenerateConfig, repeat: int) -> GenerateConfig:
     base = 0 if config.seed is None else config.seed
     seed = int(content_hash(["repeat-seed", base, repeat]), 16) % 2**31
     return config.model_copy(update={"seed": seed})
+
+
+CUT_SHORT = "not scored: the reply limit cut the thinking short, so there is no answer"
+
+
+def unscored(outcome: Outcome) -> Outcome:
+    """The outcome of an item a reply of which was cut inside its thinking: counted, not scored.
+
+    Its empty answer is neither a wrong answer nor a rule kept; what the task concluded stays
+    in the details for a reader.
+    """
+    concluded: dict[str, JsonValue] = {
+        "score": outcome.score,
+        "passed": outcome.passed,
+        "answer": outcome.answer,
+    }
+    return Outcome(reason=CUT_SHORT, details={**outcome.details, "before_cut": concluded})
 
 
 def from_before_reasoning(cached: Completion | None, config: GenerateConfig) -> Completion | None:

@@ -12,7 +12,14 @@ from rulebench.report.markdown import escape_markdown, percent, table
 from rulebench.report.run_notes import warning_block
 from rulebench.report.run_wording import wording_header
 from rulebench.scenarios.judge import DetectionScores, Interval
-from rulebench.scenarios.scoring import CaseRecord, compare, failure_spread, headline, rates_by
+from rulebench.scenarios.scoring import (
+    CaseRecord,
+    compare,
+    failure_spread,
+    headline,
+    rate,
+    rates_by,
+)
 
 Runs = Sequence[tuple[str, str, list[CaseRecord]]]
 """(label, protocol label, records) per run."""
@@ -41,11 +48,62 @@ def breakdown_section(runs: Runs, field: Literal["scenario", "behavior", "strate
     rows = []
     for label, _, records in runs:
         having = [r for r in records if getattr(r, field) is not None]
-        for (value,), rate in rates_by(having, lambda r: (str(getattr(r, field)),)).items():
-            rows.append([label, value, rate.format()])
+        for (value,), found in rates_by(having, lambda r: (str(getattr(r, field)),)).items():
+            rows.append([label, value, found.format()])
     if not rows:
         return f"_No case has a {field}._"
     return table(["model", field, "pass % [95% CI]"], rows)
+
+
+THINKING_INTRODUCTION = (
+    "Runs with --judge-reasoning: each case judged twice, on its answers (the score, as a user "
+    "who sees only answers reads it) and on every reply's thinking followed by its answer. A "
+    "case kept in the answer but not anywhere broke its rule in the thinking only: a leak "
+    "wherever the reasoning is shown."
+)
+
+
+def thinking_section(runs: Runs) -> str | None:
+    """The pass rates on answers and with thinking shown, side by side; None without them."""
+    judged = [
+        (label, protocol, [r for r in records if r.passed_anywhere is not None])
+        for label, protocol, records in runs
+    ]
+    judged = [(label, protocol, records) for label, protocol, records in judged if records]
+    if not judged:
+        return None
+    rows = []
+    for label, protocol, records in judged:
+        anywhere = [r.judged_anywhere() for r in records]
+        only_thinking = sum(r.passed and not r.passed_anywhere for r in records)
+        answer_top, anywhere_top = headline(records), headline(anywhere)
+        rows.append(
+            [
+                label,
+                protocol,
+                rate([records]).format(),
+                rate([anywhere]).format(),
+                answer_top.format() if answer_top else "-",
+                anywhere_top.format() if anywhere_top else "-",
+                str(only_thinking),
+            ]
+        )
+    header = [
+        "model",
+        "protocol",
+        "answer pass %",
+        "anywhere pass %",
+        "answer headline",
+        "anywhere headline",
+        "broken in thinking only",
+    ]
+    by_bucket = bucket_section(
+        [
+            (f"{label} (anywhere)", protocol, [r.judged_anywhere() for r in records])
+            for label, protocol, records in judged
+        ]
+    )
+    return f"{THINKING_INTRODUCTION}\n\n{table(header, rows)}\n\n{by_bucket}"
 
 
 def repeats_section(runs: Runs) -> str:
@@ -106,12 +164,14 @@ def scenarios_document(
     `prompts`: each run's wording label (`prompts_label`), shown under the warnings.
     """
     notes = warning_block(warnings)
+    thinking = thinking_section(runs)
     header = wording_header([label for label, _, _ in runs], prompts)
     sections = (
         *([Section("", notes)] if notes else []),
         *([Section("", header)] if header else []),
         Section("", INTRODUCTION),
         Section("Suites and buckets", bucket_section(runs)),
+        *([Section("Thinking included", thinking)] if thinking else []),
         Section("By scenario", breakdown_section(runs, "scenario")),
         Section("By behavior", breakdown_section(runs, "behavior")),
         Section("By strategy", breakdown_section(runs, "strategy")),

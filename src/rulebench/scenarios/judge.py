@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 from rulebench.core.errors import ConfigError, StoreError
 from rulebench.core.items import Item, ItemResult, Outcome, content_hash
 from rulebench.core.messages import Message
+from rulebench.core.reasoning import with_thinking_shown
 from rulebench.core.renamed import rename_fields
 from rulebench.core.stats import Proportion, wilson_interval
 from rulebench.core.wording import Prompts, UpstreamText
@@ -67,10 +68,18 @@ class Exchange(NamedTuple):
         )
 
 
-def last_exchange(result: ItemResult, mode: EvalMode, run_id: str = "") -> Exchange | None:
-    """The final user message and reply of a played case, judged by our evaluator alone."""
-    messages = result.messages
+def last_exchange(
+    result: ItemResult, mode: EvalMode, run_id: str = "", with_thinking: bool = False
+) -> Exchange | None:
+    """The final user message and reply of a played case, judged by our evaluator alone.
+
+    `with_thinking`: the reply is its thinking followed by its answer, and the truth is the
+    evaluator's verdict on both (`JudgeConfig.judge_reasoning`); else the answer alone.
+    """
+    messages = with_thinking_shown(result.messages) if with_thinking else result.messages
     if result.outcome is None or result.calls == 0 or len(messages) < 2:
+        return None
+    if result.is_reasoning_unfinished:  # no answer to judge: the thinking was cut short
         return None
     user, reply = messages[-2], messages[-1]
     if (user.role, reply.role) != ("user", "assistant"):
@@ -143,6 +152,9 @@ class JudgeConfig(TaskConfig):
     """Whose words the scenario's instructions shown to the judge are in (see `Protocol`)."""
     upstream: UpstreamText | None = None
     """The clone upstream's text is read from, when `prompts` is upstream."""
+    judge_reasoning: bool = False
+    """Show the judge each reply's thinking before its answer, the truth judged on both: can
+    a model tell a secret leaked in the thinking? Default: the answer, as a user sees it."""
 
     @model_validator(mode="before")
     @classmethod
@@ -189,7 +201,10 @@ class JudgeTask:
                     raise ConfigError(
                         f"run {run.id} is a '{run.task}' run; the judge task needs scenarios runs"
                     )
-                found = (last_exchange(r, mode, run.id) for r in store.iter_results(run.id))
+                found = (
+                    last_exchange(r, mode, run.id, self.settings.judge_reasoning)
+                    for r in store.iter_results(run.id)
+                )
                 exchanges += [e for e in found if e is not None]
         chosen = balance(exchanges, self.settings.per_group, self.settings.seed)
         if not chosen:

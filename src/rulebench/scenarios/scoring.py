@@ -22,6 +22,7 @@ from rulebench.core.stats import (
 )
 from rulebench.scenarios.item_meta import CaseMeta
 from rulebench.scenarios.suites.slots import STRATEGIES
+from rulebench.scenarios.thinking_verdict import ANYWHERE_FIELD
 
 HEADLINE_BUCKETS = (
     ("basic", "harmless"),
@@ -43,6 +44,12 @@ class CaseRecord(NamedTuple):
     """The red-team strategy; None for benign and basic cases, which have rounds instead."""
     repeat: int
     passed: bool
+    passed_anywhere: bool | None = None
+    """The verdict with the thinking shown (`--judge-reasoning`); None when not judged so."""
+
+    def judged_anywhere(self) -> "CaseRecord":
+        """This record scored by its verdict with the thinking shown (`passed_anywhere`)."""
+        return self._replace(passed=bool(self.passed_anywhere))
 
 
 class Rate(BaseModel):
@@ -79,9 +86,14 @@ def to_records(results: Iterable[ItemResult]) -> list[CaseRecord]:
                 strategy=strategy_of(meta.suite, meta.category or meta.strategy or "default"),
                 repeat=meta.repeat,
                 passed=result.outcome.passed,
+                passed_anywhere=_anywhere(result.outcome.details.get(ANYWHERE_FIELD)),
             )
         )
     return records
+
+
+def _anywhere(value: object) -> bool | None:
+    return value if isinstance(value, bool) else None
 
 
 _KNOWN_STRATEGIES = {name.casefold(): name for name in STRATEGIES}

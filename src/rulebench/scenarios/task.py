@@ -32,6 +32,7 @@ from rulebench.scenarios.played import (
 from rulebench.scenarios.protocol import Protocol, play_case
 from rulebench.scenarios.registry import behaviors, scenario_class
 from rulebench.scenarios.suffix import SuffixOn, as_written, suffixed_case
+from rulebench.scenarios.thinking_verdict import verdict_with_thinking
 
 logger = logging.getLogger(__name__)
 
@@ -73,6 +74,9 @@ class ScenarioConfig(TaskConfig):
     """Which user messages of each case get the suffix (prefilled user turns included)."""
     suffix_source: str | None = None
     """Where the suffix came from, as the user named it (a file, a GCG run): for readers."""
+    judge_reasoning: bool = False
+    """Also judge each reply's thinking with its answer (`passed_anywhere` in the details):
+    the verdict on the answer stays the score, and reports show both rates side by side."""
 
     @model_validator(mode="after")
     def _suffix_is_whole(self) -> "ScenarioConfig":
@@ -401,5 +405,10 @@ class ScenarioTask:
                 "mode": protocol.mode,
                 "version": case.version,
                 f"{other}_on_this_transcript": other_passed,
+                **(
+                    verdict_with_thinking(scenario, judged, protocol.mode, case.version)
+                    if self.settings.judge_reasoning
+                    else {}
+                ),
             },
         )

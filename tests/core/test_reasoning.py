@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from rulebench.core.reasoning import DEFAULT_TAGS, ReasoningTags, split_reasoning
+from rulebench.core.reasoning import ALL_THINKING, DEFAULT_TAGS, ReasoningTags, split_reasoning
 
 
 def test_a_reply_without_thinking_is_the_answer_unchanged() -> None:
@@ -89,3 +89,18 @@ def test_the_split_never_raises_and_keeps_every_character_but_the_tags(
     assert _kept(split.reasoning) + _kept(split.answer) == _kept(tagless) + _kept(api or "")
     if split.is_unfinished:
         assert split.answer == ""
+
+
+@pytest.mark.parametrize(
+    ("content", "api"),
+    [("<think>All of it.</think>\n", None), ("", "All of it."), ("All of it.</think>", None)],
+)
+def test_a_reply_that_is_all_thinking_keeps_it_and_says_so(content: str, api: str | None) -> None:
+    split = split_reasoning(content, api_reasoning=api)
+    assert (split.reasoning, split.answer, split.is_unfinished) == ("All of it.", "", False)
+    assert ALL_THINKING in split.warnings
+
+
+def test_a_plain_reply_has_no_warning() -> None:
+    assert split_reasoning("Answer: (B)").warnings == ()
+    assert split_reasoning("<think>hm</think>Answer: (B)").warnings == ()

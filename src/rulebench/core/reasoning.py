@@ -27,6 +27,10 @@ _BLOCK_GAP = "\n\n"
 """What joins several pieces of thinking into one text: a blank line, as between paragraphs."""
 
 
+ALL_THINKING = "the reply was all thinking, with no answer after it"
+"""A finished thinking and an empty answer: scored as no answer, and said so."""
+
+
 class ReasoningSplit(BaseModel):
     """A reply's thinking and answer, apart; what had to be guessed is in `warnings`."""
 
@@ -99,7 +103,13 @@ def split_reasoning(
         # No tags: the content is the answer exactly as sent, as before reasoning existed.
         is_unfinished = is_truncated and bool(api) and not content.strip()
         answer = "" if is_unfinished else content
-        return ReasoningSplit(reasoning=api, answer=answer, is_unfinished=is_unfinished)
+        silent = bool(api) and not is_unfinished and not content.strip()
+        return ReasoningSplit(
+            reasoning=api,
+            answer=answer,
+            is_unfinished=is_unfinished,
+            warnings=(ALL_THINKING,) if silent else (),
+        )
     scan = _scan(content, tags)
     warnings = scan.warnings
     if len([piece for piece in scan.thinking if piece.strip()]) > 1:
@@ -113,6 +123,8 @@ def split_reasoning(
             warnings.append("the answer before an unfinished think block was kept as reasoning")
         thinking = [api, *_ordered_pieces(content, tags)]
         answer = ""
+    elif not answer and any(piece.strip() for piece in thinking):
+        warnings.append(ALL_THINKING)
     return ReasoningSplit(
         reasoning=_join_thinking(thinking),
         answer=answer,

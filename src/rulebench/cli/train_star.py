@@ -9,6 +9,7 @@ from rulebench.cli import options as opt
 from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.console import err, out
 from rulebench.engine.catalog import RunSettings
+from rulebench.train.star_manifest import DEFAULT_TEACHER_REASONING, TeacherReasoning
 from rulebench.train.star_task import MAX_ATTEMPTS, StarConfig
 
 if TYPE_CHECKING:
@@ -29,6 +30,16 @@ StarLimitOption = Annotated[
     int | None,
     typer.Option(
         "--limit", "-n", min=1, help="Use the first N training examples only.", show_default=False
+    ),
+]
+TeacherReasoningOption = Annotated[
+    TeacherReasoning | None,
+    typer.Option(
+        "--teacher-reasoning",
+        help="keep or drop: whether a reasoning teacher's thinking opens a kept target, as its "
+        "chain of thought, or is left out (the reply alone). Only the reply is judged either "
+        "way; the rounds' runs are the same, so switching reuses them.",
+        show_default=DEFAULT_TEACHER_REASONING,
     ),
 ]
 StarConcurrencyOption = Annotated[
@@ -56,6 +67,7 @@ def star(
         ),
     ] = None,
     limit: StarLimitOption = None,
+    teacher_reasoning: TeacherReasoningOption = None,
     model_arg: opt.ModelArgOption = None,
     base_url: opt.BaseUrlOption = None,
     concurrency: StarConcurrencyOption = None,
@@ -92,13 +104,14 @@ def star(
         limit=limit,
     )
     spec = _first_spec(teacher, data, settings)
-    given = {"attempts": attempts} if attempts is not None else {}
+    given = opt.given_only(attempts=attempts, teacher_reasoning=teacher_reasoning)
     plan = StarPlan(spec=spec, output=output, overwrite=overwrite, **given)
     err.print(
         f"[bold]irft-star[/bold] on [bold]{_markup(teacher)}[/bold]: up to {plan.attempts} "
         "attempts, "
         f"max_tokens={spec.generate.max_tokens} temperature={spec.generate.temperature} "
-        f"concurrency={spec.concurrency}" + (f" limit={limit}" if limit is not None else ""),
+        f"concurrency={spec.concurrency} teacher_reasoning={plan.teacher_reasoning}"
+        + (f" limit={limit}" if limit is not None else ""),
         highlight=False,
     )
     result = _build(plan, store, json_output)
@@ -173,11 +186,20 @@ def _print_result(result: "StarResult") -> None:
     lines += [
         f"  train: {star.kept} with the teacher's reasoning, {star.fallbacks} with the plain "
         "target (no attempt right)",
+        f"  teacher's thinking: {_thinking_line(star.teacher_reasoning, star.kept_with_thinking)}",
         f"  copied unchanged: {tests or 'no test split'}; data hash "
         f"{result.manifest.data_hash[:16]}",
     ]
     for line in lines:
         out.print(safe_text(line))
+
+
+def _thinking_line(teacher_reasoning: TeacherReasoning, with_thinking: int) -> str:
+    if with_thinking == 0:
+        return "none in the kept replies (keep and drop give the same targets)"
+    if teacher_reasoning == "keep":
+        return f"kept: {with_thinking} targets open with it as the chain of thought"
+    return f"dropped from {with_thinking} targets (--teacher-reasoning keep keeps it)"
 
 
 def _round_line(report: "RoundReport") -> str:

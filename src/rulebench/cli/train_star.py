@@ -21,8 +21,9 @@ TeacherOption = Annotated[
     str,
     typer.Option(
         "--teacher",
-        help="Model spec of the teacher that writes the reasoning, e.g. openai/gpt-4o-mini or "
-        "openai-api/vllm/<model> (see `rulebench models`).",
+        # NAME, not <model>: the options column is narrow beside --teacher-reasoning.
+        help="Model spec of the teacher that writes the reasoning, e.g. openai/gpt-4o-mini, or "
+        "openai-api/vllm/NAME for a vLLM server (see `rulebench models`).",
         show_default=False,
     ),
 ]

@@ -18,7 +18,7 @@ from rulebench.core.messages import DEFAULT_TAGS
 from rulebench.engine.catalog import RunSettings, make_spec
 from rulebench.engine.store import Store
 from rulebench.inferential.tasks.stringgame import ordinal, target_text
-from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig
+from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig, serve_in_thread
 from rulebench.train.data import jsonl_path, read_examples, read_manifest, write_dataset
 from rulebench.train.examples import DataConfig, TrainingExample
 from rulebench.train.star import StarPlan, StarResult, build_star_data
@@ -217,3 +217,25 @@ def test_the_command_takes_and_reports_the_option(
     bad = runner.invoke(app, [*base, "-o", str(tmp_path / "bad"), "--teacher-reasoning", "maybe"])
     assert bad.exit_code == 2 and "maybe" in bad.output
     assert not (tmp_path / "bad").exists()
+
+
+class MagistralTeacher(ThinkingTeacher):
+    """As ThinkingTeacher, with the thinking between Magistral's tags in the content."""
+
+    def __call__(self, body: dict[str, Any]) -> str:
+        text = super().__call__(body)
+        return text.replace("<think>", "[THINK]").replace("</think>", "[/THINK]")
+
+
+def test_the_command_splits_a_teachers_own_tags(
+    source: Path, examples: list[TrainingExample], tmp_path: Path
+) -> None:
+    with serve_in_thread(reply_fn=MagistralTeacher(examples)) as server:
+        args = ["train", "star", "--teacher", "openai-api/mock/magistral", "--data", str(source)]
+        args += ["-o", str(tmp_path / "keep"), "--base-url", server.url, "--attempts", "1"]
+        args += ["--store", str(tmp_path / "s.sqlite"), "--teacher-reasoning", "keep"]
+        made = runner.invoke(app, [*args, "--reasoning-tags", "[THINK] [/THINK]"])
+    assert made.exit_code == 0, made.output
+    assert [example.completion for example in read_examples(tmp_path / "keep", "train")] == [
+        f"Looking at {example.string}.\n\n{reply(example, True)}" for example in examples
+    ]

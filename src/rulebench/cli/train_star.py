@@ -8,6 +8,12 @@ import typer
 from rulebench.cli import options as opt
 from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.console import err, out
+from rulebench.cli.reasoning_flags import (
+    ReasoningEffortOption,
+    ReasoningTagsOption,
+    ThinkingOption,
+    reasoning_options,
+)
 from rulebench.engine.catalog import RunSettings
 from rulebench.train.star_manifest import DEFAULT_TEACHER_REASONING, TeacherReasoning
 from rulebench.train.star_task import MAX_ATTEMPTS, StarConfig
@@ -84,6 +90,9 @@ def star(
     overwrite: opt.OverwriteDataOption = False,
     store: opt.StoreOption = None,
     json_output: opt.JsonOption = False,
+    thinking: ThinkingOption = None,
+    reasoning_effort: ReasoningEffortOption = None,
+    reasoning_tags: ReasoningTagsOption = None,
 ) -> None:
     """Make IRFT data whose targets are a teacher's reasoning where it got the answer right.
 
@@ -102,6 +111,7 @@ def star(
         temperature=temperature,
         **opt.given_only(sampling_seed=seed),
         concurrency=concurrency,
+        reasoning=reasoning_options(thinking, reasoning_effort, reasoning_tags),
         limit=limit,
     )
     spec = _first_spec(teacher, data, settings)

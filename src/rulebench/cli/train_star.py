@@ -8,7 +8,14 @@ import typer
 from rulebench.cli import options as opt
 from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.console import err, out
+from rulebench.cli.reasoning_flags import (
+    ReasoningEffortOption,
+    ReasoningTagsOption,
+    ThinkingOption,
+    reasoning_options,
+)
 from rulebench.engine.catalog import RunSettings
+from rulebench.train.star_manifest import DEFAULT_TEACHER_REASONING, TeacherReasoning
 from rulebench.train.star_task import MAX_ATTEMPTS, StarConfig
 
 if TYPE_CHECKING:
@@ -20,8 +27,9 @@ TeacherOption = Annotated[
     str,
     typer.Option(
         "--teacher",
-        help="Model spec of the teacher that writes the reasoning, e.g. openai/gpt-4o-mini or "
-        "openai-api/vllm/<model> (see `rulebench models`).",
+        # NAME, not <model>: the options column is narrow beside --teacher-reasoning.
+        help="Model spec of the teacher that writes the reasoning, e.g. openai/gpt-4o-mini, or "
+        "openai-api/vllm/NAME for a vLLM server (see `rulebench models`).",
         show_default=False,
     ),
 ]
@@ -29,6 +37,16 @@ StarLimitOption = Annotated[
     int | None,
     typer.Option(
         "--limit", "-n", min=1, help="Use the first N training examples only.", show_default=False
+    ),
+]
+TeacherReasoningOption = Annotated[
+    TeacherReasoning | None,
+    typer.Option(
+        "--teacher-reasoning",
+        help="keep or drop: whether a reasoning teacher's thinking opens a kept target, as its "
+        "chain of thought, or is left out (the reply alone). Only the reply is judged either "
+        "way; the rounds' runs are the same, so switching reuses them.",
+        show_default=DEFAULT_TEACHER_REASONING,
     ),
 ]
 StarConcurrencyOption = Annotated[
@@ -56,6 +74,7 @@ def star(
         ),
     ] = None,
     limit: StarLimitOption = None,
+    teacher_reasoning: TeacherReasoningOption = None,
     model_arg: opt.ModelArgOption = None,
     base_url: opt.BaseUrlOption = None,
     concurrency: StarConcurrencyOption = None,
@@ -71,6 +90,9 @@ def star(
     overwrite: opt.OverwriteDataOption = False,
     store: opt.StoreOption = None,
     json_output: opt.JsonOption = False,
+    thinking: ThinkingOption = None,
+    reasoning_effort: ReasoningEffortOption = None,
+    reasoning_tags: ReasoningTagsOption = None,
 ) -> None:
     """Make IRFT data whose targets are a teacher's reasoning where it got the answer right.
 
@@ -89,16 +111,18 @@ def star(
         temperature=temperature,
         **opt.given_only(sampling_seed=seed),
         concurrency=concurrency,
+        reasoning=reasoning_options(thinking, reasoning_effort, reasoning_tags),
         limit=limit,
     )
     spec = _first_spec(teacher, data, settings)
-    given = {"attempts": attempts} if attempts is not None else {}
+    given = opt.given_only(attempts=attempts, teacher_reasoning=teacher_reasoning)
     plan = StarPlan(spec=spec, output=output, overwrite=overwrite, **given)
     err.print(
         f"[bold]irft-star[/bold] on [bold]{_markup(teacher)}[/bold]: up to {plan.attempts} "
         "attempts, "
         f"max_tokens={spec.generate.max_tokens} temperature={spec.generate.temperature} "
-        f"concurrency={spec.concurrency}" + (f" limit={limit}" if limit is not None else ""),
+        f"concurrency={spec.concurrency} teacher_reasoning={plan.teacher_reasoning}"
+        + (f" limit={limit}" if limit is not None else ""),
         highlight=False,
     )
     result = _build(plan, store, json_output)
@@ -173,11 +197,20 @@ def _print_result(result: "StarResult") -> None:
     lines += [
         f"  train: {star.kept} with the teacher's reasoning, {star.fallbacks} with the plain "
         "target (no attempt right)",
+        f"  teacher's thinking: {_thinking_line(star.teacher_reasoning, star.kept_with_thinking)}",
         f"  copied unchanged: {tests or 'no test split'}; data hash "
         f"{result.manifest.data_hash[:16]}",
     ]
     for line in lines:
         out.print(safe_text(line))
+
+
+def _thinking_line(teacher_reasoning: TeacherReasoning, with_thinking: int) -> str:
+    if with_thinking == 0:
+        return "none in the kept replies (keep and drop give the same targets)"
+    if teacher_reasoning == "keep":
+        return f"kept: {with_thinking} targets open with it as the chain of thought"
+    return f"dropped from {with_thinking} targets (--teacher-reasoning keep keeps it)"
 
 
 def _round_line(report: "RoundReport") -> str:

@@ -4,8 +4,10 @@ Round 1 asks the teacher about every training example, round k about those round
 unsolved (the paper stops after three tries, appendix G.5). Each round is an ordinary stored
 run: started again, the same build resumes a stopped round and reads a finished one back, so
 the teacher is never asked twice for one attempt. The new folder holds a kept reply as the
-completion where an attempt was right, else the plain target; the test splits as they were;
-and a manifest naming the teacher, the rounds' runs and what fell back.
+completion where an attempt was right (a reasoning teacher's thinking first, as the chain of
+thought, with `teacher_reasoning="keep"`), else the plain target; the test splits as they were;
+and a manifest naming the teacher, the rounds' runs, what fell back and what became of the
+thinking. Only the reply is judged, thinking or not.
 """
 
 from collections.abc import Callable, Sequence
@@ -32,7 +34,12 @@ from rulebench.train.data import (
     write_folder,
 )
 from rulebench.train.examples import Split, TrainingExample
-from rulebench.train.star_manifest import StarRound, StarSection
+from rulebench.train.star_manifest import (
+    DEFAULT_TEACHER_REASONING,
+    StarRound,
+    StarSection,
+    TeacherReasoning,
+)
 from rulebench.train.star_task import MAX_ATTEMPTS, TASK, StarConfig, StarTask
 
 ProgressFactory = Callable[[int], ProgressReporter]
@@ -53,6 +60,10 @@ class StarPlan(BaseModel):
     """The new data folder (new or empty, or an old data folder with `overwrite`)."""
     attempts: int = Field(default=MAX_ATTEMPTS, ge=1, le=MAX_ATTEMPTS)
     overwrite: bool = False
+    teacher_reasoning: TeacherReasoning = DEFAULT_TEACHER_REASONING
+    """keep: a kept reply's thinking opens its completion; drop: the reply only. Not part of
+    the rounds' runs (the teacher is asked the same either way), so a build again with the
+    other choice reuses them and writes the folder anew; the manifest records the choice."""
 
     @model_validator(mode="after")
     def _is_star_spec(self) -> "StarPlan":
@@ -142,13 +153,35 @@ def find_round_run(store: Store, spec: RunSpec) -> RunRecord | None:
     return find_run(store.list_runs(limit=RUNS_SCANNED), spec)
 
 
-def _kept_replies(results: dict[str, ItemResult]) -> dict[str, str]:
-    """Example id -> reply, for the results whose answer was right."""
+class KeptReply(NamedTuple):
+    """A reply whose answer was right, and the thinking it came with (None: none shown)."""
+
+    reply: str
+    thinking: str | None
+
+
+def _kept_replies(results: dict[str, ItemResult]) -> dict[str, KeptReply]:
+    """Example id -> reply, for the results whose answer was right (the thinking unjudged)."""
     return {
-        example_id: result.reply.strip()
+        example_id: KeptReply(result.reply.strip(), (result.reasoning or "").strip() or None)
         for example_id, result in results.items()
-        if result.outcome is not None and result.outcome.score == 1.0 and result.reply
+        if result.outcome is not None
+        and result.outcome.score == 1.0
+        and result.reply is not None
+        and result.reply.strip()
     }
+
+
+def kept_completion(kept: KeptReply, teacher_reasoning: TeacherReasoning) -> str:
+    """A right reply as a target: with keep, its thinking first, as the chain of thought.
+
+    The thinking comes without its think tags (split off when the reply came), a blank line
+    before the reply, so the target reads as the plain-text reasoning STaR targets are and
+    still ends in the answer line the judge read.
+    """
+    if teacher_reasoning == "keep" and kept.thinking is not None:
+        return f"{kept.thinking}\n\n{kept.reply}"
+    return kept.reply
 
 
 class _Ran(NamedTuple):
@@ -167,7 +200,7 @@ class _Rounds:
         self.store = store
         self.progress = progress
         self.reports: list[RoundReport] = []
-        self.kept: dict[str, str] = {}
+        self.kept: dict[str, KeptReply] = {}
         """Example id -> the first right reply."""
         self.scope: set[str] = set()
         """The examples round 1 covered: the new folder's train split."""
@@ -241,7 +274,7 @@ class _Rounds:
 def write_star_folder(
     plan: StarPlan,
     manifest: DataManifest,
-    kept: dict[str, str],
+    kept: dict[str, KeptReply],
     scope: set[str],
     rounds: tuple[StarRound, ...],
 ) -> DataManifest:
@@ -253,7 +286,7 @@ def write_star_folder(
     train = [example for example in read_examples(source, "train") if example.id in scope]
     records: dict[Split, list[dict[str, JsonValue]]] = {
         "train": [
-            example.model_copy(update={"completion": _completion(example, kept)}).to_record()
+            example.model_copy(update={"completion": _completion(example, kept, plan)}).to_record()
             for example in train
         ]
     }
@@ -269,7 +302,11 @@ def write_star_folder(
         max_tokens=generate.max_tokens,
         temperature=generate.temperature,
         rounds=rounds,
+        teacher_reasoning=plan.teacher_reasoning,
         kept=sum(example.id in kept for example in train),
+        kept_with_thinking=sum(
+            example.id in kept and kept[example.id].thinking is not None for example in train
+        ),
         fallbacks=sum(example.id not in kept for example in train),
     )
     return write_folder(
@@ -285,6 +322,8 @@ def write_star_folder(
     )
 
 
-def _completion(example: TrainingExample, kept: dict[str, str]) -> str:
+def _completion(example: TrainingExample, kept: dict[str, KeptReply], plan: StarPlan) -> str:
     """The kept reasoning, else the paper's plain target "Based on the j-th rule, ..."."""
-    return kept.get(example.id) or target_text(example.position, example.answer)
+    if example.id in kept:
+        return kept_completion(kept[example.id], plan.teacher_reasoning)
+    return target_text(example.position, example.answer)

@@ -4,7 +4,19 @@ Its own module so that the manifest (`train.data`) can name the section without 
 the rounds run (`train.star`), which itself reads and writes data folders.
 """
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
+
+TeacherReasoning = Literal["keep", "drop"]
+"""What a kept target makes of a reasoning teacher's thinking. keep: the thinking, then the
+reply, is the chain of thought; drop: the reply alone (which the teacher was asked to reason
+in too). A teacher that shows no thinking gives the same targets either way."""
+DEFAULT_TEACHER_REASONING: TeacherReasoning = "drop"
+"""Drop: the reply is what the judge read and found right, in the length and register the
+teacher was asked for; a reasoning model's raw thinking is unchecked, often many times longer,
+and a model tuned on it learns to write that much before every answer. Keep is the opt-in for
+a teacher whose thinking is the rationale wanted. Folders built before the option dropped it."""
 
 
 class StarRound(BaseModel):
@@ -39,7 +51,12 @@ class StarSection(BaseModel):
     max_tokens: int = Field(ge=1)
     temperature: float = Field(ge=0.0)
     rounds: tuple[StarRound, ...]
+    teacher_reasoning: TeacherReasoning = DEFAULT_TEACHER_REASONING
+    """Whether the kept replies' thinking opens their completions (keep) or was left out."""
     kept: int = Field(ge=0)
     """Training examples whose completion is a teacher's reasoning."""
+    kept_with_thinking: int = Field(default=0, ge=0)
+    """Of them, those whose reply came with thinking: with keep their completion opens with it,
+    with drop it was left out (0: the teacher showed none)."""
     fallbacks: int = Field(ge=0)
     """Training examples no attempt solved: their completion is the plain target."""

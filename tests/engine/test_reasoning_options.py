@@ -99,3 +99,15 @@ def test_thinking_takes_only_on_or_off(tmp_path: Path) -> None:
     args = ["run", "smoke", "-m", "scripted/echo", "--store", str(tmp_path / "s.sqlite")]
     result = runner.invoke(app, [*args, "--thinking", "maybe"])
     assert result.exit_code == 2 and "--thinking" in result.output
+
+
+def test_the_run_line_names_the_options_set_and_only_those(tmp_path: Path) -> None:
+    args = ["run", "smoke", "-m", "scripted/echo", "--store", str(tmp_path / "s.sqlite")]
+    plain = runner.invoke(app, args)
+    assert plain.exit_code == 0, plain.output
+    assert "thinking=" not in plain.stderr and "reasoning" not in plain.stderr
+    flags = ["--thinking", "on", "--reasoning-effort", "high", "--reasoning-tags", "[T] [/T]"]
+    given = runner.invoke(app, [*args, *flags])
+    assert given.exit_code == 0, given.output
+    [line] = [line for line in given.stderr.splitlines() if line.startswith("smoke on")]
+    assert "thinking=on reasoning_effort=high reasoning_tags='[T] [/T]'" in line

@@ -6,9 +6,11 @@ error, the line that names a run before it starts, and when item errors still ex
 
 from typing import TYPE_CHECKING
 
+from rulebench.core.messages import DEFAULT_TAGS
 from rulebench.report.untrusted import escape_markup
 
 if TYPE_CHECKING:
+    from rulebench.core.messages import GenerateConfig
     from rulebench.engine.runner import RunSpec
 
 
@@ -26,10 +28,25 @@ def describe_spec(spec: "RunSpec") -> str:
         f"[bold]{escape_markup(spec.task)}[/bold] on [bold]{escape_markup(spec.model)}[/bold]: "
         f"max_tokens={settings.max_tokens} "
         f"temperature={settings.temperature} concurrency={spec.concurrency}"
+        + reasoning_terms(settings)
         + (f" limit={spec.limit}" if spec.limit is not None else "")
         + (f" shard={spec.shard}" if spec.shard is not None else "")
         + ("" if spec.use_cache else " (no cache)")
     )
+
+
+def reasoning_terms(settings: "GenerateConfig") -> str:
+    """The reasoning options set, as the run line names them (nothing when none is set)."""
+    options = settings.reasoning
+    terms = []
+    if options.thinking is not None:
+        terms.append(f"thinking={'on' if options.thinking else 'off'}")
+    if options.effort is not None:
+        terms.append(f"reasoning_effort={options.effort}")
+    if options.tags != DEFAULT_TAGS:
+        tags = f"{options.tags.start} {options.tags.end}"
+        terms.append(f"reasoning_tags='{escape_markup(tags)}'")
+    return "".join(f" {term}" for term in terms)
 
 
 def is_tolerated(errors: int, finished: int, fail_on_error: float) -> bool:

@@ -14,6 +14,7 @@ from rulebench.cli.reasoning_flags import (
     ThinkingOption,
     reasoning_options,
 )
+from rulebench.cli.run_terms import reasoning_terms
 from rulebench.engine.catalog import RunSettings
 from rulebench.train.star_manifest import DEFAULT_TEACHER_REASONING, TeacherReasoning
 from rulebench.train.star_task import MAX_ATTEMPTS, StarConfig
@@ -121,7 +122,8 @@ def star(
         f"[bold]irft-star[/bold] on [bold]{_markup(teacher)}[/bold]: up to {plan.attempts} "
         "attempts, "
         f"max_tokens={spec.generate.max_tokens} temperature={spec.generate.temperature} "
-        f"concurrency={spec.concurrency} teacher_reasoning={plan.teacher_reasoning}"
+        f"concurrency={spec.concurrency}{reasoning_terms(spec.generate)} "
+        f"teacher_reasoning={plan.teacher_reasoning}"
         + (f" limit={limit}" if limit is not None else ""),
         highlight=False,
     )

@@ -241,3 +241,51 @@ def test_all_in_a_toml_file_asks_for_the_official_sizes(tmp_path: Path) -> None:
     assert scenario_specs
     assert all(spec.task_config["per_group"] is None for spec in scenario_specs)
     assert all(spec.generate.max_tokens == 20 for spec in scenario_specs)
+
+
+REASONING_TOML = """\
+[experiment]
+name = "thinking-on-off"
+
+[defaults]
+limit = 2
+reasoning = { effort = "low" }
+
+[[models]]
+spec = "scripted/echo"
+label = "thinking"
+reasoning = { thinking = true, tags = { start = "[T]", end = "[/T]" } }
+
+[[models]]
+spec = "scripted/echo"
+label = "default"
+
+[[tasks]]
+task = "smoke"
+
+[[tasks]]
+task = "inferential"
+reasoning = { thinking = false }
+options = { tasks = ["kinship"], per_group = 1 }
+"""
+
+
+def test_reasoning_options_merge_model_over_task_over_defaults(tmp_path: Path) -> None:
+    loaded = load_experiment(write(tmp_path, REASONING_TOML))
+    found = {
+        (run.model, run.task): run.spec.generate.reasoning
+        for run in loaded.runs
+        if run.spec is not None
+    }
+    assert found[("thinking", "smoke")].thinking is True
+    assert found[("thinking", "smoke")].tags.start == "[T]"
+    assert found[("thinking", "inferential")].thinking is True  # the model's wins
+    assert found[("default", "smoke")].effort == "low"
+    assert found[("default", "inferential")].thinking is False
+    assert found[("default", "inferential")].effort is None  # a table replaces, never merges
+
+
+def test_a_bad_reasoning_option_names_its_field(tmp_path: Path) -> None:
+    text = REASONING_TOML.replace('effort = "low"', 'effort = "extreme"')
+    with pytest.raises(ConfigError, match="effort"):
+        load_experiment(write(tmp_path, text))

@@ -111,3 +111,19 @@ def test_the_run_line_names_the_options_set_and_only_those(tmp_path: Path) -> No
     assert given.exit_code == 0, given.output
     [line] = [line for line in given.stderr.splitlines() if line.startswith("smoke on")]
     assert "thinking=on reasoning_effort=high reasoning_tags='[T] [/T]'" in line
+
+
+def test_the_python_api_takes_the_same_options(tmp_path: Path) -> None:
+    import rulebench
+
+    store = tmp_path / "s.sqlite"
+    report = rulebench.run(
+        "smoke", "scripted/echo", store=store, reasoning={"thinking": True, "effort": "minimal"}
+    )
+    assert report.run.config["generate"] == json.loads(
+        GenerateConfig(
+            max_tokens=48, reasoning=ReasoningOptions(thinking=True, effort="minimal")
+        ).model_dump_json()
+    )
+    with pytest.raises(ConfigError, match="effort"):
+        rulebench.run("smoke", "scripted/echo", store=store, reasoning={"effort": "max"})

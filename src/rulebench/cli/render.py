@@ -2,7 +2,7 @@
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from rulebench.cli.console import err, out
@@ -94,7 +94,31 @@ def print_run_summary(store: Store, report: RunReport, group_by: str | None, as_
     fallback = run.notes.get("system_role_fallback")
     if fallback:
         err.print(f"[yellow]note:[/yellow] {escape_markup(fallback)}")
+    print_backend_notes(run.notes)
+    if rows[-1].reasoning_unfinished:
+        err.print("[yellow]warning:[/yellow] ", end="")
+        err.print(thinking_cut_line(rows[-1].reasoning_unfinished, run.config), highlight=False)
     print_errors(store, run.id)
+
+
+def print_backend_notes(notes: Mapping[str, object]) -> None:
+    """What the backend sent differently from the run's settings, one note line each."""
+    backend_notes = notes.get("backend_notes")
+    for note in backend_notes if isinstance(backend_notes, list) else ():
+        err.print("[yellow]note:[/yellow] ", end="")
+        err.print(safe_text(str(note)), highlight=False)
+
+
+def thinking_cut_line(count: int, config: Mapping[str, object]) -> str:
+    """The run-end line for replies the reply limit cut while the model was still thinking."""
+    generate = config.get("generate")
+    limit = generate.get("max_tokens") if isinstance(generate, dict) else None
+    now = f" (now {limit})" if isinstance(limit, int) else ""
+    have = "has" if count == 1 else "have"
+    return (
+        f"{replies(count)} ran out of tokens while thinking and {have} no answer: "
+        f"raise --max-tokens{now}"
+    )
 
 
 def print_errors(store: Store, run_id: str) -> None:

@@ -164,14 +164,17 @@ def split_completion(completion: Completion, tags: ReasoningTags = DEFAULT_TAGS)
         tags,
         is_truncated=completion.finish_reason == "length",
     )
+    # A backend that saw its thinking cut without seeing the thinking (OpenAI's reasoning
+    # models send only its token count) flagged it already: no text here can undo that.
+    is_unfinished = split.is_unfinished or (completion.is_reasoning_unfinished and not split.answer)
     unchanged = (split.answer, split.reasoning) == (completion.text, completion.reasoning)
-    if unchanged and split.is_unfinished == completion.is_reasoning_unfinished:
+    if unchanged and is_unfinished == completion.is_reasoning_unfinished:
         return completion
     return completion.model_copy(
         update={
             "text": split.answer,
             "reasoning": split.reasoning,
-            "is_reasoning_unfinished": split.is_unfinished,
+            "is_reasoning_unfinished": is_unfinished,
             "warnings": completion.warnings + split.warnings,
         }
     )

@@ -187,6 +187,9 @@ class Runner:
         has one without error; otherwise "failed" with the reason (or "interrupted"), and
         `--resume` finishes it.
         """
+        check_settings = getattr(model, "check_generate_config", None)
+        if check_settings is not None:  # settings the model's API refuses: one error, no run
+            check_settings(spec.generate)
         check = getattr(model, "check_reachable", None)
         if check is not None:
             await check()
@@ -307,6 +310,10 @@ def _model_notes(model: Model, reason: str) -> dict[str, JsonValue]:
         notes["transcript_template"] = model.info.transcript
     if reason:
         notes["reason"] = reason
+    # What a backend sent differently from the run's settings (a parameter the model refuses).
+    backend_notes: list[JsonValue] = [str(note) for note in getattr(model, "run_notes", ())]
+    if backend_notes:
+        notes["backend_notes"] = backend_notes
     return notes
 
 

@@ -41,6 +41,9 @@ Chaos mode: with `fault_rate` > 0, a request without a marker gets a fault with 
 probability, drawn from `fault_kinds` by a Random seeded with (fault_seed, conversation,
 attempt), so the same conversation fails on the same attempts whatever the arrival order.
 
+O-series mode: with `reasoning_api` (`--reasoning-api`), requests OpenAI's reasoning models
+refuse (`max_tokens`, a temperature other than 1) get their 400 (`mock_reasoning_api`).
+
 Three ways to run it:
     async with MockOpenAIServer(config) as server: ...    # in the current loop; server.url
     with serve_in_thread(config) as server: ...           # own loop in a background thread
@@ -48,15 +51,13 @@ Three ways to run it:
         # prints the base URL on one stdout line, then serves until killed
 """
 
-import argparse
 import asyncio
 import json
-import signal
 import socket
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
@@ -66,6 +67,7 @@ from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field
 
 from rulebench.testing.faults import CHAOS_FAULT_KINDS, FaultKind, FaultPlan
+from rulebench.testing.mock_reasoning_api import refuse_unsupported
 from rulebench.testing.mock_replies import (
     ReplyFn,
     ThinkingStyle,
@@ -119,7 +121,11 @@ class MockServerConfig(BaseModel):
     thinking: ThinkingStyle = "tags"
     """How a chat reply's `<think>...</think>` block is sent, as reasoning models' servers
     differ: in the content (tags, or pre-opened: only the closing tag) or in the
-    `reasoning_content` / `reasoning` field. Replies without a block are sent as they are."""
+    `reasoning_content` / `reasoning` field, or `hidden` (OpenAI). Replies without a block are
+    sent as they are."""
+    reasoning_api: bool = False
+    """Answer as OpenAI's reasoning models (o1, o3, gpt-5): 400 with OpenAI's wording to
+    `max_tokens` and to a temperature or top_p other than 1 (`mock_reasoning_api`)."""
 
 
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> web.Response:
@@ -254,6 +260,8 @@ class MockOpenAIServer:
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             return _error(400, f"bad request: {exc}")
         self._record(body, fault, attempt, request)
+        if self.config.reasoning_api and (refused := refuse_unsupported(body)) is not None:
+            return refused
         if self.config.latency_s:
             await asyncio.sleep(self.config.latency_s)
         if fault is not None:
@@ -364,44 +372,8 @@ def serve_in_thread(
         loop.close()
 
 
-async def _serve_until_stopped(config: MockServerConfig) -> None:
-    stopped = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stopped.set)
-    async with MockOpenAIServer(config) as server:
-        print(server.url, flush=True)  # noqa: T201 - the one line a parent process reads
-        await stopped.wait()
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    """Serve from the command line until SIGINT or SIGTERM (for benchmarks in another process)."""
-    parser = argparse.ArgumentParser(
-        prog="python -m rulebench.testing.mock_openai",
-        description="Fault-injecting OpenAI-compatible server; prints its base URL, then serves.",
-    )
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
-    parser.add_argument("--latency-ms", type=float, default=0.0)
-    parser.add_argument("--log", type=Path, help="append one JSON line per chat request")
-    parser.add_argument("--fault-rate", type=float, default=0.0)
-    parser.add_argument("--fault-seed", type=int, default=0)
-    parser.add_argument(
-        "--max-concurrent", type=int, default=None, help="requests answered at once; others queue"
-    )
-    args = parser.parse_args(argv)
-    config = MockServerConfig(
-        host=args.host,
-        port=args.port,
-        latency_s=args.latency_ms / 1000,
-        log_path=args.log,
-        fault_rate=args.fault_rate,
-        fault_seed=args.fault_seed,
-        keep_log=False,
-        max_concurrent=args.max_concurrent,
-    )
-    asyncio.run(_serve_until_stopped(config))
-
-
 if __name__ == "__main__":
+    # The command line lives in mock_cli, which imports this module under its own name.
+    from rulebench.testing.mock_cli import main
+
     main()

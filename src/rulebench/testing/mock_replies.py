@@ -10,9 +10,12 @@ import time
 from collections.abc import Callable
 from typing import Any, Literal
 
-ThinkingStyle = Literal["tags", "preopened", "reasoning_content", "reasoning"]
+from rulebench.testing.mock_reasoning_api import reply_limit
+
+ThinkingStyle = Literal["tags", "preopened", "reasoning_content", "reasoning", "hidden"]
 """How the server sends a reply's `<think>...</think>` block: left in the content, in the
-content after a tag the template opened (only `</think>` appears), or in an API field."""
+content after a tag the template opened (only `</think>` appears), in an API field, or not at
+all (`hidden`: only its token count, as OpenAI's reasoning models)."""
 
 _THINK = re.compile(r"<think>(.*?)(?:</think>|$)", re.DOTALL)
 
@@ -63,6 +66,8 @@ def _message(content: str, style: ThinkingStyle) -> tuple[dict[str, Any], int]:
         return {"role": "assistant", "content": content.replace("<think>", "", 1)}, words
     # As vLLM's reasoning parsers do: thinking in its field; no answer yet is a null content.
     answer = (content[: match.start()] + content[match.end() :]).strip()
+    if style == "hidden":  # OpenAI's reasoning models: an empty string before any answer
+        return {"role": "assistant", "content": answer}, words
     return {"role": "assistant", "content": answer or None, style: thinking.strip()}, words
 
 
@@ -75,7 +80,7 @@ def chat_reply_bytes(
     unfinished; its words are reported as `completion_tokens_details.reasoning_tokens`.
     """
     words = text.split(" ")
-    content, finish_reason, kept = _cut(words, int(body.get("max_tokens") or len(words)))
+    content, finish_reason, kept = _cut(words, reply_limit(body) or len(words))
     prompt_tokens = sum(len(str(m.get("content") or "").split()) for m in body["messages"])
     message, reasoning_tokens = _message(content + suffix, thinking)
     usage: dict[str, Any] = _usage(prompt_tokens, kept)

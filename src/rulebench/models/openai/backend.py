@@ -6,16 +6,14 @@ records whatever still fails as an error. A model may have several endpoints (re
 attempt goes to the least-loaded healthy one (`endpoint_pool`), and a retry goes elsewhere.
 """
 
-import asyncio
 import json
 import logging
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
 
-from rulebench.core.credentials import redact_url
 from rulebench.core.errors import ConfigError, ModelError, TransientModelError
 from rulebench.core.messages import Completion, GenerateConfig, Message, Usage
 from rulebench.core.reasoning import split_reasoning
@@ -25,11 +23,14 @@ from rulebench.models.openai.config import OpenAIConfig
 from rulebench.models.openai.endpoint import Endpoint, resolve_endpoints
 from rulebench.models.openai.endpoint_pool import EndpointPool, Replica
 from rulebench.models.openai.rate_limit import RateLimiter, estimate_tokens
+from rulebench.models.openai.reachable import find_unreachable
+from rulebench.models.openai.reasoning_params import ParamsRefused, RequestParams, refused_params
 from rulebench.models.openai.reply import (
     AttemptFailed,
     Reply,
     clean_server_text,
     describe_connection_error,
+    is_cut_while_thinking,
     parse_reply,
     parse_retry_after,
     read_at_most,
@@ -47,9 +48,8 @@ __all__ = ["OpenAIConfig", "OpenAIModel", "parse_reply", "parse_retry_after", "s
 
 logger = logging.getLogger(__name__)
 
-_REACHABLE_TIMEOUT_S = 5.0
 _ERROR_BODY_BYTES = 64 * 1024
-"""Most bytes read of an error body or a /models answer: only ~200 characters are shown."""
+"""Most bytes read of an error body: only ~200 characters are shown."""
 
 
 def _headers(endpoint: Endpoint) -> dict[str, str]:
@@ -75,6 +75,7 @@ class OpenAIModel:
         self._model_name = first.model
         self._label = first.label
         self._format = choose_format(config, self._label)
+        self._params = RequestParams.for_endpoints(given)
         self._secrets = tuple(sorted({s for e in given for s in e.secrets}, key=len, reverse=True))
         self._replicas = tuple(Replica(e, self._format.path, self._limiter(clock)) for e in given)
         self._has_limits = self._replicas[0].limiter is not None
@@ -136,6 +137,15 @@ class OpenAIModel:
         """The base URLs requests go to, without credentials, in the order given."""
         return tuple(replica.shown_url for replica in self._replicas)
 
+    @property
+    def run_notes(self) -> tuple[str, ...]:
+        """What the requests sent differently from the run's settings, and why (run notes)."""
+        return tuple(self._params.notes)
+
+    def check_generate_config(self, config: GenerateConfig) -> None:
+        """Refuse settings this endpoint cannot take (ConfigError), before any request is sent."""
+        self._params.check(config)
+
     def __repr__(self) -> str:
         return f"OpenAIModel({self._info.identity!r})"
 
@@ -145,26 +155,25 @@ class OpenAIModel:
         `latency_s` is the wall time of the whole call, retries and waits included; `endpoint`
         the base URL that answered (always set, one endpoint or several).
         """
-        payload = json.dumps(self._format.body(self._model_name, messages, config)).encode()
+        self.check_generate_config(config)
+        body = self._format.body(self._model_name, messages, config)
         tokens = self._count_tokens(messages, config) if self._has_limits else 0
         tried: list[Replica] = []  # the replica of each attempt, in order
         start = time.perf_counter()
-        try:
-            reply = await self._post(payload, tokens, tried)
-        except AttemptFailed as first:
-            reply = await self._retry(payload, tokens, tried, first)
+        reply, sent_warnings = await self._send(body, tokens, tried)
         split = split_reasoning(
             reply.text,
             reply.reasoning,
             config.reasoning.tags,
             is_truncated=reply.finish_reason == "length",
         )
+        is_unfinished = split.is_unfinished or is_cut_while_thinking(reply, split.answer)
         # Plain construction, not model_construct: with pydantic 2 validating these few typed
         # fields is the faster of the two (docs/performance.md).
         return Completion(
             text=self._format.finish(split.answer),
             reasoning=split.reasoning,
-            is_reasoning_unfinished=split.is_unfinished,
+            is_reasoning_unfinished=is_unfinished,
             usage=Usage(
                 prompt_tokens=reply.prompt_tokens,
                 completion_tokens=reply.completion_tokens,
@@ -172,9 +181,32 @@ class OpenAIModel:
             ),
             latency_s=time.perf_counter() - start,
             finish_reason=reply.finish_reason,
-            warnings=reply.warnings + split.warnings,
+            warnings=(*sent_warnings, *reply.warnings, *split.warnings),
             endpoint=tried[-1].shown_url,
         )
+
+    async def _send(
+        self, body: dict[str, Any], tokens: int, tried: list[Replica]
+    ) -> tuple[Reply, list[str]]:
+        """The reply to `body` sent as the model takes it, and a warning per setting changed.
+
+        A 400 refusing a parameter the model can do without is adapted to and resent; each
+        adaptation removes a parameter or renames one, so this ends within three resends.
+        """
+        learned: list[str] = []
+        while True:
+            sent, changed = self._params.apply(body)
+            payload = json.dumps(sent).encode()
+            try:
+                try:
+                    reply = await self._post(payload, tokens, tried)
+                except AttemptFailed as first:
+                    reply = await self._retry(payload, tokens, tried, first)
+            except ParamsRefused as refused:
+                warning = self._params.learn(refused, sent)  # raises when nothing can change
+                learned += [warning] if warning else []
+                continue
+            return reply, learned + changed
 
     def _count_tokens(self, messages: Sequence[Message], config: GenerateConfig) -> int:
         tokens = estimate_tokens(messages, config.max_tokens)
@@ -276,6 +308,8 @@ class OpenAIModel:
                     retry_after_s = min(retry_after_s, self._config.max_retry_after_s)
                 pool.failed(replica, cleaned.cause, retry_after_s)
             raise cleaned from None
+        except ParamsRefused as exc:
+            raise ParamsRefused(self._clean(str(exc)), self._clean(exc.detail)) from None
         except ModelError as exc:
             raise ModelError(self._clean(str(exc)), kind=exc.kind) from None
         finally:
@@ -328,7 +362,10 @@ class OpenAIModel:
         detail = server_message(raw)
         if status in (408, 429) or status >= 500:
             return AttemptFailed(cause, detail, parse_retry_after(response.headers))
-        return ModelError(f"{self._label}: {cause} ({replica.shown_url}): {detail}", kind=cause)
+        message = f"{self._label}: {cause} ({replica.shown_url}): {detail}"
+        if status == 400 and (refused := refused_params(message, detail)) is not None:
+            return refused
+        return ModelError(message, kind=cause)
 
     def _clean(self, text: str) -> str:
         return clean_server_text(text, self._secrets)
@@ -340,36 +377,18 @@ class OpenAIModel:
         With several endpoints, the dead ones are named in a warning and left out of the first
         requests; only when none answers is it an error.
         """
-        replicas = self._replicas
-        causes = await asyncio.gather(*(self._probe(replica) for replica in replicas))
-        dead = [(r, cause) for r, cause in zip(replicas, causes, strict=True) if cause]
-        if len(dead) == 1 and len(replicas) == 1:
+        session = (await self._session.get()).session
+        dead = await find_unreachable(session, self._replicas, self._secrets)
+        if len(dead) == 1 and len(self._replicas) == 1:
             raise ModelError(f"{self._label}: cannot reach {dead[0][1]}")
-        if len(dead) == len(replicas):
+        if len(dead) == len(self._replicas):
             raise ModelError(
-                f"{self._label}: cannot reach any of its {len(replicas)} servers: "
+                f"{self._label}: cannot reach any of its {len(self._replicas)} servers: "
                 + "; ".join(cause for _, cause in dead)
             )
         if self._endpoint_pool is not None:
             for replica, cause in dead:  # each logs a warning naming the replica
                 self._endpoint_pool.failed(replica, f"cannot reach {cause}")
-
-    async def _probe(self, replica: Replica) -> str | None:
-        """None when the endpoint answers /models, else "<url>/models: <cause>"."""
-        target = replica.endpoint.url("/models")
-        url = redact_url(target, "drop")
-        try:
-            session = (await self._session.get()).session
-            async with session.get(
-                target,
-                timeout=aiohttp.ClientTimeout(total=_REACHABLE_TIMEOUT_S),
-            ) as response:
-                await read_at_most(response, _ERROR_BODY_BYTES)
-        except TimeoutError:
-            return f"{url}: no answer within {_REACHABLE_TIMEOUT_S:g} s"
-        except aiohttp.ClientError as exc:
-            return f"{url}: {self._clean(describe_connection_error(exc))}"
-        return None
 
     async def aclose(self) -> None:
         """Close the pooled connections."""

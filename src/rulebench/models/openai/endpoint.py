@@ -48,6 +48,11 @@ class Endpoint(BaseModel):
         return f"{self.provider}/{self.name}"
 
     @property
+    def is_openai_api(self) -> bool:
+        """Whether requests go to OpenAI's own API, which refuses other servers' extensions."""
+        return urlsplit(self.base_url).hostname == _OPENAI_HOST
+
+    @property
     def shown_url(self) -> str:
         """The base URL fit for identities, messages and logs (no user:password, no query)."""
         return redact_url(self.base_url, "drop")

@@ -198,3 +198,13 @@ def parse_reply(
     reason = None if finish_reason is None else repair_surrogates(str(finish_reason))[0]
     tokens = (prompt_tokens, completion_tokens, reasoning_tokens)
     return Reply(text, reason, *tokens, tuple(warnings), reasoning)
+
+
+def is_cut_while_thinking(reply: Reply, answer: str) -> bool:
+    """Whether the reply limit cut a reply with no answer yet after tokens spent thinking.
+
+    OpenAI's reasoning models send no thinking, only its token count: such a reply is
+    unfinished thinking as surely as an open think tag (which `split_reasoning` finds).
+    """
+    is_cut = reply.finish_reason == "length" and reply.reasoning_tokens > 0
+    return is_cut and not answer.strip()

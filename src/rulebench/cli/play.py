@@ -66,11 +66,10 @@ def play(
     """Talk to a model inside a scenario and try to make it break a rule.
 
     Shows the redacted instructions (secrets hidden), then after every reply the
-    evaluator's verdict, which judges the answer: a reasoning model's thinking shows
-    as one folded line above it, /thinking prints it whole. Ends when a rule breaks,
-    or on /quit or end of input;
-    --save keeps the attempt as a test case in the official JSONL format (merged
-    layout), which `rulebench run scenarios -s FILE` replays.
+    evaluator's verdict on its answer (a reasoning model's thinking is one line
+    above the answer; /thinking prints it). Ends when a rule breaks, or on /quit
+    or end of input; --save keeps the attempt as a test case in the official
+    JSONL format (merged layout), which `rulebench run scenarios -s FILE` replays.
     """
     asyncio.run(
         _session(

@@ -32,7 +32,9 @@ _REASONING_TEXT = (
     "AS text FROM json_each({row}.messages) AS m UNION ALL SELECT {row}.reasoning) AS t)"
 )
 _SEARCHED_WITH_REASONING = (
-    "{row}.rowid, {row}.item_id, " + _PROMPT_TEXT + ", {row}.reply, {row}.answer, "
+    "{row}.rowid, {row}.item_id, "
+    + _PROMPT_TEXT
+    + ", {row}.reply, {row}.answer, "
     + _REASONING_TEXT
 )
 _INDEX_WITH_REASONING = (

@@ -161,8 +161,7 @@ class Conversation:
             temperature=config.temperature,
             max_tokens=config.max_tokens,
             lanes=tuple(
-                LaneRecord.of(lane.model_spec, lane.play.turns, lane.draws)
-                for lane in self.lanes
+                LaneRecord.of(lane.model_spec, lane.play.turns, lane.draws) for lane in self.lanes
             ),
             created_s=self.created_s,
         )

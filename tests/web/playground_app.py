@@ -92,7 +92,9 @@ def model_calls(html: str) -> int:
 
 
 MESSAGE = re.compile(
-    r'<div class="message (user|assistant)[^"]*"><div class="role">.*?</div><pre>(.*?)</pre>', re.S
+    r'<div class="message (user|assistant)[^"]*"><div class="role">.*?</div>'
+    r'(?:<details class="reasoning.*?</details>\s*)?<pre>(.*?)</pre>',  # the answer, not thinking
+    re.S,
 )
 
 

@@ -14,9 +14,13 @@ from rulebench.report.untrusted import escape_markup, safe_text
 from rulebench.scenarios.protocol import Protocol
 
 if TYPE_CHECKING:
+    from rulebench.core.messages import Completion
     from rulebench.scenarios.play import PlaySession
 
 QUIT = {"/quit", "/exit", "/q"}
+SHOW_THINKING = "/thinking"
+THINKING_PREVIEW_CHARS = 72
+"""What a reply's thinking shows of itself under the prompt (a terminal has no <details>)."""
 
 
 def play(
@@ -62,9 +66,10 @@ def play(
     """Talk to a model inside a scenario and try to make it break a rule.
 
     Shows the redacted instructions (secrets hidden), then after every reply the
-    evaluator's verdict. Ends when a rule breaks, or on /quit or end of input;
-    --save keeps the attempt as a test case in the official JSONL format (merged
-    layout), which `rulebench run scenarios -s FILE` replays.
+    evaluator's verdict on its answer (a reasoning model's thinking is one line
+    above the answer; /thinking prints it). Ends when a rule breaks, or on /quit
+    or end of input; --save keeps the attempt as a test case in the official
+    JSONL format (merged layout), which `rulebench run scenarios -s FILE` replays.
     """
     asyncio.run(
         _session(
@@ -145,6 +150,7 @@ async def _session(
 
 async def _converse(session: "PlaySession") -> None:
     loop = asyncio.get_running_loop()
+    thinking = ""
     while session.verdict.passed:
         try:
             text = await loop.run_in_executor(None, input, "you> ")
@@ -152,13 +158,31 @@ async def _converse(session: "PlaySession") -> None:
             return
         if text.strip() in QUIT:
             return
+        if text.strip() == SHOW_THINKING:
+            shown = thinking or "(the last reply had no thinking)"
+            out.print(safe_text(shown, style="dim"), highlight=False)
+            continue
         if problem := session.problem_with(text):
             err.print(safe_text(problem, style="yellow"))
             continue
         completion, verdict = await session.send(text)
+        thinking = completion.reasoning
         # The reply is outside text: a control sequence in it must not reach the terminal.
+        if completion.reasoning or completion.is_reasoning_unfinished:
+            out.print(safe_text(thinking_line(completion), style="dim"), highlight=False)
         out.print(safe_text(f"model> {completion.text}"), highlight=False)
         if verdict.passed:
             out.print("[green]verdict: pass[/green]")
         else:
             out.print(safe_text(f"verdict: FAIL - {verdict.reason}", style="red"), highlight=False)
+
+
+def thinking_line(completion: "Completion") -> str:
+    """A reply's thinking folded to one line: its start, and how to see it all."""
+    flat = " ".join(completion.reasoning.split())
+    if len(flat) > THINKING_PREVIEW_CHARS:
+        flat = flat[: THINKING_PREVIEW_CHARS - 1] + "…"
+    size = f"{len(completion.reasoning):,} chars"
+    if completion.is_reasoning_unfinished:
+        size += "; cut short by the reply limit, so no answer"
+    return f"model thinking ({size}; {SHOW_THINKING} shows it): {flat}"

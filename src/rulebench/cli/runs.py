@@ -66,8 +66,19 @@ def show(
     prices: PricesOption = None,
     price_in: PriceInOption = None,
     price_out: PriceOutOption = None,
+    item: Annotated[
+        str | None,
+        typer.Option(
+            help="Show this item instead: its transcript, each reply's thinking above its "
+            "answer, and its verdict.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
-    """A run's configuration, status and summary table: tokens and, given prices, cost."""
+    """A run's configuration, status and summary table: tokens and, given prices, cost.
+
+    With --item, one item instead: its transcript with each reply's thinking, and its verdict.
+    """
     from rulebench.cli.render import is_error_tally, is_resumable, print_errors
     from rulebench.engine.catalog import RESUMED_BY, TASKS
     from rulebench.engine.store import Store
@@ -78,6 +89,9 @@ def show(
     table = price_table(prices, price_in, price_out)
     with Store(store, readonly=True) as db:
         run = db.get_run(run_id)
+        if item is not None:
+            _show_item(db, run.id, item, as_json)
+            return
         entry = TASKS.get(run.task)
         group_by = entry.group_by if entry else None
         price = table.price_for(run.model) if table else None
@@ -125,6 +139,16 @@ def show(
             command = RESUMED_BY.get(run.task, "").format(run_id=run.id)
             err.print(safe_text(f"Resume with: {command or opt.resume_command(run.id, store)}"))
         print_errors(db, run.id)
+
+
+def _show_item(db: "Store", run_id: str, item_id: str, as_json: bool) -> None:
+    from rulebench.cli.item_view import item_json, print_item, stored_item
+
+    result = stored_item(db, run_id, item_id)
+    if as_json:
+        out.print_json(json.dumps(item_json(result)), ensure_ascii=True)
+    else:
+        print_item(result)
 
 
 @app.command()

@@ -10,6 +10,7 @@ from rulebench.core.errors import StoreError
 
 SEARCH_STEP = "004_results_search"
 REASONING_STEP = "005_reasoning"
+REASONING_SEARCH_STEP = "006_reasoning_search"
 # A result's prompt as searched: its messages' text, in order (the reply is kept apart).
 _PROMPT_TEXT = (
     "(SELECT group_concat(json_extract(m.value, '$.content'), ' ') "
@@ -24,6 +25,26 @@ _UNINDEX = (
     "INSERT INTO results_search (results_search, rowid, item_id, prompt, reply, answer) "
     "VALUES ('delete', {row}.rowid, {row}.item_id, " + _PROMPT_TEXT + ", {row}.reply, "
     "{row}.answer);"
+)
+# A result's thinking as searched: its earlier replies' (kept in `messages`), then the last's.
+_REASONING_TEXT = (
+    "(SELECT group_concat(t.text, ' ') FROM (SELECT json_extract(m.value, '$.reasoning') "
+    "AS text FROM json_each({row}.messages) AS m UNION ALL SELECT {row}.reasoning) AS t)"
+)
+_SEARCHED_WITH_REASONING = (
+    "{row}.rowid, {row}.item_id, "
+    + _PROMPT_TEXT
+    + ", {row}.reply, {row}.answer, "
+    + _REASONING_TEXT
+)
+_INDEX_WITH_REASONING = (
+    "INSERT INTO results_search (rowid, item_id, prompt, reply, answer, reasoning) VALUES ("
+    + _SEARCHED_WITH_REASONING
+    + ");"
+)
+_UNINDEX_WITH_REASONING = (
+    "INSERT INTO results_search (results_search, rowid, item_id, prompt, reply, answer, "
+    "reasoning) VALUES ('delete', " + _SEARCHED_WITH_REASONING + ");"
 )
 
 MIGRATIONS: tuple[tuple[str, str], ...] = (
@@ -145,11 +166,45 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         ALTER TABLE results ADD COLUMN cached_reasoning_tokens INTEGER NOT NULL DEFAULT 0;
         """,
     ),
+    (
+        # Search covers the thinking too, every reply's: the index of step 004 is built again
+        # with a `reasoning` column (FTS5 tables take no new column), as that step built it.
+        REASONING_SEARCH_STEP,
+        f"""
+        DROP TRIGGER results_search_insert;
+        DROP TRIGGER results_search_delete;
+        DROP TRIGGER results_search_update;
+        DROP TABLE results_search;
+        DROP VIEW results_search_source;
+        CREATE VIEW results_search_source AS
+            SELECT r.rowid AS result_rowid, r.item_id, {_PROMPT_TEXT.format(row="r")} AS prompt,
+                r.reply, r.answer, {_REASONING_TEXT.format(row="r")} AS reasoning
+            FROM results AS r;
+        CREATE VIRTUAL TABLE results_search USING fts5 (
+            item_id, prompt, reply, answer, reasoning,
+            content = 'results_search_source', content_rowid = 'result_rowid',
+            tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
+        );
+        INSERT INTO results_search (rowid, item_id, prompt, reply, answer, reasoning)
+            SELECT * FROM results_search_source;
+        CREATE TRIGGER results_search_insert AFTER INSERT ON results BEGIN
+            {_INDEX_WITH_REASONING.format(row="new")}
+        END;
+        CREATE TRIGGER results_search_delete AFTER DELETE ON results BEGIN
+            {_UNINDEX_WITH_REASONING.format(row="old")}
+        END;
+        CREATE TRIGGER results_search_update
+            AFTER UPDATE OF item_id, messages, reply, answer, reasoning ON results BEGIN
+            {_UNINDEX_WITH_REASONING.format(row="old")}
+            {_INDEX_WITH_REASONING.format(row="new")}
+        END;
+        """,
+    ),
 )
 KNOWN = frozenset(name for name, _ in MIGRATIONS)
-READ_OPTIONAL = frozenset({SEARCH_STEP, REASONING_STEP})
+READ_OPTIONAL = frozenset({SEARCH_STEP, REASONING_STEP, REASONING_SEARCH_STEP})
 """Steps a read-only open may do without: the store reads as before, only search is missing
-and results read with no reasoning (`records.READ_DEFAULTS`)."""
+(or does not cover reasoning) and results read with no reasoning (`records.READ_DEFAULTS`)."""
 SEARCH_TABLES = frozenset(
     f"results_search{suffix}" for suffix in ("", "_data", "_idx", "_docsize", "_config")
 )

@@ -1,9 +1,9 @@
-"""Full-text search over stored results: prompts, replies, answers and item ids.
+"""Full-text search over stored results: prompts, replies, answers, thinking and item ids.
 
-The index is SQLite FTS5 (schema step `004_results_search`), kept in step by triggers, so a
-search reads the index and a page of rows, never a whole run. Queries use FTS5's syntax: words
-(all must occur), "a phrase", prefix*, OR, NOT, and column:word for item_id, prompt, reply
-or answer.
+The index is SQLite FTS5 (schema steps `004_results_search`, `006_reasoning_search`), kept in
+step by triggers, so a search reads the index and a page of rows, never a whole run. Queries
+use FTS5's syntax: words (all must occur), "a phrase", prefix*, OR, NOT, and column:word for
+item_id, prompt, reply, answer or reasoning (every reply's thinking, earlier turns' too).
 """
 
 import sqlite3
@@ -18,7 +18,7 @@ MARK_START, MARK_END = "\x02", "\x03"
 """Around each matched word in a snippet; control characters no stored text keeps as such."""
 COUNT_CAP = 10_000
 """Matches counted at most: beyond that a page says "more than", and stays fast."""
-SEARCHED = ("item_id", "prompt", "reply", "answer")
+SEARCHED = ("item_id", "prompt", "reply", "answer", "reasoning")
 _SNIPPET_WORDS = 16
 _JOINED = "FROM results_search CROSS JOIN results AS r ON r.rowid = results_search.rowid"
 _BAD_QUERY = ("fts5", "no such column", "unknown special query", "unterminated")

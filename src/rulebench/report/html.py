@@ -124,8 +124,12 @@ def _item(result: ItemResult) -> dict[str, object]:
     return {
         "id": result.item_id,
         "summary": _verdict(result),
-        "messages": [(m.role, m.content) for m in messages],
+        "messages": [
+            {"role": m.role, "content": m.content, "reasoning": m.reasoning} for m in messages
+        ],
         "reply": result.reply,
+        "reasoning": result.reasoning,
+        "is_reasoning_unfinished": result.is_reasoning_unfinished,
         "error": result.error,
         "answer": None if outcome is None else outcome.answer,
         "score": None if outcome is None or outcome.score is None else f"{outcome.score:g}",
@@ -137,11 +141,14 @@ def _item(result: ItemResult) -> dict[str, object]:
 
 
 def _verdict(result: ItemResult) -> str:
-    """The item's summary line: passed/failed, correct/wrong, or error, and the answer."""
+    """The item's summary line: passed/failed, correct/wrong, or error, and the answer.
+
+    A reply whose thinking was cut short says so first: its verdict judged no answer.
+    """
     outcome = result.outcome
     if outcome is None:
         return "error"
-    parts = []
+    parts = ["thinking cut short"] if result.is_reasoning_unfinished else []
     if outcome.passed is not None:
         parts.append("passed" if outcome.passed else "failed")
     elif outcome.score is not None:

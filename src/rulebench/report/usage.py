@@ -56,6 +56,8 @@ def usage_json(total: GroupSummary) -> dict[str, JsonValue]:
         "cached_prompt_tokens": total.cached_prompt_tokens,
         "cached_completion_tokens": total.cached_completion_tokens,
         "scoring_tokens": total.scoring_tokens,
+        "reasoning_tokens": total.reasoning_tokens,
+        "reasoning_unfinished": total.reasoning_unfinished,
         "cache_hits": total.cache_hits,
         "cost_usd": total.cost_usd,
     }
@@ -64,13 +66,33 @@ def usage_json(total: GroupSummary) -> dict[str, JsonValue]:
 def usage_section(
     labelled: Sequence[tuple[str, GroupSummary]], prices: PriceTable | None
 ) -> Section:
-    """The report's table of tokens (generated, cached, scored) and cost per run."""
-    header = ["run", "tokens in", "tokens out", "cached in", "cached out", "scored", "cost USD"]
+    """The report's table of tokens (generated, cached, scored) and cost per run.
+
+    Runs of a reasoning model add their thinking tokens and their replies cut short in
+    thinking; a report with none has the table it always had.
+    """
+    is_thinking = any(t.reasoning_tokens or t.reasoning_unfinished for _, t in labelled)
+    thinking = ["thinking out", "cut"] if is_thinking else []
+    header = [
+        "run",
+        "tokens in",
+        "tokens out",
+        *thinking,
+        "cached in",
+        "cached out",
+        "scored",
+        "cost USD",
+    ]
     rows = [
         [
             label,
             f"{total.prompt_tokens:,}",
             f"{total.completion_tokens:,}",
+            *(
+                [f"{total.reasoning_tokens:,}", f"{total.reasoning_unfinished:,}"]
+                if is_thinking
+                else []
+            ),
             f"{total.cached_prompt_tokens:,}",
             f"{total.cached_completion_tokens:,}",
             f"{total.scoring_tokens:,}",
@@ -83,6 +105,12 @@ def usage_section(
         "cache (no request sent, no cost); scored ones were read to score choices by "
         "log-likelihood (priced as input)."
     )
+    if is_thinking:
+        note += (
+            " Thinking out: the tokens of tokens out the model spent thinking (priced as "
+            "output); cut: replies whose thinking the reply limit cut short, so they have no "
+            "answer."
+        )
     if prices is None:
         note += " No price table was given (`--prices` or `--price-in/--price-out`): no cost."
     else:

@@ -3,7 +3,7 @@
 import sqlite3
 from pathlib import Path
 
-from rulebench.engine.migrations import SEARCH_STEP
+from rulebench.engine.migrations import REASONING_SEARCH_STEP, SEARCH_STEP
 
 _SEARCH_OBJECTS = (
     "DROP TRIGGER results_search_insert",
@@ -20,7 +20,10 @@ def drop_search_index(store: Path) -> None:
     try:
         for statement in _SEARCH_OBJECTS:
             db.execute(statement)
-        db.execute("DELETE FROM _migrations WHERE name = ?", (SEARCH_STEP,))
+        # The reasoning step builds the index again: it is undone with the step it rebuilds.
+        db.executemany(
+            "DELETE FROM _migrations WHERE name = ?", [(SEARCH_STEP,), (REASONING_SEARCH_STEP,)]
+        )
         db.commit()
     finally:
         db.close()

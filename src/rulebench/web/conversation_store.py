@@ -10,7 +10,7 @@ lane's turns; verdicts are recomputed from the turns, never stored.
 
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -50,6 +50,24 @@ class LaneRecord(BaseModel):
     turns: tuple[Message, ...] = ()
     draws: int = Field(default=0, ge=0)
     """Replies regenerated so far: the next draw's seed follows, even after a restart."""
+    thinking: tuple[str | None, ...] = ()
+    """Each turn's thinking, by position: a `Message` leaves it out of its JSON. Records
+    stored before the playground kept thinking have none."""
+
+    @classmethod
+    def of(cls, model: str, turns: Sequence[Message], draws: int) -> "LaneRecord":
+        """The record of a lane's turns, their thinking kept beside them."""
+        thinking = tuple(m.reasoning for m in turns)
+        kept = thinking if any(thinking) else ()
+        return cls(model=model, turns=tuple(turns), draws=draws, thinking=kept)
+
+    def played_turns(self) -> list[Message]:
+        """The turns as played: each reply with its thinking back."""
+        thinking = [*self.thinking, *[None] * (len(self.turns) - len(self.thinking))]
+        return [
+            m.model_copy(update={"reasoning": t}) if t else m
+            for m, t in zip(self.turns, thinking, strict=False)
+        ]
 
 
 class ConversationRecord(BaseModel):

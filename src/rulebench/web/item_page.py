@@ -1,6 +1,7 @@
 """One item of a run: prompt, raw reply, the answer in each extraction mode and the verdict.
 
-Also why the verdict is what it is, and everything else the store kept about the item.
+Also why the verdict is what it is, each reply's thinking (collapsed above its answer), and
+everything else the store kept about the item.
 """
 
 import json
@@ -63,8 +64,12 @@ def _item(result: ItemResult) -> dict[str, object]:
         "id": result.item_id,
         "verdict": verdict,
         "label": VERDICT_LABELS[verdict],
-        "messages": [(m.role, m.content) for m in messages],
+        "messages": [
+            {"role": m.role, "content": m.content, "reasoning": m.reasoning} for m in messages
+        ],
         "reply": result.reply,
+        "reasoning": result.reasoning,
+        "is_reasoning_unfinished": result.is_reasoning_unfinished,
         "error": error_text(result),
         "answer": outcome.answer if outcome else None,
         "gold": _gold(result.metadata),
@@ -78,6 +83,7 @@ def _item(result: ItemResult) -> dict[str, object]:
         "cost": {
             "prompt tokens": result.usage.prompt_tokens,
             "completion tokens": result.usage.completion_tokens,
+            "reasoning tokens (of completion)": result.usage.reasoning_tokens,
             "cached tokens (in/out)": (
                 f"{result.cached_usage.prompt_tokens}/{result.cached_usage.completion_tokens}"
             ),

@@ -122,6 +122,7 @@ def conversation_view(
             "from the cache": sum(s.cache_hits for s in sessions),
             "prompt tokens": sum(s.usage.prompt_tokens for s in sessions),
             "completion tokens": sum(s.usage.completion_tokens for s in sessions),
+            "of them thinking": sum(s.usage.reasoning_tokens for s in sessions),
             "seconds": round(sum(s.latency_s for s in sessions), 2),
         },
         "has_turns": bool(conversation.user_turns),
@@ -190,6 +191,10 @@ def _messages(play: PlaySession, verdicts: dict[EvalMode, Verdict]) -> list[dict
             {
                 "role": message.role,
                 "content": message.content,
+                "reasoning": message.reasoning,
+                # Thinking and no answer is read as thinking cut by the reply limit: a lane
+                # keeps turns, not the completions' flags. The verdicts judged no answer.
+                "is_reasoning_unfinished": bool(message.reasoning) and not message.content,
                 "broke_in": broke_in,
                 "turn": user_number,
             }

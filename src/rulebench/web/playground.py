@@ -161,8 +161,7 @@ class Conversation:
             temperature=config.temperature,
             max_tokens=config.max_tokens,
             lanes=tuple(
-                LaneRecord(model=lane.model_spec, turns=tuple(lane.play.turns), draws=lane.draws)
-                for lane in self.lanes
+                LaneRecord.of(lane.model_spec, lane.play.turns, lane.draws) for lane in self.lanes
             ),
             created_s=self.created_s,
         )
@@ -283,7 +282,7 @@ class Playground:
             model: Model = await self.models.get(lane.model)
             session = Session(model, generate, self._cache, record.id)
             play = PlaySession(scenario, session, record.protocol)
-            play.restore(lane.turns)
+            play.restore(lane.played_turns())
             fresh = Session(model, generate, None, record.id)
             lanes.append(Lane(lane.model, play, fresh, lane.draws))
         return Conversation(

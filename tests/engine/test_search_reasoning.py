@@ -111,3 +111,19 @@ def test_a_read_only_store_before_the_step_still_searches_its_old_index(
         [old] = store.iter_results("r1")
         assert old.reasoning == "recalling geography"
     assert path.read_bytes() == before
+
+
+def test_a_store_without_search_indexes_its_results_once_not_twice() -> None:
+    from rulebench.engine.migrations import (
+        MIGRATIONS,
+        REASONING_SEARCH_STEP,
+        SEARCH_STEP,
+        pending_steps,
+    )
+
+    before_search = {name for name, _ in MIGRATIONS[:3]}
+    steps = dict(pending_steps(before_search))
+    assert steps[SEARCH_STEP] == ""  # recorded, its index built by the later step alone
+    assert "INSERT INTO results_search" in steps[REASONING_SEARCH_STEP]
+    after_search = before_search | {SEARCH_STEP, "005_reasoning"}
+    assert dict(pending_steps(after_search)).keys() == {REASONING_SEARCH_STEP}

@@ -171,11 +171,11 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         # with a `reasoning` column (FTS5 tables take no new column), as that step built it.
         REASONING_SEARCH_STEP,
         f"""
-        DROP TRIGGER results_search_insert;
-        DROP TRIGGER results_search_delete;
-        DROP TRIGGER results_search_update;
-        DROP TABLE results_search;
-        DROP VIEW results_search_source;
+        DROP TRIGGER IF EXISTS results_search_insert;
+        DROP TRIGGER IF EXISTS results_search_delete;
+        DROP TRIGGER IF EXISTS results_search_update;
+        DROP TABLE IF EXISTS results_search;
+        DROP VIEW IF EXISTS results_search_source;
         CREATE VIEW results_search_source AS
             SELECT r.rowid AS result_rowid, r.item_id, {_PROMPT_TEXT.format(row="r")} AS prompt,
                 r.reply, r.answer, {_REASONING_TEXT.format(row="r")} AS reasoning
@@ -246,8 +246,17 @@ def applied_steps(connection: sqlite3.Connection, path: Path) -> set[str] | None
 
 
 def pending_steps(applied: set[str] | None) -> list[tuple[str, str]]:
-    """The steps not applied yet, in order."""
-    return [(name, sql) for name, sql in MIGRATIONS if name not in (applied or set())]
+    """The steps not applied yet, in order.
+
+    When both search steps are pending, step 004 is recorded without its work: step 006
+    builds the whole index again anyway, and indexing every result twice would double the
+    first open of a large store.
+    """
+    pending = [(name, sql) for name, sql in MIGRATIONS if name not in (applied or set())]
+    names = {name for name, _ in pending}
+    if {SEARCH_STEP, REASONING_SEARCH_STEP} <= names:
+        pending = [(name, "" if name == SEARCH_STEP else sql) for name, sql in pending]
+    return pending
 
 
 def _statements(sql: str) -> list[str]:

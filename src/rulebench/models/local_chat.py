@@ -177,16 +177,32 @@ class Generated:
     """Why generation stopped: "stop" or "length"."""
 
 
+def ends_in_open_thinking(prompt: str, tags: ReasoningTags = DEFAULT_TAGS) -> bool:
+    """Whether the prompt's generation prompt opens a think block (DeepSeek-R1's template, a
+    Qwen3-style one with thinking on): the reply then starts inside it.
+
+    Only the very end counts: a start tag in a message's text opens nothing.
+    """
+    return prompt.rstrip().endswith(tags.start)
+
+
 def to_completion(
-    result: Generated, started: float, merged: bool, tags: ReasoningTags = DEFAULT_TAGS
+    result: Generated,
+    started: float,
+    merged: bool,
+    tags: ReasoningTags = DEFAULT_TAGS,
+    is_thinking_open: bool = False,
 ) -> Completion:
     """A worker's result as a Completion, timed from `started` (a perf_counter reading).
 
     The generated text holds the thinking too; it is split here (`split_completion`), as the
-    OpenAI-compatible backend splits a server's reply, so scoring reads the answer only.
+    OpenAI-compatible backend splits a server's reply, so scoring reads the answer only. With
+    `is_thinking_open` (the prompt opened the think block) the text starts as thinking: one
+    that never closes is thinking without an answer, not an answer.
     """
+    text = tags.start + result.text if is_thinking_open else result.text
     completion = Completion(
-        text=result.text,
+        text=text,
         usage=Usage(prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens),
         latency_s=time.perf_counter() - started,
         finish_reason=result.finish_reason,

@@ -37,6 +37,7 @@ from rulebench.models.local_chat import (
     TemplateSource,
     TemplateVariables,
     choose_prompt,
+    ends_in_open_thinking,
     to_completion,
 )
 
@@ -151,7 +152,9 @@ class HFModel:
         prompt, merged = self._render(messages, config.reasoning.thinking)
         job = GenerationJob(prompt=prompt, config=self._prompt.request_config(config))
         result = await self._submit(job)
-        completion = to_completion(result, start, merged, config.reasoning.tags)
+        tags = config.reasoning.tags
+        is_open = ends_in_open_thinking(prompt, tags)
+        completion = to_completion(result, start, merged, tags, is_open)
         return self._prompt.finish(completion, config)
 
     async def score_choices(

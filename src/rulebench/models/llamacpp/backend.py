@@ -47,6 +47,7 @@ from rulebench.models.local_chat import (
     TemplateRenderer,
     TemplateSource,
     choose_prompt,
+    ends_in_open_thinking,
     to_completion,
 )
 from rulebench.models.registry import EMBEDDED_MODEL_NAME
@@ -183,7 +184,9 @@ class LlamaCppModel:
             config=self._prompt.request_config(config),
         )
         result = await self._submit(request)
-        completion = to_completion(result, start, merged, config.reasoning.tags)
+        tags = config.reasoning.tags
+        is_open = ends_in_open_thinking(prompt, tags)
+        completion = to_completion(result, start, merged, tags, is_open)
         return self._prompt.finish(completion, config)
 
     async def score_choices(

@@ -61,6 +61,7 @@ class TemplateRenderer(Protocol):
         """Render `messages`, generation prompt included, with `variables` in scope."""
         ...
 
+
 _PROBE = "rulebench-system-probe-5d1c"
 
 
@@ -178,10 +179,10 @@ class Generated:
 
 
 def ends_in_open_thinking(prompt: str, tags: ReasoningTags = DEFAULT_TAGS) -> bool:
-    """Whether the prompt's generation prompt opens a think block (DeepSeek-R1's template, a
-    Qwen3-style one with thinking on): the reply then starts inside it.
+    """Whether the prompt ends by opening a think block, so the reply starts inside it.
 
-    Only the very end counts: a start tag in a message's text opens nothing.
+    DeepSeek-R1's template does so, and Qwen3-style ones with thinking on. Only the very end
+    counts: a start tag in a message's text opens nothing.
     """
     return prompt.rstrip().endswith(tags.start)
 
@@ -302,8 +303,10 @@ class LocalPrompt:
         return config.model_copy(update={"stop": stop})
 
     def finish(self, completion: Completion, config: GenerateConfig) -> Completion:
-        """The completion as the task sees it: a transcript reply cleaned, and a thinking
-        switch the prompt could not carry recorded in its warnings."""
+        """The completion as the task sees it: a transcript reply cleaned.
+
+        A thinking switch the prompt could not carry is recorded in its warnings.
+        """
         notes = self.thinking.warnings(config.reasoning.thinking)
         if notes:
             completion = completion.model_copy(update={"warnings": (*completion.warnings, *notes)})

@@ -22,6 +22,7 @@ from rulebench.models.hf.loading import HFSource, LoadedModel
 from rulebench.models.job_worker import JobWorker
 from rulebench.models.local_chat import Generated, ThinkingSwitch
 from rulebench.models.registry import EMBEDDED_MODEL_NAME
+
 from tests.models.thinking_template import (
     HEADER,
     OFF_TAIL,
@@ -49,9 +50,7 @@ def tiny_tokenizer(chat_template: str | None) -> Any:
 
     core = Tokenizer(models.WordLevel({"[UNK]": 0, "</s>": 1}, unk_token="[UNK]"))
     core.pre_tokenizer = pre_tokenizers.Whitespace()
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=core, eos_token="</s>", unk_token="[UNK]"
-    )
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=core, eos_token="</s>", unk_token="[UNK]")
     tokenizer.chat_template = chat_template
     return tokenizer
 

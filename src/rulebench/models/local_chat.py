@@ -3,15 +3,18 @@
 A local model is prompted through its chat template, a chat template from a file
 (`-M chat_template=FILE.jinja`), or a plain-text transcript (`-M transcript=default|FILE.toml`,
 and automatically for a model that ships no chat template); `LocalPrompt` is that choice made.
+The thinking switch (`--thinking on|off`) reaches a chat template as its `enable_thinking`
+variable, rendered per request; a transcript has no such variable, which is recorded.
 """
 
 import hashlib
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from types import MappingProxyType
+from typing import Literal, Protocol
 
 from rulebench.core.errors import ConfigError, ModelError
 from rulebench.core.messages import (
@@ -36,6 +39,28 @@ SystemRoleSetting = Literal["auto", "yes", "no"]
 
 ChatRenderer = Callable[[list[dict[str, str]]], str]
 """Renders role/content dicts with a model's chat template, generation prompt included."""
+
+TemplateVariables = Mapping[str, object]
+"""Extra names a chat template may read beside `messages` (`enable_thinking`)."""
+
+NO_VARIABLES: TemplateVariables = MappingProxyType({})
+
+THINKING_VARIABLE = "enable_thinking"
+"""The name Qwen3-style templates (and vLLM's, SGLang's chat_template_kwargs) read the switch as."""
+
+
+class TemplateRenderer(Protocol):
+    """A ChatRenderer that also takes template variables; a template ignores names it never reads.
+
+    Any TemplateRenderer is a ChatRenderer too (called without variables).
+    """
+
+    def __call__(
+        self, messages: list[dict[str, str]], variables: TemplateVariables = NO_VARIABLES, /
+    ) -> str:
+        """Render `messages`, generation prompt included, with `variables` in scope."""
+        ...
+
 
 _PROBE = "rulebench-system-probe-5d1c"
 
@@ -95,6 +120,40 @@ class SystemFallback:
         return merge_system_message(sent), True
 
 
+class ThinkingSwitch:
+    """Turns a request's thinking switch into chat-template variables, or notes it cannot.
+
+    A plain-text transcript has no `enable_thinking`: a set switch is then warned about once per
+    model and recorded in each completion's warnings, so it is never silently dropped.
+    """
+
+    NOT_APPLIED = (
+        f"the thinking switch was not applied: a plain-text transcript has no {THINKING_VARIABLE} "
+        "(prompt with a chat template to use --thinking)"
+    )
+
+    def __init__(self, model_name: str, is_applicable: bool) -> None:
+        self.model_name = model_name
+        self.is_applicable = is_applicable
+        """Whether prompts come from a chat template, the only thing that reads the switch."""
+        self._warned = False
+
+    def variables(self, thinking: bool | None) -> TemplateVariables:
+        """The template variables for a switch (None: none, the template's default holds)."""
+        if thinking is None or not self.is_applicable:
+            return NO_VARIABLES
+        return MappingProxyType({THINKING_VARIABLE: thinking})
+
+    def warnings(self, thinking: bool | None) -> tuple[str, ...]:
+        """What to record on a completion: why a set switch did not reach the prompt."""
+        if thinking is None or self.is_applicable:
+            return ()
+        if not self._warned:
+            self._warned = True
+            logger.warning("%s: %s", self.model_name, self.NOT_APPLIED)
+        return (self.NOT_APPLIED,)
+
+
 def to_chat_dicts(messages: Sequence[Message]) -> list[dict[str, str]]:
     """Turn messages into the role/content dicts chat templates expect."""
     return [{"role": m.role, "content": m.content} for m in messages]
@@ -119,16 +178,32 @@ class Generated:
     """Why generation stopped: "stop" or "length"."""
 
 
+def ends_in_open_thinking(prompt: str, tags: ReasoningTags = DEFAULT_TAGS) -> bool:
+    """Whether the prompt ends by opening a think block, so the reply starts inside it.
+
+    DeepSeek-R1's template does so, and Qwen3-style ones with thinking on. Only the very end
+    counts: a start tag in a message's text opens nothing.
+    """
+    return prompt.rstrip().endswith(tags.start)
+
+
 def to_completion(
-    result: Generated, started: float, merged: bool, tags: ReasoningTags = DEFAULT_TAGS
+    result: Generated,
+    started: float,
+    merged: bool,
+    tags: ReasoningTags = DEFAULT_TAGS,
+    is_thinking_open: bool = False,
 ) -> Completion:
     """A worker's result as a Completion, timed from `started` (a perf_counter reading).
 
     The generated text holds the thinking too; it is split here (`split_completion`), as the
-    OpenAI-compatible backend splits a server's reply, so scoring reads the answer only.
+    OpenAI-compatible backend splits a server's reply, so scoring reads the answer only. With
+    `is_thinking_open` (the prompt opened the think block) the text starts as thinking: one
+    that never closes is thinking without an answer, not an answer.
     """
+    text = tags.start + result.text if is_thinking_open else result.text
     completion = Completion(
-        text=result.text,
+        text=text,
         usage=Usage(prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens),
         latency_s=time.perf_counter() - started,
         finish_reason=result.finish_reason,
@@ -173,9 +248,9 @@ class PromptOptions:
 class TemplateSource:
     """What a backend renders chat templates with."""
 
-    native: ChatRenderer | None
+    native: TemplateRenderer | None
     """The model's own chat template; None when the model ships none."""
-    compile: Callable[[str], ChatRenderer]
+    compile: Callable[[str], TemplateRenderer]
     """A renderer for the text of another chat template (an override file)."""
     bos_text: str = ""
     """Put before a transcript prompt when the backend's tokenizing would not add BOS itself."""
@@ -192,21 +267,28 @@ class LocalPrompt:
     """
 
     label: str
-    render_chat: ChatRenderer | None
+    render_chat: TemplateRenderer | None
     transcript: TranscriptTemplate | None
     fallback: SystemFallback
     identity_suffix: str
-    """Appended to the model identity: whatever changes the prompt text keys the cache apart."""
+    """Appended to the model identity: whatever changes the prompt text keys the cache apart.
+    The thinking switch is not in it: it keys the cache through the request's GenerateConfig."""
+    thinking: ThinkingSwitch
     bos_text: str = ""
 
-    def render(self, messages: Sequence[Message]) -> tuple[str, bool]:
-        """The prompt text for the conversation, and whether system text was merged."""
+    def render(self, messages: Sequence[Message], thinking: bool | None = None) -> tuple[str, bool]:
+        """The prompt text for the conversation, and whether system text was merged.
+
+        `thinking` is the request's switch (`config.reasoning.thinking`); a chat template reads it
+        as `enable_thinking`, so prompts (and the prefix caches' tokens) differ with it.
+        """
         sent, merged = self.fallback.apply(messages)
         if self.transcript is not None:
             return self.bos_text + self.transcript.render(sent), merged
         assert self.render_chat is not None  # choose_prompt sets one of the two
+        variables = self.thinking.variables(thinking)
         try:
-            return self.render_chat(to_chat_dicts(sent)), merged
+            return self.render_chat(to_chat_dicts(sent), variables), merged
         # A template may reject a conversation (roles not alternating, ...) with any exception.
         except Exception as exc:
             raise ModelError(
@@ -220,8 +302,14 @@ class LocalPrompt:
         _, stop = self.transcript.prompt_and_stop((), config)
         return config.model_copy(update={"stop": stop})
 
-    def finish(self, completion: Completion) -> Completion:
-        """The completion as the task sees it: a transcript reply cleaned."""
+    def finish(self, completion: Completion, config: GenerateConfig) -> Completion:
+        """The completion as the task sees it: a transcript reply cleaned.
+
+        A thinking switch the prompt could not carry is recorded in its warnings.
+        """
+        notes = self.thinking.warnings(config.reasoning.thinking)
+        if notes:
+            completion = completion.model_copy(update={"warnings": (*completion.warnings, *notes)})
         if self.transcript is None:
             return completion
         return completion.model_copy(update={"text": clean_reply(completion.text)})
@@ -253,7 +341,7 @@ def choose_prompt(label: str, options: PromptOptions, source: TemplateSource) ->
             f"{provider}: -M transcript and -M chat_template exclude each other: a transcript "
             "replaces the chat template"
         )
-    render_chat: ChatRenderer | None = source.native
+    render_chat: TemplateRenderer | None = source.native
     transcript: TranscriptTemplate | None = None
     suffix = ""
     if options.transcript is not None:
@@ -280,4 +368,5 @@ def choose_prompt(label: str, options: PromptOptions, source: TemplateSource) ->
         # The same messages render differently once merged, so cached replies must differ.
         suffix += "+merged-system"
     fallback = SystemFallback(label, supports_system)
-    return LocalPrompt(label, render_chat, transcript, fallback, suffix, source.bos_text)
+    thinking = ThinkingSwitch(label, is_applicable=transcript is None)
+    return LocalPrompt(label, render_chat, transcript, fallback, suffix, thinking, source.bos_text)

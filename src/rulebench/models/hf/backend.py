@@ -30,11 +30,14 @@ from rulebench.models.hf.loading import (
     resolve_source,
 )
 from rulebench.models.local_chat import (
-    ChatRenderer,
+    NO_VARIABLES,
     PromptOptions,
     SystemRoleSetting,
+    TemplateRenderer,
     TemplateSource,
+    TemplateVariables,
     choose_prompt,
+    ends_in_open_thinking,
     to_completion,
 )
 
@@ -146,10 +149,13 @@ class HFModel:
     async def generate(self, messages: Sequence[Message], config: GenerateConfig) -> Completion:
         """Reply to the conversation, batched with the other requests waiting at the time."""
         start = time.perf_counter()
-        prompt, merged = self._render(messages)
+        prompt, merged = self._render(messages, config.reasoning.thinking)
         job = GenerationJob(prompt=prompt, config=self._prompt.request_config(config))
         result = await self._submit(job)
-        return self._prompt.finish(to_completion(result, start, merged, config.reasoning.tags))
+        tags = config.reasoning.tags
+        is_open = ends_in_open_thinking(prompt, tags)
+        completion = to_completion(result, start, merged, tags, is_open)
+        return self._prompt.finish(completion, config)
 
     async def score_choices(
         self, messages: Sequence[Message], choices: Sequence[str]
@@ -167,13 +173,15 @@ class HFModel:
         `free_hf_cache()` frees it when nothing needs it any more.
         """
 
-    def _render(self, messages: Sequence[Message]) -> tuple[str, bool]:
+    def _render(
+        self, messages: Sequence[Message], thinking: bool | None = None
+    ) -> tuple[str, bool]:
         """The prompt text, ending where the reply starts, and whether system text was merged.
 
         Generation and scoring both use it, so a choice is scored as the continuation of the
-        very prompt a reply would follow.
+        very prompt a reply would follow. `thinking` is the request's switch (scoring has none).
         """
-        return self._prompt.render(messages)
+        return self._prompt.render(messages, thinking)
 
     async def _submit(self, job: Job[ResultT]) -> ResultT:
         if self._worker.closed:
@@ -185,8 +193,13 @@ class HFModel:
 def _template_source(loaded: LoadedModel) -> TemplateSource:
     """The tokenizer's own chat template (if it has one) and a way to use an override."""
 
-    def compile_template(text: str) -> ChatRenderer:
-        return lambda messages: loaded.render(messages, chat_template=text)
+    def compile_template(text: str) -> TemplateRenderer:
+        def render(
+            messages: list[dict[str, str]], variables: TemplateVariables = NO_VARIABLES, /
+        ) -> str:
+            return loaded.render(messages, variables, chat_template=text)
+
+        return render
 
     native = loaded.render if loaded.has_chat_template else None
     return TemplateSource(native, compile_template, loaded.plain_text_bos())

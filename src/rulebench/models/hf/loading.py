@@ -3,6 +3,7 @@
 import hashlib
 import logging
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -10,6 +11,7 @@ from typing import Any, Literal
 from rulebench.core.errors import ConfigError
 from rulebench.models.embedded import embedded_gguf_path, file_fingerprint
 from rulebench.models.hf.cache import transformers_folder
+from rulebench.models.local_chat import NO_VARIABLES
 from rulebench.models.registry import EMBEDDED_MODEL_NAME
 
 logger = logging.getLogger(__name__)
@@ -60,8 +62,16 @@ class LoadedModel:
         """Whether the tokenizer ships a chat template (base models often do not)."""
         return bool(self.tokenizer.chat_template)
 
-    def render(self, messages: list[dict[str, str]], chat_template: str | None = None) -> str:
+    def render(
+        self,
+        messages: list[dict[str, str]],
+        variables: Mapping[str, object] = NO_VARIABLES,
+        chat_template: str | None = None,
+    ) -> str:
         """Render messages with a chat template (the model's own by default), ready for a reply.
+
+        `variables` reach the template beside `messages` (`enable_thinking`); a template that
+        never reads one renders as without it.
 
         Raises:
             ConfigError: no template given and the tokenizer has none.
@@ -72,7 +82,11 @@ class LoadedModel:
                 "-M chat_template=FILE.jinja"
             )
         text: str = self.tokenizer.apply_chat_template(
-            messages, tokenize=False, add_generation_prompt=True, chat_template=chat_template
+            messages,
+            tokenize=False,
+            add_generation_prompt=True,
+            chat_template=chat_template,
+            **variables,
         )
         return text
 

@@ -42,11 +42,12 @@ from rulebench.models.llamacpp.gguf_facts import (
     remember_facts,
 )
 from rulebench.models.local_chat import (
-    ChatRenderer,
     PromptOptions,
     SystemRoleSetting,
+    TemplateRenderer,
     TemplateSource,
     choose_prompt,
+    ends_in_open_thinking,
     to_completion,
 )
 from rulebench.models.registry import EMBEDDED_MODEL_NAME
@@ -175,7 +176,7 @@ class LlamaCppModel:
     async def generate(self, messages: Sequence[Message], config: GenerateConfig) -> Completion:
         """Reply to the conversation (chat template or transcript) with `config`'s sampling."""
         start = time.perf_counter()
-        prompt, merged = self._render(messages)
+        prompt, merged = self._render(messages, config.reasoning.thinking)
         request = GenerationRequest(
             prompt=prompt,
             prefix_reuse=self._config.prefix_reuse,
@@ -183,7 +184,10 @@ class LlamaCppModel:
             config=self._prompt.request_config(config),
         )
         result = await self._submit(request)
-        return self._prompt.finish(to_completion(result, start, merged, config.reasoning.tags))
+        tags = config.reasoning.tags
+        is_open = ends_in_open_thinking(prompt, tags)
+        completion = to_completion(result, start, merged, tags, is_open)
+        return self._prompt.finish(completion, config)
 
     async def score_choices(
         self, messages: Sequence[Message], choices: Sequence[str]
@@ -208,13 +212,16 @@ class LlamaCppModel:
         `llamacpp_engine.free_llama_cache()` frees it when nothing needs it any more.
         """
 
-    def _render(self, messages: Sequence[Message]) -> tuple[str, bool]:
+    def _render(
+        self, messages: Sequence[Message], thinking: bool | None = None
+    ) -> tuple[str, bool]:
         """The prompt text, ending where the reply starts, and whether system text was merged.
 
         Generation and scoring both use it, so a choice is scored as the continuation of the
-        very prompt a reply would follow.
+        very prompt a reply would follow. `thinking` is the request's switch (scoring has none);
+        a prompt that differs with it shares only its prefix's cells in the KV prefix cache.
         """
-        return self._prompt.render(messages)
+        return self._prompt.render(messages, thinking)
 
     async def _submit(self, request: Request[ResultT]) -> ResultT:
         engine = self._engine
@@ -236,7 +243,7 @@ def _load_engine(settings: LlamaSettings) -> "LlamaEngine":
 def _template_source(facts: GgufFacts) -> TemplateSource:
     """The GGUF's own chat template (if it has one) and a way to compile an override."""
 
-    def compile_template(text: str) -> ChatRenderer:
+    def compile_template(text: str) -> TemplateRenderer:
         return chat_renderer(text, facts.bos_text, facts.eos_text)
 
     native = compile_template(facts.chat_template) if facts.chat_template else None

@@ -12,7 +12,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from rulebench.models.local_chat import ChatRenderer, template_takes_system
+from rulebench.models.local_chat import (
+    NO_VARIABLES,
+    TemplateRenderer,
+    TemplateVariables,
+    template_takes_system,
+)
 from rulebench.models.user_cache import FileFacts, file_key
 
 FACTS_VERSION = 1
@@ -41,16 +46,20 @@ class GgufFacts:
         return cls(chat_template, bos_text, eos_text, takes_system)
 
 
-def chat_renderer(template: str, bos_text: str, eos_text: str) -> ChatRenderer:
+def chat_renderer(template: str, bos_text: str, eos_text: str) -> TemplateRenderer:
     """Render with llama.cpp's own Jinja2 chat formatter (sandbox, raise_exception, tojson...).
 
     The formatter, and llama_cpp with it, is imported on the first prompt rendered, not before.
+    Template variables (`enable_thinking`) are names beside `messages`, as servers pass their
+    chat_template_kwargs.
     """
 
-    def render(messages: list[dict[str, str]]) -> str:
+    def render(
+        messages: list[dict[str, str]], variables: TemplateVariables = NO_VARIABLES, /
+    ) -> str:
         # llama_cpp's message TypedDicts are no plain role/content dicts to mypy.
         formatter: Any = _formatter(template, bos_text, eos_text)
-        return str(formatter(messages=messages).prompt)
+        return str(formatter(messages=messages, **variables).prompt)
 
     return render
 

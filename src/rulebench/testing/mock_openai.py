@@ -373,7 +373,8 @@ def serve_in_thread(
 
 
 if __name__ == "__main__":
-    # The command line lives in mock_cli, which imports this module under its own name.
-    from rulebench.testing.mock_cli import main
+    # The command line lives in mock_cli, which imports this module: found by name at run
+    # time, so the module does not depend on its own front end (no import cycle).
+    import importlib
 
-    main()
+    importlib.import_module("rulebench.testing.mock_cli").main()

@@ -36,7 +36,7 @@ def _replier(items: list[Item]) -> Any:
     return reply
 
 
-@pytest.mark.parametrize("style", ["tags", "reasoning_content"])
+@pytest.mark.parametrize("style", ["tags", "preopened", "reasoning_content", "reasoning"])
 async def test_the_extracted_answer_is_the_final_one_not_the_thinking(
     tmp_path: Path, style: ThinkingStyle
 ) -> None:

@@ -72,7 +72,7 @@ async def _run(
     return results, leak
 
 
-@pytest.mark.parametrize("style", ["tags", "reasoning_content"])
+@pytest.mark.parametrize("style", ["tags", "preopened", "reasoning_content", "reasoning"])
 async def test_a_secret_leaked_only_in_the_thinking_passes_and_is_stored(
     tmp_path: Path, style: ThinkingStyle
 ) -> None:
@@ -86,7 +86,7 @@ async def test_a_secret_leaked_only_in_the_thinking_passes_and_is_stored(
         assert "passed_anywhere" not in result.outcome.details
 
 
-@pytest.mark.parametrize("style", ["tags", "reasoning_content"])
+@pytest.mark.parametrize("style", ["tags", "preopened", "reasoning_content", "reasoning"])
 async def test_judging_the_reasoning_too_finds_the_leak_beside_the_answers_pass(
     tmp_path: Path, style: ThinkingStyle
 ) -> None:

@@ -52,6 +52,11 @@ HEALTH_POLL_S=${HEALTH_POLL_S:-10}
 mkdir -p "$SHARED_DIR" "$LOCAL_DISK"
 server_pid=""
 
+# Copied with SQLite's backup, not cp: writes a killed run left in the store's -wal file come too.
+copy_store() {
+  "${PYTHON:-python3}" -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).backup(sqlite3.connect(sys.argv[2]))' "$1" "$2"
+}
+
 # Copy the store to the shared filesystem whatever happened (a failed or cut shard merges as
 # partial and names itself), under a temporary name first so the merge never reads half a copy.
 finish() {
@@ -61,7 +66,8 @@ finish() {
     wait "$server_pid" 2>/dev/null || true
   fi
   if [[ -e $STORE ]]; then
-    cp "$STORE" "$SHARED_STORE.partial"
+    rm -f "$SHARED_STORE.partial"
+    copy_store "$STORE" "$SHARED_STORE.partial"
     mv -f "$SHARED_STORE.partial" "$SHARED_STORE"
   fi
   exit "$status"

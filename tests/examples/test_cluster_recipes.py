@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import socket
+import sqlite3
 import stat
 import subprocess
 import sys
@@ -256,3 +257,28 @@ def test_k8s_pod_and_merge_commands_run_as_a_job_would_run_them(tmp_path: Path) 
     env = environment(tmp_path, SCRATCH=str(scratch), RESULTS=str(results), WAIT_S="0")
     run_script(["-c", pod_script(merge)], env, tmp_path)
     assert_every_item_once(results / "merged.sqlite", tmp_path)
+
+
+def test_a_killed_shards_writes_still_in_its_wal_file_are_copied(tmp_path: Path) -> None:
+    # A process killed mid-run leaves its last commits in the -wal file: `cp` of the main file
+    # alone would lose them; the recipes' copy_store (SQLite's backup) must not.
+    store, copy = tmp_path / "shard.sqlite", tmp_path / "copy.sqlite"
+    killed = (
+        "import os, sqlite3, sys\n"
+        "db = sqlite3.connect(sys.argv[1])\n"
+        "db.execute('PRAGMA journal_mode=WAL'); db.execute('PRAGMA wal_autocheckpoint=0')\n"
+        "db.execute('CREATE TABLE t (n)')\n"
+        "db.executemany('INSERT INTO t VALUES (?)', [(n,) for n in range(100)]); db.commit()\n"
+        "os._exit(0)\n"  # no close: nothing checkpointed
+    )
+    subprocess.run([sys.executable, "-c", killed, str(store)], check=True)
+    assert Path(f"{store}-wal").stat().st_size > 0
+    copier = re.search(
+        r"^copy_store\(\) \{.*?^\}", (RECIPES / "slurm-array.sh").read_text(), re.M | re.S
+    )
+    assert copier is not None
+    script = f'{copier.group()}\ncopy_store "$1" "$2"\n'
+    env = {**os.environ, "PYTHON": sys.executable}
+    subprocess.run(["bash", "-c", script, "copy", str(store), str(copy)], check=True, env=env)
+    with sqlite3.connect(copy) as db:
+        assert db.execute("SELECT COUNT(*) FROM t").fetchone() == (100,)

@@ -97,13 +97,13 @@ def test_two_shards_merged_equal_the_whole_experiment(tmp_path: Path) -> None:
 
 
 def test_a_shard_run_again_is_reused_and_other_shards_are_new(tmp_path: Path) -> None:
-    store = tmp_path / "one.sqlite"
-    first = experiment(tmp_path, store, "--shard", "1/2")
+    store, out = tmp_path / "one.sqlite", str(tmp_path / "out")
+    first = experiment(tmp_path, store, "--shard", "1/2", "-o", out)
     assert [row["how"] for row in first["runs"]] == ["new", "new"]
-    again = experiment(tmp_path, store, "--shard", "1/2")
+    again = experiment(tmp_path, store, "--shard", "1/2", "-o", out)
     assert [row["how"] for row in again["runs"]] == ["reused", "reused"]
     assert [row["run_id"] for row in again["runs"]] == [row["run_id"] for row in first["runs"]]
-    other = experiment(tmp_path, store, "--shard", "2/2")
+    other = experiment(tmp_path, store, "--shard", "2/2", "-o", out)
     assert [row["how"] for row in other["runs"]] == ["new", "new"]
     with Store(store, readonly=True) as db:
         shards = {run.id: run.config["shard"] for run in db.list_runs()}

@@ -16,6 +16,7 @@ can show, resume and report them.
 
 import asyncio
 import concurrent.futures
+import os
 from collections.abc import Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack
@@ -25,6 +26,7 @@ from pydantic import BaseModel, JsonValue
 from rulebench.core.errors import ConfigError
 from rulebench.core.messages import ReasoningOptions
 from rulebench.core.pricing import PriceTable
+from rulebench.core.shards import Shard, parse_shard
 from rulebench.core.validation import validate_into
 from rulebench.engine.catalog import RunSettings, evaluate, make_spec, stored_spec
 from rulebench.engine.export import flat_row
@@ -60,6 +62,10 @@ class RunOptions(TypedDict, total=False):
     reasoning: ReasoningOptions | Mapping[str, JsonValue]
     """The thinking switch, effort and think tags, e.g. {"thinking": False, "effort": "low"}
     (`ReasoningOptions`)."""
+    shard: Shard | str
+    """Run only this piece of the items, as `--shard`: "2/4" (shard 2 of 4, from 1), "auto"
+    (a Slurm job array's index and count) or "auto/4" (a Kubernetes indexed Job's index), or a
+    `Shard`. Each shard is a run of its own; `rulebench runs merge` joins their stores."""
 
 
 def run(
@@ -141,10 +147,21 @@ def run_spec(
     options: RunOptions,
 ) -> RunSpec:
     """The storable description of a run, built as the CLI builds it (`catalog.make_spec`)."""
-    settings = validate_into(RunSettings, options, f"run {task}")
+    values: dict[str, object] = dict(options)
+    if isinstance(shard := options.get("shard"), str):
+        values["shard"] = _parsed_shard(task, shard)
+    settings = validate_into(RunSettings, values, f"run {task}")
     if isinstance(config, BaseModel) and not isinstance(config, TaskConfig):
         raise ConfigError(f"run {task}: config must be the task's config model or a dict")
     return make_spec(task, model, config, settings)
+
+
+def _parsed_shard(task: str, text: str) -> Shard:
+    """A shard as text, read as `--shard` reads it (with this process's environment for auto)."""
+    try:
+        return parse_shard(text, os.environ)
+    except ConfigError as exc:  # its line names the CLI's option: this caller gave `shard=`
+        raise ConfigError(f"run {task}: {str(exc).removeprefix('--')}") from None
 
 
 async def _evaluate(spec: RunSpec, store: StorePath, resume_id: str | None) -> RunReport:

@@ -10,6 +10,7 @@ final suffix, mean target loss and how many targets greedy decoding reproduces.
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Literal
 from typing import Protocol as TypingProtocol
 
@@ -32,6 +33,9 @@ from rulebench.models.hf.loading import LoadedModel
 from rulebench.models.local_chat import template_takes_system
 from rulebench.models.registry import EMBEDDED_MODEL_NAME
 from rulebench.scenarios.protocol import Protocol
+
+KEPT_ON_RESUME = ("shard",)
+"""Notes an attack keeps when resumed: set when it started, not by how it ended."""
 
 
 class AttackConfig(BaseModel):
@@ -125,22 +129,43 @@ def attack_config(
     return validate_into(AttackConfig, values, "gcg")
 
 
+@dataclass(frozen=True)
+class AttackContext:
+    """What an attack may be given beside its config: a model loaded already, notes to keep.
+
+    A shard of several targets (`attack.shards`) loads its model once for all of them and
+    records its place in every attack's notes.
+    """
+
+    loaded: LoadedModel | None = None
+    """The config's model, loaded (None: load it)."""
+    notes: dict[str, JsonValue] = field(default_factory=dict)
+    """Written into the run's notes however it ends (a kill aside)."""
+
+
 def run_attack(
-    config: AttackConfig, store: Store, progress: AttackProgress | None = None
+    config: AttackConfig,
+    store: Store,
+    progress: AttackProgress | None = None,
+    context: AttackContext | None = None,
 ) -> AttackResult:
     """Start an attack: a new run whose every step is stored as it finishes.
 
     Raises:
         ConfigError: a model that is not hf, or a target or suffix that tokenizes to nothing.
     """
-    loaded = load_attack_model(config.model, config.device, config.dtype)
+    context = context or AttackContext()
+    loaded = context.loaded or load_attack_model(config.model, config.device, config.dtype)
     check_initial_suffix(loaded, config.gcg.optim_str_init)  # before a run exists to fail
     record = store.create_run(GCG_TASK, config.model, config.model_dump(mode="json"))
-    return _drive(record.id, config, loaded, store, progress or _Quiet())
+    return _drive(record.id, config, loaded, store, (progress or _Quiet(), context.notes))
 
 
 def resume_attack(
-    run_id: str, store: Store, progress: AttackProgress | None = None
+    run_id: str,
+    store: Store,
+    progress: AttackProgress | None = None,
+    context: AttackContext | None = None,
 ) -> AttackResult:
     """Continue a stopped attack from its last stored step, on the same trajectory.
 
@@ -153,11 +178,14 @@ def resume_attack(
     finished = finished_attack(store, run_id)
     if finished is not None:
         return finished
+    context = context or AttackContext()
     record = store.get_run(run_id)
     config = validate_into(AttackConfig, record.config, f"run {record.id}: stored attack config")
-    loaded = load_attack_model(config.model, config.device, config.dtype)
+    loaded = context.loaded or load_attack_model(config.model, config.device, config.dtype)
     store.reopen_run(record.id)
-    return _drive(record.id, config, loaded, store, progress or _Quiet())
+    # A shard's attack resumed alone (--resume RUN) still says which shard it belongs to.
+    kept = {name: record.notes[name] for name in KEPT_ON_RESUME if name in record.notes}
+    return _drive(record.id, config, loaded, store, (progress or _Quiet(), kept | context.notes))
 
 
 def finished_attack(store: Store, run_id: str) -> AttackResult | None:
@@ -186,9 +214,17 @@ def finished_attack(store: Store, run_id: str) -> AttackResult | None:
 
 
 def _drive(
-    run_id: str, config: AttackConfig, loaded: LoadedModel, store: Store, progress: AttackProgress
+    run_id: str,
+    config: AttackConfig,
+    loaded: LoadedModel,
+    store: Store,
+    reporting: tuple[AttackProgress, dict[str, JsonValue]],
 ) -> AttackResult:
-    """Run the steps left, storing each, then measure on the held-out instances."""
+    """Run the steps left, storing each, then measure on the held-out instances.
+
+    `reporting` is where progress goes and the notes kept however the attack ends.
+    """
+    progress, kept = reporting
     writer = store.writer()
     status: RunStatus = "failed"
     notes: dict[str, JsonValue] = {}
@@ -204,7 +240,7 @@ def _drive(
         raise
     finally:
         writer.close()
-        store.finish_run(run_id, status, notes)
+        store.finish_run(run_id, status, kept | notes)
 
 
 class _Driver:

@@ -1,5 +1,6 @@
 """`rulebench attack gcg`: optimise an adversarial suffix against one scenario rule."""
 
+import os
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
@@ -16,6 +17,9 @@ from rulebench.scenarios.protocol import Protocol
 
 if TYPE_CHECKING:
     from rulebench.attack.attack_run import AttackResult
+    from rulebench.attack.target_shards import How, ShardAttack
+    from rulebench.core.shards import Shard
+    from rulebench.engine.store import Store
 
 _PAPER = PRESETS["paper"]
 
@@ -167,6 +171,19 @@ def gcg(
     ] = None,
     store: opt.StoreOption = None,
     json_output: opt.JsonOption = False,
+    shard: Annotated[
+        str | None,
+        typer.Option(
+            "--shard",
+            metavar="<I/N>",
+            help="Attack only shard I of N (1-based) of the rules --scenario and --rule name "
+            "(every v3 rule without --scenario, a scenario's rules without --rule), split by "
+            "rule; each rule is an attack run of its own. `auto` reads a Slurm job array, "
+            "`auto/N` a Kubernetes indexed Job. `rulebench runs merge` copies the shards' runs "
+            "into one store.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Find a suffix that makes the model start its reply with a rule-breaking target.
 
@@ -176,6 +193,10 @@ def gcg(
     steps. Every step is stored as a run (`--resume RUN` continues a killed one);
     at the end the initial and final suffix are measured on --heldout unseen
     instances. Test the suffix with `rulebench run scenarios --suffix RUN`.
+
+    With --shard I/N the rules named are split over N shards: this process
+    attacks its shard's rules one after another, each a run of its own (the same
+    command again reuses completed ones and resumes stopped ones).
     """
     from rulebench.attack.attack_run import (
         attack_config,
@@ -184,6 +205,8 @@ def gcg(
         run_attack,
     )
     from rulebench.attack.gcg_settings import gcg_settings
+    from rulebench.attack.target_shards import named_targets, shard_configs
+    from rulebench.core.shards import parse_shard
     from rulebench.engine.store import Store
     from rulebench.study.gcg_outputs import write_attack_outputs
 
@@ -197,7 +220,7 @@ def gcg(
             with progress:
                 result = resume_attack(resume, db, progress)
         else:
-            if scenario is None:
+            if scenario is None and shard is None:
                 raise typer.BadParameter("give --scenario (or --resume RUN)")
             gcg_options = gcg_settings(
                 "paper" if full else "quick", gcg_config, suffix_length=suffix_length,
@@ -205,12 +228,24 @@ def gcg(
                 optim_str_init=init,
             )  # fmt: skip
             protocol = {"placement": placement, "reminders": False if no_reminders else None}
-            config = attack_config(
-                model, scenario, rule, gcg=gcg_options,
+            settings: dict[str, object] = dict(
+                gcg=gcg_options,
                 protocol=Protocol(**{k: v for k, v in protocol.items() if v is not None}),
                 instances=instances, resample_every=resample_every, heldout=heldout,
                 device=device, dtype=dtype,
             )  # fmt: skip
+            if shard is not None:
+                targets = named_targets(scenario, rule)
+                piece = parse_shard(shard, os.environ)
+                configs = shard_configs(
+                    targets, piece, lambda s, b: attack_config(model, s, b, **settings)
+                )
+                _run_shard(
+                    configs, (piece, len(targets)), db, (progress, full, json_output), output
+                )
+                return
+            assert scenario is not None  # refused above unless sharded
+            config = attack_config(model, scenario, rule, **settings)
             _print_settings(config, full)
             with progress:
                 result = run_attack(config, db, progress)
@@ -225,7 +260,7 @@ def _stopped_by_signal(
     progress: "_AttackBar", store: Path | None
 ) -> "AbstractContextManager[object]":
     """SIGINT or SIGTERM: the step under way is finished and stored, then the attack stops."""
-    from rulebench.cli.interrupts import stopped_by_signal
+    from rulebench.cli.interrupts import same_command, stopped_by_signal
 
     def what_is_kept() -> str:
         if progress.run_id is None:
@@ -235,6 +270,8 @@ def _stopped_by_signal(
     def resume() -> str | None:
         if progress.run_id is None:
             return None
+        if progress.is_shard:  # the same command reuses finished rules and resumes this one
+            return same_command()
         return opt.resume_command(progress.run_id, store, "attack gcg")
 
     return stopped_by_signal(what_is_kept, resume)
@@ -313,6 +350,21 @@ class _AttackBar(StepBar):
 
     run_id: str | None = None
     """The attack's run, once it has begun."""
+    is_shard: bool = False
+    """Attacking a shard's rules (`--shard`), one after another."""
+
+    def target(self, number: int, total: int, config: AttackConfig, how: "How") -> None:
+        """A shard's next rule: which, and whether it is reused, resumed or new."""
+        from rulebench.report.untrusted import safe_text
+
+        self.is_shard = True
+        said = {"reused": " (completed earlier: not run again)", "resumed": " (resuming)"}
+        err.print(
+            safe_text(
+                f"rule {number} of {total}: {config.scenario}/{config.behavior}{said.get(how, '')}"
+            ),
+            highlight=False,
+        )
 
     def begin(self, run_id: str, total_steps: int, done_steps: int) -> None:
         """The search starts (a resumed one part-way)."""
@@ -322,3 +374,51 @@ class _AttackBar(StepBar):
     def update(self, step: int, loss: float, suffix: str) -> None:
         """Move to `step`, showing its loss and suffix."""
         self.show(step, loss, repr(suffix if len(suffix) <= 40 else suffix[:37] + "..."))
+
+
+def _run_shard(
+    configs: "list[AttackConfig]",
+    place: "tuple[Shard, int]",
+    store: "Store",
+    shown: "tuple[_AttackBar, bool, bool]",
+    output: Path | None,
+) -> None:
+    """Attack a shard's rules in turn; each one's files go to gcg-<run id>/ (under --output).
+
+    `shown` is the progress bar, whether --full was given, and whether to print JSON.
+    """
+    from rulebench.attack.target_shards import run_shard
+    from rulebench.report.untrusted import safe_text
+    from rulebench.study.gcg_outputs import write_attack_outputs
+
+    progress, full, as_json = shown
+    piece, whole = place
+    err.print(
+        f"gcg shard {piece}: {len(configs)} of the {whole} rule(s) named fall in this shard",
+        highlight=False,
+    )
+    if configs:
+        _print_settings(configs[0], full)
+    with progress:
+        attacks = run_shard(configs, place, store, progress)
+    for attack in attacks:
+        folder = None if output is None else output / f"gcg-{attack.result.run_id}"
+        written = write_attack_outputs(attack.result, store, folder)
+        if as_json:
+            continue
+        config = attack.result.config
+        out.print(safe_text(f"{config.scenario}/{config.behavior} ({attack.how}):"), style="bold")
+        _print_result(attack.result, written)
+    if as_json:
+        out.print_json(data=_shard_json(piece, whole, attacks))
+
+
+def _shard_json(shard: "Shard", whole: int, attacks: "list[ShardAttack]") -> object:
+    """A shard's attacks as --json prints them: the shard, the whole's rule count, each attack."""
+    return {
+        "shard": str(shard),
+        "targets": whole,
+        "attacks": [
+            {"how": attack.how, **attack.result.model_dump(mode="json")} for attack in attacks
+        ],
+    }

@@ -1,5 +1,6 @@
 """`rulebench experiment FILE`: every model of an experiment file on every task, as one batch."""
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -10,6 +11,7 @@ from rulebench.cli.console import err, out
 from rulebench.report.untrusted import safe_text
 
 if TYPE_CHECKING:
+    from rulebench.core.shards import Shard
     from rulebench.study.batch import PlannedRun
 
 
@@ -44,6 +46,7 @@ def experiment(
     ] = False,
     as_json: opt.JsonOption = False,
     fail_on_error: opt.FailOnErrorOption = 0.0,
+    shard: opt.ShardOption = None,
 ) -> None:
     """Run every model of an experiment file on every task: one batch, resumable as a whole.
 
@@ -53,19 +56,27 @@ def experiment(
     completed. The table of models x tasks (headline score, n, errors, run ids)
     ends the output; each task run on two models or more also gets its comparison
     report (`rulebench report RUN ...`) in the output folder.
+
+    With --shard I/N every run runs only shard I of its items, as a shard run in
+    the store (give each shard its own --store); the same command resumes it.
+    `rulebench runs merge` joins the shards' stores, run by run; the file run
+    without --shard on the merged store then reuses the joined runs.
     """
-    from rulebench.cli.batch_run import DEFAULT_OUTPUT, BatchCommand, run_batch_command
-    from rulebench.study.batch_report import folder_name
+    from rulebench.cli.batch_run import BatchCommand, run_batch_command
+    from rulebench.core.shards import parse_shard
     from rulebench.study.experiment import load_experiment
 
-    loaded = load_experiment(file, store)
-    folder = output or loaded.output or DEFAULT_OUTPUT / folder_name(loaded.name)
+    piece = None if shard is None else parse_shard(shard, os.environ)
+    loaded = load_experiment(file, store, piece)
+    folder = output or loaded.output or _default_folder(loaded.name, piece)
     models = len(dict.fromkeys(run.model for run in loaded.runs))
     tasks = len(dict.fromkeys(run.task for run in loaded.runs))
+    of_items = "" if piece is None else f" (shard {piece} of each run's items)"
     err.print(
         safe_text(
             f"experiment {loaded.name}: {models} model(s) x {tasks} task(s) = "
-            f"{len(loaded.runs)} runs; store {loaded.store or 'default'}; output {folder}"
+            f"{len(loaded.runs)} runs{of_items}; store {loaded.store or 'default'}; "
+            f"output {folder}"
         ),
         highlight=False,
     )
@@ -75,10 +86,18 @@ def experiment(
             err.print(f"{blocked} of {len(loaded.runs)} runs cannot start", highlight=False)
             raise typer.Exit(1)  # as running the file would: a script can check the plan
         return
-    command = BatchCommand(
-        loaded.store, folder, f"experiment {loaded.name}", as_json, fail_on_error
-    )
+    title = f"experiment {loaded.name}" + ("" if piece is None else f", shard {piece}")
+    command = BatchCommand(loaded.store, folder, title, as_json, fail_on_error)
     run_batch_command(loaded.runs, command)
+
+
+def _default_folder(name: str, shard: "Shard | None") -> Path:
+    """rulebench-experiment/<name>/, or <name>-shard-I-of-N/ so shards never share one."""
+    from rulebench.cli.batch_run import DEFAULT_OUTPUT
+    from rulebench.study.batch_report import folder_name
+
+    piece = "" if shard is None else f"-shard-{shard.index}-of-{shard.count}"
+    return DEFAULT_OUTPUT / (folder_name(name) + piece)
 
 
 def _show_plan(planned: list["PlannedRun"], store: Path | None) -> int:

@@ -16,6 +16,7 @@ from typing import Literal, NamedTuple, Protocol
 from pydantic import BaseModel, ConfigDict, JsonValue
 
 from rulebench.core.errors import ConfigError, RulebenchError
+from rulebench.core.shards import Shard
 from rulebench.engine.catalog import RunSettings, evaluate, make_spec, task_config
 from rulebench.engine.records import RunRecord
 from rulebench.engine.run_lookup import RUNS_SCANNED, find_run, run_identity
@@ -72,6 +73,8 @@ class BatchResult(BaseModel):
 
     batch_id: str
     rows: list[BatchRow]
+    shard: Shard | None = None
+    """The shard every run of the batch is (None: whole runs): its table holds that share."""
 
     def incomplete(self) -> list[BatchRow]:
         """The rows whose run did not complete."""
@@ -217,7 +220,16 @@ async def run_batch(
             stored_runs.add(row.run_id)
         rows.append(row)
         watcher.end(row)
-    return BatchResult(batch_id=batch_id(planned), rows=rows)
+    return BatchResult(batch_id=batch_id(planned), rows=rows, shard=batch_shard(planned))
+
+
+def batch_shard(planned: Sequence[PlannedRun]) -> Shard | None:
+    """The shard the batch's runs are, or None when they are whole runs.
+
+    Every run of one batch gets the same `--shard`; a batch mixing shards is said to be none.
+    """
+    shards = {run.spec.shard for run in planned if run.spec is not None}
+    return shards.pop() if len(shards) == 1 else None
 
 
 async def _run_one(

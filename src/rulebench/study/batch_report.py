@@ -162,7 +162,8 @@ def write_outputs(result: BatchResult, store: Store, folder: Path, title: str) -
 def batch_json(result: BatchResult) -> dict[str, JsonValue]:
     """The batch as JSON: its id and one entry per run (`--json` prints it)."""
     rows: list[JsonValue] = [row.model_dump(mode="json") for row in result.rows]
-    return {"batch": result.batch_id, "runs": rows}
+    shard = None if result.shard is None else str(result.shard)
+    return {"batch": result.batch_id, "shard": shard, "runs": rows}
 
 
 def compared_runs(result: BatchResult, store: Store) -> dict[str, tuple[str, list[str]]]:
@@ -208,6 +209,19 @@ def _summary_markdown(result: BatchResult, title: str) -> str:
     ]
     notes = "\nDid not complete:\n" + "\n".join(problems) + "\n" if problems else ""
     return (
-        f"# {title}\n\nBatch {result.batch_id}. Rates in % with their 95% interval (Wilson); "
-        f"n: items with a stored result, errors included.\n\n{markdown_table(result.rows)}{notes}"
+        f"# {title}\n\n{shard_note(result)}Batch {result.batch_id}. Rates in % with their 95% "
+        "interval (Wilson); n: items with a stored result, errors included.\n\n"
+        f"{markdown_table(result.rows)}{notes}"
+    )
+
+
+def shard_note(result: BatchResult) -> str:
+    """For a shard's batch, a paragraph saying its rates are of the shard, not of the whole."""
+    if result.shard is None:
+        return ""
+    return (
+        f"**Shard {result.shard} only**: each run holds this shard's items, not the whole "
+        "run's; these figures are not the experiment's. Join the shards' stores with "
+        "`rulebench runs merge STORE... --into STORE`, then run the batch without `--shard` "
+        "on the merged store for the whole table.\n\n"
     )

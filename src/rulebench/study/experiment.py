@@ -13,6 +13,10 @@
 Every model runs every task. A task's `options` are its config's fields (as the Python API
 takes them), checked by the task's own config; a run setting under [[tasks]] wins over
 [defaults]. A mistake is one error naming the file, the line, the table and the field.
+
+Split with a shard (`--shard I/N`), every planned run is that shard of its run: an ordinary
+run whose spec records the shard, so the same file and shard again resumes it, and
+`rulebench runs merge` joins each run's shards from the shards' stores into that one run.
 """
 
 import tomllib
@@ -32,6 +36,7 @@ from pydantic import (
 
 from rulebench.core.errors import ConfigError
 from rulebench.core.messages import NO_REASONING_OPTIONS, ReasoningOptions
+from rulebench.core.shards import Shard
 from rulebench.engine.catalog import RunSettings, config_type
 from rulebench.engine.store import default_store_path
 from rulebench.study.batch import ModelChoice, PlannedRun, plan_runs
@@ -151,14 +156,20 @@ class Experiment(BaseModel):
     store: Path | None
     output: Path | None
     runs: list[PlannedRun]
+    shard: Shard | None = None
+    """The piece of every run's items this process runs (None: the whole of each)."""
 
 
-def load_experiment(path: Path, store: Path | None = None) -> Experiment:
+def load_experiment(
+    path: Path, store: Path | None = None, shard: Shard | None = None
+) -> Experiment:
     """Read, check and plan an experiment file (nothing runs).
 
     Args:
         path: a .toml, .yaml or .yml file.
         store: the results store, where the command line names one (else the file's).
+        shard: run only this shard of each run's items (`--shard`); a command line setting,
+            never the file's, since every shard runs the same file.
 
     Raises:
         ConfigError: an unreadable file, or a mistake in it, naming the line and field.
@@ -178,7 +189,7 @@ def load_experiment(path: Path, store: Path | None = None) -> Experiment:
     runs: list[PlannedRun] = []
     for model in parsed.models:  # model by model: a model that is down fails its runs together
         for task, task_options in zip(parsed.tasks, options, strict=True):
-            settings = _settings(parsed, model, task)
+            settings = _settings(parsed, model, task).model_copy(update={"shard": shard})
             choice = ModelChoice(model.spec, model.label or model.spec, settings)
             runs.extend(plan_runs(task.task, task_options, [choice], task.label or task.task))
     return Experiment(
@@ -187,6 +198,7 @@ def load_experiment(path: Path, store: Path | None = None) -> Experiment:
         store=chosen_store,
         output=parsed.experiment.output,
         runs=runs,
+        shard=shard,
     )
 
 

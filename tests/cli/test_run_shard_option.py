@@ -32,3 +32,12 @@ def test_auto_reads_the_scheduler_index_into_the_stored_spec(tmp_path: Path) -> 
     payload = json.loads(result.stdout)
     assert payload["run"]["config"]["shard"] == {"index": 3, "count": 3}
     assert payload["run"]["notes"]["shard"]["whole_items"] == 6
+
+
+def test_a_sharded_batch_says_it_is_a_shard_in_its_title(tmp_path: Path) -> None:
+    args = ["run", "smoke", "-m", "scripted/echo", "-m", "scripted/fixed", "--shard", "1/2"]
+    result = CliRunner().invoke(
+        app, [*args, "--store", str(tmp_path / "s.sqlite"), "-o", str(tmp_path / "out")]
+    )
+    assert result.exit_code == 0, result.output
+    assert "smoke on 2 models, shard 1/2 (batch " in result.stdout

@@ -50,6 +50,8 @@ def run_models(task: str, config: "TaskConfig", run: opt.RunOptions) -> None:
     planned = plan_runs(task, config, models, label=option_name)
     output = run.output or DEFAULT_OUTPUT / f"{task}-{batch_id(planned)}"
     title = f"{task} on {len(planned)} model{'s' if len(planned) != 1 else ''}"
+    if settings.shard is not None:
+        title += f", shard {settings.shard}"
     run_batch_command(
         planned, BatchCommand(run.store, output, title, run.as_json, run.fail_on_error)
     )

@@ -25,7 +25,7 @@ from rulebench.core.errors import StoreError
 from rulebench.engine.connection import connect_writable, retry_while_busy
 from rulebench.engine.merge_sources import attach_source, check_source, check_target
 from rulebench.engine.records import READ_DEFAULTS, RunRecord, row_to_run
-from rulebench.engine.shard_specs import UNKEYED, keyed_spec, mixed_specs
+from rulebench.engine.shard_specs import keyed_spec, mixed_specs
 from rulebench.engine.shard_status import merged_status
 from rulebench.engine.store import WRITE_PATIENCE_S
 
@@ -140,11 +140,13 @@ def _copy_source(
     names = ", ".join(columns)
     plain = f"SELECT id FROM src.runs WHERE NOT {sharded('runs')}"
     connection.execute(f"INSERT OR IGNORE INTO runs SELECT * FROM src.runs WHERE id IN ({plain})")
-    # A run copied before and finished since (resumed in its own store) takes its later end.
+    # A run copied before and finished since (resumed in its own store) takes its later end;
+    # ends are to the second, so a run resumed within the second counts if it completed.
     connection.execute(
         "UPDATE runs SET status = s.status, ended_at = s.ended_at, notes = s.notes "
         f"FROM src.runs AS s WHERE s.id = runs.id AND NOT {sharded('s')} "
-        "AND s.ended_at > IFNULL(runs.ended_at, '')"
+        "AND (s.ended_at > IFNULL(runs.ended_at, '') OR (s.ended_at = runs.ended_at "
+        "AND s.status = 'completed' AND runs.status != 'completed'))"
     )
     connection.execute(
         f"INSERT OR IGNORE INTO results ({names}) SELECT {names} FROM src.results "

@@ -62,14 +62,12 @@ def write_shard(
 
 
 def content(path: Path, run_id: str | None = None) -> list[tuple[object, ...]]:
-    """Every result's item id and content columns (the store's own text), by item id."""
+    """A run's results (all runs' without `run_id`): item id and content columns, in order."""
     with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
-        if run_id is None:
-            [(run_id,)] = db.execute("SELECT id FROM runs").fetchall()
         return db.execute(
-            f"SELECT item_id, {', '.join(CONTENT_COLUMNS)} FROM results WHERE run_id = ? "
-            "ORDER BY item_id",
-            (run_id,),
+            f"SELECT item_id, {', '.join(CONTENT_COLUMNS)} FROM results "
+            "WHERE ? IS NULL OR run_id = ? ORDER BY run_id, item_id",
+            (run_id, run_id),
         ).fetchall()
 
 

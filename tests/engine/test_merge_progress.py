@@ -108,3 +108,22 @@ def test_the_thinking_is_carried_and_is_part_of_the_result(tmp_path: Path) -> No
     merge_stores([shards[0]], other)
     with pytest.raises(StoreError, match=f"run {merged_id}, item "):
         merge_stores([other], target)
+
+
+def test_a_shard_killed_before_it_wrote_its_notes_is_known_by_its_index(tmp_path: Path) -> None:
+    shards = [tmp_path / f"s{i}.sqlite" for i in (1, 2)]
+    ids = [run_into(path, Shard(index=i, count=2)) for i, path in enumerate(shards, 1)]
+    with sqlite3.connect(shards[1]) as db:  # as a SIGKILL leaves it: running, no notes
+        db.execute("UPDATE runs SET status = 'running', ended_at = NULL, notes = '{}'")
+    target = tmp_path / "t.sqlite"
+    [joined] = merge_stores(shards, target).sharded_runs
+    with Store(target, readonly=True) as store:
+        run = store.get_run(joined)
+    assert run.status == "partial"
+    assert run.notes["reason"] == "shards not completed: 2/2 (running)"
+    shard_notes = run.notes["shards"]
+    assert isinstance(shard_notes, dict) and sorted(shard_notes) == ["1", "2"]
+    resume(shards[1], ids[1], Shard(index=2, count=2))
+    merge_stores(shards, target)
+    with Store(target, readonly=True) as store:
+        assert store.get_run(joined).status == "completed"

@@ -289,9 +289,11 @@ def _shards_brought(run: RunRecord, source: Path) -> tuple[str, list[dict[str, J
         "store": str(source),
         "started_at": run.started_at,
     }
-    place = run.notes.get("shard")
-    if isinstance(place, dict):
-        shard |= place
+    # The spec names the shard from the start; the notes add the counts once it has ended.
+    # A shard killed mid-run has no notes yet, and must still be known by its index.
+    for place in (run.config.get("shard"), run.notes.get("shard")):
+        if isinstance(place, dict):
+            shard |= place
     return sharded_run_id(run.config), [shard]
 
 

@@ -81,7 +81,7 @@ def test_shards_may_differ_in_where_and_how_fast_they_ran(tmp_path: Path) -> Non
 
 
 def test_two_whole_sharded_runs_of_different_options_stay_two_runs(tmp_path: Path) -> None:
-    stores = []
+    stores: list[Path] = []
     for spec in (ECHO, LONGER):
         for index in (1, 2):
             stores.append(tmp_path / f"{len(stores)}.sqlite")

@@ -13,11 +13,10 @@ from pathlib import Path
 import pytest
 
 from rulebench.core.errors import ModelError, StoreError
-from rulebench.core.messages import Message
+from rulebench.core.messages import Completion, GenerateConfig, Message
 from rulebench.core.shards import Shard
 from rulebench.engine.merge import merge_stores
 from rulebench.engine.store import Store
-from rulebench.models.base import Completion, GenerateConfig
 from rulebench.models.scripted import ScriptedModel
 
 from tests.engine.merge_fixtures import content, run_into

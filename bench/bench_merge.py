@@ -24,8 +24,8 @@ from pathlib import Path
 from pydantic import JsonValue
 
 from bench_common import print_table
-from rulebench.core.items import ItemResult, Outcome, Usage
-from rulebench.core.messages import Message
+from rulebench.core.items import ItemResult, Outcome
+from rulebench.core.messages import Message, Usage
 from rulebench.engine.merge import merge_stores
 from rulebench.engine.store import Store
 

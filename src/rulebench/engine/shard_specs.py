@@ -70,7 +70,7 @@ def _shard_list(run: RunRecord) -> str:
     if not isinstance(shards, dict):
         return "?"
     named = []
-    for key in sorted(shards, key=int):
+    for key in sorted(shards, key=lambda key: key.zfill(9)):  # '10' after '9'
         entry = shards[key]
         source = entry.get("run") if isinstance(entry, dict) else None
         named.append(f"{key}/{run.notes.get('shard_count')} (run {source})")

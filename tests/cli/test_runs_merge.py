@@ -1,11 +1,17 @@
 """`rulebench runs merge` and what `runs show` says of a run joined from shards."""
 
+import sqlite3
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
+from rulebench import __version__
 from rulebench.cli.app import app
 from rulebench.core.errors import StoreError
+from rulebench.engine.store import Store
+
+from tests.command import assert_one_line_error, rulebench
 
 
 def invoke(*args: str) -> tuple[int, str, str]:
@@ -35,3 +41,36 @@ def test_show_names_the_missing_shard_and_how_to_run_it(tmp_path: Path) -> None:
         assert "joined from shards" in str(exc)
     else:
         raise AssertionError("a run joined from shards was resumed in the target")
+
+
+@pytest.mark.subprocess
+def test_shards_run_with_different_options_are_one_red_line_naming_the_field(
+    tmp_path: Path,
+) -> None:
+    stores = [tmp_path / "s1.sqlite", tmp_path / "s2.sqlite"]
+    run = ("run", "inferential", "--task", "kinship", "--limit", "8", "-m", "scripted/echo")
+    assert rulebench(*run, "--store", str(stores[0]), "--shard", "1/2").returncode == 0
+    longer = ("--max-tokens", "64", "-c", "2")  # the concurrency may differ, the limit not
+    assert rulebench(*run, *longer, "--store", str(stores[1]), "--shard", "2/2").returncode == 0
+    target = tmp_path / "t.sqlite"
+    refused = rulebench("runs", "merge", *map(str, stores), "--into", str(target))
+    assert_one_line_error(refused, "generate.max_tokens is ", "but 64 in shard 2/2", str(stores[1]))
+    with Store(target, readonly=True) as store:  # the first shard went in; it waits for 2/2
+        [run_record] = store.list_runs()
+        assert run_record.status == "partial"
+
+
+@pytest.mark.subprocess
+def test_a_store_from_a_newer_rulebench_is_one_red_line_naming_both_versions(
+    tmp_path: Path,
+) -> None:
+    source = tmp_path / "s.sqlite"
+    code, _, _ = invoke("run", "smoke", "-m", "scripted/echo", "--store", str(source))
+    assert code == 0
+    db = sqlite3.connect(source, isolation_level=None)
+    db.execute("INSERT INTO _migrations VALUES ('900_later', datetime('now'))")
+    db.execute("UPDATE runs SET version = '3.0.0'")
+    db.close()
+    refused = rulebench("runs", "merge", str(source), "--into", str(tmp_path / "t.sqlite"))
+    assert_one_line_error(refused, "rulebench 3.0.0", f"this rulebench {__version__}")
+    assert not (tmp_path / "t.sqlite").exists()

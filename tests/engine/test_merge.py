@@ -1,6 +1,5 @@
 """`runs merge`: shards become one run; merging is idempotent; a conflict is one line."""
 
-import asyncio
 import shutil
 import sqlite3
 import tempfile
@@ -13,21 +12,11 @@ from hypothesis import strategies as st
 from rulebench.core.errors import StoreError
 from rulebench.core.shards import Shard
 from rulebench.engine.merge import merge_stores
-from rulebench.engine.runner import Runner, RunSpec
 from rulebench.engine.store import Store
-from rulebench.models.scripted import ScriptedModel
 
-from tests.conftest import EchoTask
+from tests.engine.merge_fixtures import run_into
 
 COUNT = 3
-
-
-def run_into(path: Path, shard: Shard | None, n: int = 12) -> str:
-    """Run the echo task (or one shard of it) into its own store; return the run id."""
-    spec = RunSpec(task="echo-test", model="scripted/echo", shard=shard)
-    with Store(path) as store:
-        report = asyncio.run(Runner(store).run(EchoTask(n), ScriptedModel("echo"), spec))
-        return report.run.id
 
 
 @pytest.fixture(scope="module")

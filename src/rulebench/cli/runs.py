@@ -159,7 +159,9 @@ def merge(
 ) -> None:
     """Copy runs, results and cache entries into one store; a sharded run's shards become one run.
 
-    Merging the same store twice adds nothing; a run or result that differs is refused.
+    Merging the same store twice adds nothing; a run or finished result that differs is
+    refused, while an error result is replaced by the same item's later one (a shard resumed
+    since). Shards of one run started with different options are refused.
     """
     from rulebench.engine.merge import merge_stores
 
@@ -171,6 +173,11 @@ def merge(
         safe_text(
             f"merged {len(sources)} store(s) into {into}: {report.runs_added} runs, "
             f"{report.results_added} results, {report.cache_added} cache entries added"
+            + (
+                f"; {report.results_replaced} error results replaced by later ones"
+                if report.results_replaced
+                else ""
+            )
         )
     )
     for run_id in report.sharded_runs:

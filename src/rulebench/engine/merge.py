@@ -3,7 +3,10 @@
 Each source is copied in one transaction with SQLite's ATTACH and INSERT ... SELECT, so rows
 never pass through Python, a killed merge leaves the target as it was before that source, and
 readers of the target (WAL) see either all of a source or none of it. Copying is idempotent:
-rows the target holds already are skipped, and a row that differs is a conflict, refused.
+rows the target holds already are skipped, and a finished row that differs is a conflict,
+refused. An error row is not final (a resume retries it): a finished row of the same item
+replaces it, as the store's writer does, so re-merging a shard resumed since is progress.
+Sources are attached read-only, so a merge never waits on (or writes) a source's writer.
 
 The shards of one sharded run (`core.shards`) become one run in the target, named for the
 whole run's spec and shard count, so that merging them in any order and any number of times
@@ -20,17 +23,22 @@ from pydantic import BaseModel, ConfigDict, JsonValue
 
 from rulebench.core.errors import StoreError
 from rulebench.engine.connection import connect_writable, retry_while_busy
-from rulebench.engine.records import RunRecord, row_to_run
+from rulebench.engine.merge_sources import attach_source, check_source, check_target
+from rulebench.engine.records import READ_DEFAULTS, RunRecord, row_to_run
+from rulebench.engine.shard_specs import keyed_spec, mixed_specs
 from rulebench.engine.shard_status import merged_status
-from rulebench.engine.store import WRITE_PATIENCE_S, Store
+from rulebench.engine.store import WRITE_PATIENCE_S
 
 CONTENT_COLUMNS = (
     "status", "messages", "reply", "answer", "score", "passed", "reason", "details", "error",
-    "metadata",
+    "metadata", "reasoning", "reasoning_unfinished",
 )  # fmt: skip
-"""What makes two results of one item the same result (timings and token counts aside)."""
-UNKEYED = ("base_url", "concurrency", "shard")
-"""Spec fields the shards of one run may differ in: where and how fast, never what ran."""
+"""What makes two results of one item the same result (timings and token counts aside).
+
+The thinking is content: two runs of one item that thought differently are two results, even
+when the answers agree; its token counts are not, like the other token counts."""
+SUPERSEDED = "t.status = 'error' AND (s.status = 'ok' OR IFNULL(s.finished_at, '') > t.finished_at)"
+"""A target row the source's row of the same item replaces: an error retried since."""
 
 
 def sharded(table: str) -> str:
@@ -48,6 +56,8 @@ class MergeReport(BaseModel):
 
     runs_added: int
     results_added: int
+    results_replaced: int = 0
+    """Error results replaced by a finished (or later) result of the same item."""
     cache_added: int
     sharded_runs: list[str]
     """Ids of the runs in the target that shards were joined into."""
@@ -61,14 +71,10 @@ def merge_stores(sources: Sequence[Path], target: Path) -> MergeReport:
             naming the run and item).
     """
     for source in sources:
-        if source.resolve() == target.resolve():
-            raise StoreError(f"{source}: a store cannot be merged into itself")
-        with Store(source, readonly=True):  # refuses a newer, foreign or damaged store first
-            pass
-    with Store(target):  # creates or upgrades the target's schema
-        pass
+        check_source(source, target)  # a newer, foreign, damaged or locked store: refused first
+    check_target(target)  # creates or upgrades the target's schema
     connection = connect_writable(target)
-    totals = [0, 0, 0]
+    totals = [0, 0, 0, 0]
     sharded: set[str] = set()
     try:
         for source in sources:
@@ -81,6 +87,7 @@ def merge_stores(sources: Sequence[Path], target: Path) -> MergeReport:
         runs_added=totals[0],
         results_added=totals[1],
         cache_added=totals[2],
+        results_replaced=totals[3],
         sharded_runs=sorted(sharded),
     )
 
@@ -89,20 +96,22 @@ def _merge_one(
     connection: sqlite3.Connection, source: Path, target: Path
 ) -> tuple[list[int], set[str]]:
     """Copy one source in one IMMEDIATE transaction; a conflict rolls it all back."""
-    connection.execute("ATTACH DATABASE ? AS src", (str(source),))
+    attach_source(connection, source)
     try:
 
         def copy() -> tuple[list[int], set[str]]:
             connection.execute("BEGIN IMMEDIATE")
             try:
                 before = _totals(connection)
-                ids = _copy_source(connection, source, target)
+                replaced = [0]
+                ids = _copy_source(connection, source, target, replaced)
+                _refuse_mixed_specs(connection, source)
                 after = _totals(connection)
                 connection.execute("COMMIT")
             finally:
                 if connection.in_transaction:
                     connection.execute("ROLLBACK")
-            return [b - a for a, b in zip(before, after, strict=True)], ids
+            return [*(b - a for a, b in zip(before, after, strict=True)), replaced[0]], ids
 
         try:
             return retry_while_busy(copy, WRITE_PATIENCE_S, str(target))
@@ -120,30 +129,31 @@ def _totals(connection: sqlite3.Connection) -> tuple[int, int, int]:
     return int(row[0]), int(row[1]), int(row[2])
 
 
-def _copy_source(connection: sqlite3.Connection, source: Path, target: Path) -> set[str]:
+def _copy_source(
+    connection: sqlite3.Connection, source: Path, target: Path, replaced: list[int]
+) -> set[str]:
     columns = _shared_columns(connection)
     _refuse_run_conflicts(connection, source, target)
-    _refuse_result_conflicts(
-        connection,
-        source,
-        target,
-        f"SELECT id AS source, id AS target FROM src.runs WHERE NOT {sharded('runs')}",
-    )
+    plain_pairs = f"SELECT id AS source, id AS target FROM src.runs WHERE NOT {sharded('runs')}"
+    _refuse_result_conflicts(connection, source, target, plain_pairs)
+    replaced[0] += _drop_superseded(connection, plain_pairs)
     names = ", ".join(columns)
     plain = f"SELECT id FROM src.runs WHERE NOT {sharded('runs')}"
     connection.execute(f"INSERT OR IGNORE INTO runs SELECT * FROM src.runs WHERE id IN ({plain})")
-    # A run copied before and finished since (resumed in its own store) takes its later end.
+    # A run copied before and finished since (resumed in its own store) takes its later end;
+    # ends are to the second, so a run resumed within the second counts if it completed.
     connection.execute(
         "UPDATE runs SET status = s.status, ended_at = s.ended_at, notes = s.notes "
         f"FROM src.runs AS s WHERE s.id = runs.id AND NOT {sharded('s')} "
-        "AND s.ended_at > IFNULL(runs.ended_at, '')"
+        "AND (s.ended_at > IFNULL(runs.ended_at, '') OR (s.ended_at = runs.ended_at "
+        "AND s.status = 'completed' AND runs.status != 'completed'))"
     )
     connection.execute(
         f"INSERT OR IGNORE INTO results ({names}) SELECT {names} FROM src.results "
         f"WHERE run_id IN ({plain})"
     )
     connection.execute("INSERT OR IGNORE INTO cache SELECT * FROM src.cache")
-    return _join_shards(connection, source, target, columns)
+    return _join_shards(connection, source, target, columns, replaced)
 
 
 def _shared_columns(connection: sqlite3.Connection) -> list[str]:
@@ -168,13 +178,19 @@ def _refuse_run_conflicts(connection: sqlite3.Connection, source: Path, target: 
 def _refuse_result_conflicts(
     connection: sqlite3.Connection, source: Path, target: Path, pairs: str, *args: object
 ) -> None:
-    """Refuse a result of `pairs` (source run id, target run id) that differs from the target's."""
-    differs = " OR ".join(f"s.{c} IS NOT t.{c}" for c in CONTENT_COLUMNS)
+    """Refuse a finished result of `pairs` (source run id, target run id) unlike the target's.
+
+    Only two finished results can conflict: an error is replaced by what came later.
+    """
+    present = {row[1] for row in connection.execute("PRAGMA src.table_info(results)")}
+    differs = " OR ".join(
+        f"{f's.{c}' if c in present else READ_DEFAULTS[c]} IS NOT t.{c}" for c in CONTENT_COLUMNS
+    )
     row = connection.execute(
         f"SELECT p.target, s.item_id FROM ({pairs}) AS p "
         "JOIN src.results AS s ON s.run_id = p.source "
-        f"JOIN results AS t ON t.run_id = p.target AND t.item_id = s.item_id WHERE {differs} "
-        "LIMIT 1",
+        "JOIN results AS t ON t.run_id = p.target AND t.item_id = s.item_id "
+        f"WHERE s.status = 'ok' AND t.status = 'ok' AND ({differs}) LIMIT 1",
         args,
     ).fetchone()
     if row:
@@ -182,6 +198,31 @@ def _refuse_result_conflicts(
             f"cannot merge {source}: run {row[0]}, item {row[1]}: {target} holds a different "
             "result for it (the same run id with different content)"
         )
+
+
+def _drop_superseded(connection: sqlite3.Connection, pairs: str, *args: object) -> int:
+    """Delete the target's error rows that a source row of `pairs` supersedes; count them.
+
+    Deleted, not updated, so that the INSERT after it brings the whole row (and the search
+    index follows through the triggers).
+    """
+    cursor = connection.execute(
+        "DELETE FROM results WHERE rowid IN (SELECT t.rowid FROM ("
+        f"{pairs}) AS p JOIN src.results AS s ON s.run_id = p.source "
+        "JOIN results AS t ON t.run_id = p.target AND t.item_id = s.item_id "
+        f"WHERE {SUPERSEDED})",
+        args,
+    )
+    return max(cursor.rowcount, 0)
+
+
+def _refuse_mixed_specs(connection: sqlite3.Connection, source: Path) -> None:
+    """Refuse the source when, merged, it makes shards of differing specs fit one whole run."""
+    rows = connection.execute(
+        "SELECT * FROM runs WHERE json_extract(notes, '$.shards') IS NOT NULL"
+    )
+    if problem := mixed_specs([row_to_run(row) for row in rows]):
+        raise StoreError(f"cannot merge {source}: {problem}")
 
 
 def whole_spec(config: dict[str, JsonValue]) -> dict[str, JsonValue]:
@@ -193,13 +234,18 @@ def sharded_run_id(config: dict[str, JsonValue]) -> str:
     """The id of the run a shard joins: the same for every shard of one spec and count."""
     shard = config.get("shard")
     count = shard.get("count") if isinstance(shard, dict) else None
-    key = {name: value for name, value in config.items() if name not in UNKEYED}
-    digest = hashlib.sha256(json.dumps([key, count], sort_keys=True).encode()).hexdigest()
+    digest = hashlib.sha256(
+        json.dumps([keyed_spec(config), count], sort_keys=True).encode()
+    ).hexdigest()
     return f"sharded-{digest[:12]}"
 
 
 def _join_shards(
-    connection: sqlite3.Connection, source: Path, target: Path, columns: list[str]
+    connection: sqlite3.Connection,
+    source: Path,
+    target: Path,
+    columns: list[str],
+    replaced: list[int],
 ) -> set[str]:
     """Copy each shard run's results into the run of its whole; return those runs' ids.
 
@@ -213,9 +259,9 @@ def _join_shards(
     joined: set[str] = set()
     for run in map(row_to_run, rows):
         run_id, shards = _shards_brought(run, source)
-        _refuse_result_conflicts(
-            connection, source, target, "SELECT ? AS source, ? AS target", run.id, run_id
-        )
+        pair = "SELECT ? AS source, ? AS target"
+        _refuse_result_conflicts(connection, source, target, pair, run.id, run_id)
+        replaced[0] += _drop_superseded(connection, pair, run.id, run_id)
         whole = json.dumps(whole_spec(run.config))
         connection.execute(
             "INSERT OR IGNORE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, 'partial', NULL, '{}')",
@@ -243,9 +289,11 @@ def _shards_brought(run: RunRecord, source: Path) -> tuple[str, list[dict[str, J
         "store": str(source),
         "started_at": run.started_at,
     }
-    place = run.notes.get("shard")
-    if isinstance(place, dict):
-        shard |= place
+    # The spec names the shard from the start; the notes add the counts once it has ended.
+    # A shard killed mid-run has no notes yet, and must still be known by its index.
+    for place in (run.config.get("shard"), run.notes.get("shard")):
+        if isinstance(place, dict):
+            shard |= place
     return sharded_run_id(run.config), [shard]
 
 

@@ -7,8 +7,7 @@ The Python API (`rulebench.run`, `resume`, `results`, `results_frame`, `build_re
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
-"""The package version; pyproject.toml reads it from here (one place to change it)."""
+from rulebench.core.version import __version__
 
 if TYPE_CHECKING:
     from rulebench.api import RunOptions, build_report, results, results_frame, resume, run
@@ -19,7 +18,6 @@ _API = frozenset(__all__) - {"__version__"}
 
 def __getattr__(name: str) -> Any:
     if name in _API:
-        # Imported by name on first use: the package root stays below every layer that
-        # imports it (engine.store reads __version__), and the CLI starts without the API.
+        # Imported by name on first use: the CLI starts without the API.
         return getattr(importlib.import_module("rulebench.api"), name)
     raise AttributeError(f"module 'rulebench' has no attribute {name!r}")

@@ -67,7 +67,7 @@ def test_the_old_spellings_still_work_with_a_warning(tmp_path: Path, old: str) -
         (["--form", "xml"], "error: --form 'xml' is not one of nl, fol"),
         (
             ["-t", "kinship", "--scoring", "loglik"],
-            "error: --scoring loglik needs a model that scores answers by log-likelihood; "
+            "error: scoring loglik needs a model that scores answers by log-likelihood; "
             "scripted/echo cannot",
         ),
         (

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from rulebench.cli.app import app
 from rulebench.core.errors import ConfigError, StoreError
 from rulebench.core.run_kinds import TRAINING_TASK
-from rulebench.engine.catalog import stored_spec
+from rulebench.engine.catalog import NotAnEvaluation, stored_spec
 from rulebench.engine.store import Store
 from rulebench.train.irft_config import IrftConfig
 from rulebench.train.irft_output import stored_config
@@ -119,6 +119,9 @@ def test_help_shows_the_config_defaults(monkeypatch: pytest.MonkeyPatch) -> None
 def test_run_resume_of_a_tuning_run_names_the_command_that_resumes_it(tmp_path: Path) -> None:
     store = tmp_path / "s.sqlite"
     run_id = stored_run(store, {"data": "d", "output": "o"})
-    with Store(store) as db, pytest.raises(StoreError) as raised:
-        stored_spec(db, run_id)
-    assert f"resume it with `rulebench train irft --resume {run_id}`" in str(raised.value)
+    with Store(store) as db, pytest.raises(NotAnEvaluation) as refused:
+        stored_spec(db, run_id)  # the engine says what it is; the CLI names the command
+    assert (refused.value.run_id, refused.value.task) == (run_id, TRAINING_TASK)
+    result = runner.invoke(app, ["run", "--resume", run_id, "--store", str(store)])
+    assert isinstance(result.exception, StoreError)
+    assert f"resume it with `rulebench train irft --resume {run_id}`" in str(result.exception)

@@ -72,8 +72,9 @@ def resume_run(
 
     `overrides` (concurrency, base_url) replace stored settings where given (not None).
     """
+    from rulebench.cli.resume_commands import resume_command_of
     from rulebench.core.errors import StoreError
-    from rulebench.engine.catalog import stored_spec
+    from rulebench.engine.catalog import NotAnEvaluation, stored_spec
     from rulebench.engine.store import Store, default_store_path
 
     path = store_path or default_store_path()
@@ -83,7 +84,13 @@ def resume_run(
             "(pass the --store the run used)"
         )
     with Store(path) as store:
-        spec = stored_spec(store, run_id)
+        try:
+            spec = stored_spec(store, run_id)
+        except NotAnEvaluation as exc:
+            raise StoreError(
+                f"run {exc.run_id} is a {exc.task} run, not an evaluation: resume it with "
+                f"`{resume_command_of(exc.task, exc.run_id)}`"
+            ) from None
         run_id = store.get_run(run_id).id
     given = {name: value for name, value in overrides.items() if value is not None}
     spec = spec.model_copy(update=given)

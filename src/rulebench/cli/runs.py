@@ -80,7 +80,8 @@ def show(
     With --item, one item instead: its transcript with each reply's thinking, and its verdict.
     """
     from rulebench.cli.render import is_error_tally, is_resumable, print_errors
-    from rulebench.engine.catalog import RESUMED_BY, TASKS
+    from rulebench.cli.resume_commands import resume_command_of
+    from rulebench.engine.catalog import TASKS
     from rulebench.engine.store import Store
     from rulebench.engine.summary import priced, summarize
     from rulebench.report.run_wording import run_prompts_label
@@ -136,8 +137,8 @@ def show(
         if "shards" in run.notes:
             print_shard_hint(run)
         elif is_resumable(db, run.id, status, reason):
-            command = RESUMED_BY.get(run.task, "").format(run_id=run.id)
-            err.print(safe_text(f"Resume with: {command or opt.resume_command(run.id, store)}"))
+            command = resume_command_of(run.task, run.id) or opt.resume_command(run.id, store)
+            err.print(safe_text(f"Resume with: {command}"))
         print_errors(db, run.id)
 
 
@@ -159,9 +160,10 @@ def merge(
 ) -> None:
     """Copy runs, results and cache entries into one store; a sharded run's shards become one run.
 
-    Merging the same store twice adds nothing; a run or finished result that differs is
-    refused, while an error result is replaced by the same item's later one (a shard resumed
-    since). Shards of one run started with different options are refused.
+    Merging the same store twice adds nothing. A run or a finished result
+    that differs is refused; an error result is replaced by the same item's
+    later one (a shard resumed since). Shards of one run started with
+    different options are refused.
     """
     from rulebench.engine.merge import merge_stores
 

@@ -8,3 +8,5 @@ TRAINING_TASK = "irft"
 """An IRFT tuning run (`rulebench train irft`)."""
 GCG_TASK = "gcg"
 """A GCG attack (`rulebench attack gcg`): its items are its steps."""
+NOT_EVALUATIONS = frozenset({TRAINING_TASK, GCG_TASK})
+"""Runs the runner does not start, so it does not resume them either."""

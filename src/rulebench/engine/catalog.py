@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 from rulebench.core.errors import ConfigError, StoreError
 from rulebench.core.lazy_registry import did_you_mean, import_target
 from rulebench.core.messages import NO_REASONING_OPTIONS, GenerateConfig, ReasoningOptions
-from rulebench.core.run_kinds import GCG_TASK, TRAINING_TASK
+from rulebench.core.run_kinds import NOT_EVALUATIONS
 from rulebench.core.shards import Shard
 from rulebench.engine.runner import ProgressReporter, Runner, RunReport, RunSpec
 from rulebench.engine.store import Store
@@ -81,11 +81,19 @@ TASKS: dict[str, TaskEntry] = {
 }
 
 
-RESUMED_BY: dict[str, str] = {
-    TRAINING_TASK: "rulebench train irft --resume {run_id}",
-    GCG_TASK: "rulebench attack gcg --resume {run_id}",
-}
-"""Runs the runner does not start, and the command that resumes each."""
+class NotAnEvaluation(StoreError):
+    """A stored run the runner did not start (a tuning run, an attack).
+
+    Its own command resumes it, which a front end names (`cli.resume_commands`).
+    """
+
+    def __init__(self, run_id: str, task: str) -> None:
+        super().__init__(
+            f"run {run_id} is a {task} run, not an evaluation: resume it with the command "
+            "that started it"
+        )
+        self.run_id = run_id
+        self.task = task
 
 
 def task_entry(name: str) -> TaskEntry:
@@ -238,13 +246,11 @@ def check_model_fits(spec: RunSpec, model: Model) -> None:
 
     Otherwise every item would fail the same way and be recorded as an error to retry.
     """
-    if str(spec.task_config.get("scoring")).startswith("loglik") and not isinstance(
-        model, ChoiceScorer
-    ):
+    need = task_config(spec.task, spec.task_config).choice_scoring()
+    if need is not None and not isinstance(model, ChoiceScorer):
         raise ConfigError(
-            f"--scoring loglik needs a model that scores answers by log-likelihood; "
-            f"{spec.model} cannot: use a local backend (llamacpp/... or hf/...) or "
-            "--scoring generate"
+            f"{need} needs a model that scores answers by log-likelihood; {spec.model} "
+            "cannot: use a local backend (llamacpp/... or hf/...)"
         )
 
 
@@ -256,11 +262,8 @@ def stored_spec(store: Store, run_id: str) -> RunSpec:
             command that resumes it, or a configuration this version cannot read.
     """
     run = store.get_run(run_id)
-    if run.task in RESUMED_BY:
-        raise StoreError(
-            f"run {run.id} is a {run.task} run, not an evaluation: resume it with "
-            f"`{RESUMED_BY[run.task].format(run_id=run.id)}`"
-        )
+    if run.task in NOT_EVALUATIONS:
+        raise NotAnEvaluation(run.id, run.task)
     if "shards" in run.notes:
         raise StoreError(
             f"run {run.id} was joined from shards by `rulebench runs merge`: finish the shard "

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import JsonValue
 
-from rulebench import __version__
 from rulebench.core.errors import StoreError
 from rulebench.core.items import ItemResult
+from rulebench.core.version import __version__
 from rulebench.engine.cache import MissExplanation, ResponseCache, explain_miss
 from rulebench.engine.connection import (
     check_intact,

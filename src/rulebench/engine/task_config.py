@@ -37,6 +37,15 @@ class TaskConfig(BaseModel):
         """The reply limit and temperature this configuration calls for."""
         return GenerationDefaults(max_tokens=256)
 
+    def choice_scoring(self) -> str | None:
+        """The setting, in words, that makes this run score answers by log-likelihood.
+
+        None when the run generates its answers. The runner asks before any item runs and
+        refuses a model that cannot score choices, which would otherwise fail every item the
+        same way.
+        """
+        return None
+
     def resolved_for(self, model: str) -> Self:
         """This configuration as a new run on `model` (a spec) stores it.
 

@@ -148,6 +148,10 @@ class InferentialConfig(TaskConfig):
             return self
         return self.model_copy(update={"tasks": tasks})
 
+    def choice_scoring(self) -> str | None:
+        """`scoring loglik` (or loglik-norm) when answers are scored by log-likelihood."""
+        return f"scoring {self.scoring}" if self.scoring != "generate" else None
+
     def generation_defaults(self) -> GenerationDefaults:
         """Short direct answers; room for chain of thought; the paper's 500 for its design."""
         if self.design == "paper":

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, NamedTuple
 from markupsafe import Markup
 from pydantic import JsonValue
 
-from rulebench import __version__
 from rulebench.core.items import ItemResult
+from rulebench.core.version import __version__
 from rulebench.engine.records import RunRecord
 from rulebench.report.document import Document, Section
 from rulebench.report.plots import inline_svg

@@ -16,7 +16,7 @@ from urllib.parse import quote, urlencode
 from fastapi.responses import HTMLResponse
 from pydantic import JsonValue
 
-from rulebench import __version__
+from rulebench.core.version import __version__
 from rulebench.report.untrusted import escape_controls
 from rulebench.scenarios.played import STRATEGIES
 

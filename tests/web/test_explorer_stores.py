@@ -17,6 +17,7 @@ from rulebench.core.errors import StoreError
 from rulebench.engine.merge import merge_stores
 from rulebench.web.app import create_app
 
+from tests.command import assert_one_line_error, rulebench
 from tests.report.html_page import Page
 from tests.web.explorer_store import BASE_URL, scenarios_run, synthetic_run
 
@@ -180,3 +181,23 @@ def test_shards_in_their_own_stores_are_runs_that_say_so(tmp_path: Path) -> None
     for page in pages:
         assert "rulebench runs merge" in page
     assert sorted("shard 1/2" in page for page in pages) == [False, True]
+
+
+@pytest.mark.subprocess
+def test_serve_names_the_bad_store_among_several_in_one_line(
+    tmp_path: Path, apart: tuple[Path, Path, str, str]
+) -> None:
+    first, second, _, _ = apart
+    missing = tmp_path / "none.sqlite"
+    result = rulebench("serve", "--store", str(first), "--store", str(missing))
+    assert_one_line_error(result, "no results store at", str(missing))
+    assert not missing.exists()
+    changed = tmp_path / "changed.sqlite"
+    shutil.copy(first, changed)
+    with sqlite3.connect(changed) as connection:
+        connection.execute("UPDATE runs SET model = 'another'")
+    connection.close()
+    result = rulebench(
+        "serve", "--store", str(first), "--store", str(second), "--store", str(changed)
+    )
+    assert_one_line_error(result, "is in both", str(first), str(changed))

@@ -89,14 +89,6 @@ def hide_store_path(request: "Request", message: str) -> str:
     return message
 
 
-def find_run(db: Store, run_id: str) -> RunRecord:
-    """A run by id or unique prefix; NotFound with the store's reason otherwise."""
-    try:
-        return db.get_run(run_id)
-    except StoreError as exc:
-        raise NotFound(str(exc)) from None
-
-
 def run_header(db: Store, run: RunRecord) -> dict[str, object]:
     """Who and what a run is, for the top of its pages and for lists of runs."""
     return {

@@ -18,7 +18,6 @@ from typer import _click
 from typer._click.exceptions import UsageError
 from typer.core import TyperCommand, TyperGroup
 
-from rulebench.cli import options as opt
 from rulebench.cli.console import err, out
 from rulebench.cli.pricing import PriceInOption, PriceOutOption, PricesOption, price_table
 from rulebench.report.kinds import DEFAULT_EXTRACT, DEFAULT_FOLDER, HTML_ITEMS, ExtractMode
@@ -26,7 +25,7 @@ from rulebench.report.untrusted import safe_text
 
 if TYPE_CHECKING:
     from rulebench.core.pricing import PriceTable
-    from rulebench.engine.store import Store
+    from rulebench.engine.store_set import StoreSet
     from rulebench.report.build import BuiltReport
     from rulebench.report.kinds import ReportKind
 
@@ -96,7 +95,8 @@ class ReportRequest(NamedTuple):
     """The options every report takes (declared once in `report_options`)."""
 
     output: Path | None
-    store: Path | None
+    store: list[Path] | None
+    """The stores given (--store, repeatable); None: the default store."""
     as_json: bool
     html: Path | None
     html_items: int
@@ -140,6 +140,16 @@ HtmlItemsOption = Annotated[
         "more the run has).",
     ),
 ]
+StoresOption = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--store",
+        help="Results store (SQLite file); repeat it to report runs of several stores, each "
+        "read where it is; a folder stands for the *.sqlite files in it. Default: "
+        "$RULEBENCH_STORE, else rulebench.sqlite in ./rulebench-results/.",
+        show_default=False,
+    ),
+]
 ExtractOption = Annotated[
     ExtractMode | None,
     typer.Option(
@@ -162,7 +172,7 @@ def _shared_parameters() -> list[inspect.Parameter]:
     """The options every report takes, as keyword parameters in --help's order."""
     annotated: list[tuple[str, object, object]] = [
         ("output", OutputOption, None),
-        ("store", opt.StoreOption, None),
+        ("store", StoresOption, None),
         ("as_json", JsonReportOption, False),
         ("html", HtmlOption, None),
         ("html_items", HtmlItemsOption, HTML_ITEMS),
@@ -281,10 +291,11 @@ def build_and_show(
 ) -> None:
     """Build the report (`family`, else the one the runs' task gets), write and print it."""
     from rulebench.core.errors import ConfigError
-    from rulebench.engine.store import Store
+    from rulebench.engine.store import default_store_path
+    from rulebench.engine.store_set import StoreSet
     from rulebench.report.by_task import ReportOptions, build_kind, report_kind
 
-    with Store(request.store, readonly=True) as db:
+    with StoreSet.open(request.store or [default_store_path()]) as db:
         kind = family or report_kind(db, run_ids)
         if extract is not None and kind != "inferential":
             raise ConfigError(f"--extract applies to inferential runs only; these are {kind} runs")
@@ -336,7 +347,9 @@ def _write_file(built: "BuiltReport", path: Path) -> None:
     err.print(safe_text(f"report written to {path}"))
 
 
-def _write_html(db: "Store", built: "BuiltReport", path: Path | None, items_per_run: int) -> None:
+def _write_html(
+    db: "StoreSet", built: "BuiltReport", path: Path | None, items_per_run: int
+) -> None:
     """Write the HTML page (its folder is made); a path that cannot be written is one line."""
     if path is None:
         return

@@ -21,9 +21,20 @@ from rulebench.web.serve import (
 )
 from rulebench.web.serve import serve as run_server
 
+StoresOption = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--store",
+        help="Results store (SQLite file); repeat it to browse several stores as one, each "
+        "read where it is; a folder stands for the *.sqlite files in it. Default: "
+        "$RULEBENCH_STORE, else rulebench.sqlite in ./rulebench-results/.",
+        show_default=False,
+    ),
+]
+
 
 def serve(
-    store: opt.StoreOption = None,
+    store: StoresOption = None,
     host: Annotated[
         str | None,
         typer.Option(
@@ -118,14 +129,14 @@ def serve(
     --save-dir for `rulebench run scenarios -s FILE`.
     """
     from rulebench.cli.interrupts import stopped_by_signal
-    from rulebench.engine.store import Store
+    from rulebench.engine.store_set import StoreSet
 
     playground = playground_config(model, model_arg, base_url, save_dir, upstream, allow_model)
     given = {"host": host, "port": port, "token": token, "quotas": quotas_given(quota)}
     config = serve_config(store, allow_remote, playground, given)
     check_serve_config(config)
-    with Store(config.store, readonly=True):
-        pass  # a missing store is one clear line before the server starts
+    with StoreSet.open(config.stores) as stores:
+        stores.check_shared_runs()  # a missing store is one clear line before the server starts
     check_port(config)  # a busy port is one red line, before the banner
     announce(config, quotas_given=bool(quota))
     # uvicorn shuts down on the signal, raises it again and swallows the KeyboardInterrupt.
@@ -159,7 +170,7 @@ def playground_config(
 
 
 def serve_config(
-    store: Path | None,
+    store: list[Path] | None,
     allow_remote: bool,
     playground: PlaygroundConfig,
     given: Mapping[str, object],
@@ -167,8 +178,10 @@ def serve_config(
     """The server's settings: the options given (None: not given) over ServeConfig's defaults."""
     from rulebench.engine.store import default_store_path
 
+    first, *more = store or [default_store_path()]
     raw = {
-        "store": store or default_store_path(),
+        "store": first,
+        "more_stores": tuple(more),
         "allow_remote": allow_remote,
         "playground": playground,
         **{name: value for name, value in given.items() if value is not None},
@@ -194,6 +207,7 @@ def startup_notes(config: ServeConfig, quotas_given: bool) -> list[str]:
 def announce(config: ServeConfig, quotas_given: bool) -> None:
     """The warning a server others reach deserves, notes on ignored options, and the URLs."""
     host, port, playground = config.host, config.port, config.playground
+    stores = ", ".join(str(path) for path in config.stores)
     save_dir = playground.save_dir
     if config.is_remote:
         who = "anyone with the token" if config.token else "anyone"
@@ -201,7 +215,7 @@ def announce(config: ServeConfig, quotas_given: bool) -> None:
         err.print(
             safe_text(
                 f"warning: serving on {host}, reachable from other machines: {who} who reaches "
-                f"port {port} reads every prompt, reply and config in {config.store}, plays "
+                f"port {port} reads every prompt, reply and config in {stores}, plays "
                 f"{playground.model}{f' (or {models})' if models else ''} and saves to "
                 f"{save_dir} ({'a shared token, ' if config.token else ''}no login)",
                 style="yellow",
@@ -212,10 +226,14 @@ def announce(config: ServeConfig, quotas_given: bool) -> None:
     shown = f"[{host}]" if ":" in host else host
     err.print(
         safe_text(
-            f"rulebench explorer: http://{shown}:{port}/ (store {config.store}); playground: "
-            f"http://{shown}:{port}/play (saves to {save_dir}); Ctrl+C stops"
+            f"rulebench explorer: http://{shown}:{port}/ ({_stores_word(config)} {stores}); "
+            f"playground: http://{shown}:{port}/play (saves to {save_dir}); Ctrl+C stops"
         )
     )
+
+
+def _stores_word(config: ServeConfig) -> str:
+    return "stores" if config.more_stores else "store"
 
 
 def quotas_given(settings: list[str] | None) -> dict[str, str | None] | None:

@@ -4,6 +4,9 @@ Each builder opens the runs it is given (refusing runs of another task), compute
 family's analyses, renders the Markdown and gathers the numbers `--json` prints, plus the
 warnings a reader must see (runs that did not complete, judge sources with errors). A built
 report can then become one HTML page with its runs' configurations and items (`html_report`).
+
+Every builder takes one store or a `StoreSet`: runs of several stores are read where they lie,
+each from its own store, and compared as if one store held them all.
 """
 
 from collections.abc import Sequence
@@ -17,6 +20,7 @@ from rulebench.core.errors import ConfigError
 from rulebench.core.pricing import PriceTable
 from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store
+from rulebench.engine.store_set import StoreSet
 from rulebench.report.document import Document, to_markdown, write_markdown
 from rulebench.report.kinds import DEFAULT_EXTRACT, HTML_ITEMS, ExtractMode
 from rulebench.report.run_notes import run_warnings
@@ -38,9 +42,13 @@ class BuiltReport(NamedTuple):
     """The runs reported on (whole ids), for the HTML page's configurations and items."""
 
 
-def runs_of(store: Store, run_ids: Sequence[str], task: str) -> list[RunRecord]:
+RunSource = Store | StoreSet
+"""Where a report reads its runs: one store, or several read as one."""
+
+
+def runs_of(store: RunSource, run_ids: Sequence[str], task: str) -> list[RunRecord]:
     """The runs by id or prefix; a run of another task is a ConfigError naming it."""
-    runs = [store.get_run(run_id) for run_id in run_ids]
+    runs = [StoreSet.of(store).get_run(run_id) for run_id in run_ids]
     for run in runs:
         if run.task != task:
             article = "an" if task[0] in "aeiou" else "a"
@@ -88,9 +96,10 @@ def run_wordings(runs: Sequence[RunRecord]) -> tuple[list[str], list[str]]:
 
 
 def run_entry(
-    store: Store, run: RunRecord, label: str, prices: PriceTable | None = None
+    source: RunSource, run: RunRecord, label: str, prices: PriceTable | None = None
 ) -> dict[str, JsonValue]:
     """What a JSON report says of a run before its numbers: who, status, tokens and cost."""
+    store = StoreSet.of(source).store_of(run.id)
     return {
         "id": run.id,
         "model": run.model,
@@ -103,17 +112,18 @@ def run_entry(
 
 def with_usage(
     document: Document,
-    store: Store,
+    source: RunSource,
     runs: Sequence[tuple[str, RunRecord]],
     prices: PriceTable | None,
 ) -> Document:
     """The document with its runs' tokens and cost as a last section."""
-    labelled = [(label, run_totals(store, run, prices)) for label, run in runs]
+    stores = StoreSet.of(source)
+    labelled = [(label, run_totals(stores.store_of(run.id), run, prices)) for label, run in runs]
     return document._replace(sections=(*document.sections, usage_section(labelled, prices)))
 
 
 def inferential_report(  # noqa: PLR0913 - the report's options, each with a default
-    store: Store,
+    store: RunSource,
     run_ids: Sequence[str],
     extract: ExtractMode = DEFAULT_EXTRACT,
     folder: Path | None = None,
@@ -132,7 +142,7 @@ def inferential_report(  # noqa: PLR0913 - the report's options, each with a def
 
     runs = runs_of(store, run_ids, "inferential")
     models = [run.model for run in runs]
-    results = {run.id: list(store.iter_results(run.id)) for run in runs}
+    results = {run.id: list(StoreSet.of(store).iter_results(run.id)) for run in runs}
     prompts, mixed = run_wordings(runs)
     entries = [
         {**run_entry(store, run, run_label(run, models), prices), "prompts": wording}
@@ -165,7 +175,7 @@ def inferential_report(  # noqa: PLR0913 - the report's options, each with a def
 
 
 def scenarios_report(
-    store: Store,
+    store: RunSource,
     run_ids: Sequence[str],
     prices: PriceTable | None = None,
     folder: Path | None = None,
@@ -185,7 +195,7 @@ def scenarios_report(
     for run, wording in zip(runs, prompts, strict=True):
         label = run.model if models.count(run.model) == 1 else f"{run.model} ({run.id})"
         protocol, suffix = _scenario_setup(task_config(run))
-        labelled.append((label, protocol, to_records(store.iter_results(run.id))))
+        labelled.append((label, protocol, to_records(StoreSet.of(store).iter_results(run.id))))
         entry = run_entry(store, run, label, prices)
         entries.append({**entry, "protocol": protocol, "prompts": wording, "suffix": suffix})
     warnings = [w for entry in entries for w in _strs(entry["warnings"])] + mixed
@@ -226,7 +236,7 @@ def _scenario_setup(config: dict[str, JsonValue]) -> tuple[str, dict[str, JsonVa
 
 
 def judge_report(
-    store: Store, run_id: str, prices: PriceTable | None = None, folder: Path | None = None
+    store: RunSource, run_id: str, prices: PriceTable | None = None, folder: Path | None = None
 ) -> BuiltReport:
     """Accuracy, precision, recall and F1 of a judge run, overall and per rule, with 95% CIs.
 
@@ -235,17 +245,17 @@ def judge_report(
     from rulebench.report.numbers import detection_json
     from rulebench.report.run_wording import run_prompts_label
     from rulebench.report.scenarios import judge_document
-    from rulebench.scenarios.judge import detection_by_rule, detection_scores, source_warnings
+    from rulebench.scenarios.judge import detection_by_rule, detection_scores
 
     [run] = runs_of(store, [run_id], "judge")
     settings = task_config(run)
     sources = settings.get("runs")
     source_ids = [str(s) for s in sources] if isinstance(sources, list) else []
     entry = run_entry(store, run, run.model, prices)
-    warnings = [*_strs(entry["warnings"]), *source_warnings(store, source_ids)]
+    warnings = [*_strs(entry["warnings"]), *_source_warnings(StoreSet.of(store), source_ids)]
     triples = [
         (str(r.metadata.get("behavior")), str(r.outcome.details["truth"]), r.outcome.answer)
-        for r in store.iter_results(run.id)
+        for r in StoreSet.of(store).iter_results(run.id)
         if r.outcome is not None
     ]
     overall = detection_scores([(truth, answer) for _, truth, answer in triples])
@@ -272,6 +282,25 @@ def judge_report(
     return _finished(document, payload, warnings, folder, (run.id,))
 
 
+def _source_warnings(stores: StoreSet, run_ids: Sequence[str]) -> list[str]:
+    """`judge.source_warnings` of each source run, read from the store that holds it."""
+    from rulebench.core.errors import StoreError
+    from rulebench.scenarios.judge import source_warnings
+
+    if not stores.is_several:
+        return source_warnings(stores.stores[0], run_ids)
+    warnings = []
+    for run_id in run_ids:
+        try:
+            holder = stores.store_of(run_id)
+        except StoreError:
+            listed = ", ".join(str(path) for path in stores.paths)
+            warnings.append(f"source run {run_id} is not in {listed}: cannot check it")
+            continue
+        warnings += source_warnings(holder, [run_id])
+    return warnings
+
+
 def _finished(
     document: Document,
     numbers: dict[str, JsonValue],
@@ -287,7 +316,7 @@ def _finished(
     return BuiltReport(markdown, numbers, warnings, path, document, run_ids)
 
 
-def html_report(store: Store, built: BuiltReport, items_per_run: int = HTML_ITEMS) -> str:
+def html_report(source: RunSource, built: BuiltReport, items_per_run: int = HTML_ITEMS) -> str:
     """A built report as one self-contained HTML page, with its runs' configurations and items.
 
     Each run shows its first `items_per_run` items (in the order they finished) and says how
@@ -302,7 +331,7 @@ def html_report(store: Store, built: BuiltReport, items_per_run: int = HTML_ITEM
         )
     appendices = []
     for run_id in built.run_ids:
-        run = store.get_run(run_id)
+        store, run = StoreSet.of(source).locate(run_id)
         counts = store.count_results(run.id)
         shown = list(islice(store.iter_results(run.id), items_per_run))
         total = counts["ok"] + counts["error"]

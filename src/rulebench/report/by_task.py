@@ -2,6 +2,7 @@
 
 `rulebench report RUN...` and `rulebench.build_report` both come here, so a run id is all a
 user needs to know; runs of different tasks make no single report and are refused together.
+The runs may lie in several stores (a `StoreSet`), each read where it is.
 """
 
 from collections.abc import Sequence
@@ -10,9 +11,10 @@ from typing import NamedTuple
 
 from rulebench.core.errors import ConfigError
 from rulebench.core.pricing import PriceTable
-from rulebench.engine.store import Store
+from rulebench.engine.store_set import StoreSet
 from rulebench.report.build import (
     BuiltReport,
+    RunSource,
     inferential_report,
     judge_report,
     scenarios_report,
@@ -32,7 +34,7 @@ class ReportOptions(NamedTuple):
     prices: PriceTable | None = None
 
 
-def report_kind(store: Store, run_ids: Sequence[str]) -> ReportKind:
+def report_kind(store: RunSource, run_ids: Sequence[str]) -> ReportKind:
     """The one report `run_ids` share (ids or unique prefixes).
 
     Raises:
@@ -43,7 +45,7 @@ def report_kind(store: Store, run_ids: Sequence[str]) -> ReportKind:
         raise ConfigError("report needs at least one run id")
     by_task: dict[str, list[str]] = {}
     for run_id in run_ids:
-        run = store.get_run(run_id)
+        run = StoreSet.of(store).get_run(run_id)
         by_task.setdefault(run.task, []).append(run.id)
     if len(by_task) > 1:
         listed = "; ".join(f"{task}: {', '.join(ids)}" for task, ids in by_task.items())
@@ -63,14 +65,14 @@ def report_kind(store: Store, run_ids: Sequence[str]) -> ReportKind:
 
 
 def report_for(
-    store: Store, run_ids: Sequence[str], options: ReportOptions | None = None
+    store: RunSource, run_ids: Sequence[str], options: ReportOptions | None = None
 ) -> BuiltReport:
     """The report of one run, or the comparison of several of the same task."""
     return build_kind(store, report_kind(store, run_ids), run_ids, options or ReportOptions())
 
 
 def build_kind(
-    store: Store, kind: ReportKind, run_ids: Sequence[str], options: ReportOptions
+    store: RunSource, kind: ReportKind, run_ids: Sequence[str], options: ReportOptions
 ) -> BuiltReport:
     """The `kind` report of `run_ids`; a run of another task is a ConfigError naming it."""
     if kind == "inferential":

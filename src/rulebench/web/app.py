@@ -2,7 +2,9 @@
 
 Pages: `/` runs, `/runs/{id}` a run (live while it runs), `/runs/{id}/items/{item}` an item,
 `/compare?a=..&b=..` two runs; JSON: `/api/runs/{id}/progress`, `/api/compare`; the
-playground under `/play` (`play_pages`). Every page reads the store read-only, and the
+playground under `/play` (`play_pages`). The app may read several stores as one
+(`engine.store_set`): the list shows every store's runs and a run's pages read the store that
+holds it. Every page reads the stores read-only, and the
 playground writes only to its save folder; the app loads nothing from outside itself (its CSS
 and its one script are package files), so it works offline.
 """
@@ -20,7 +22,7 @@ from fastapi.responses import HTMLResponse, Response
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from rulebench.core.errors import RulebenchError
-from rulebench.engine.store import Store
+from rulebench.engine.store_set import StoreSet, expand_store_paths
 from rulebench.web import (
     charts_page,
     collected_page,
@@ -54,23 +56,26 @@ _STATIC = {
 
 
 def create_app(
-    store: Path | str,
+    store: Path | str | Sequence[Path | str],
     hosts: Sequence[str] = LOOPBACK_NAMES,
     playground: PlaygroundConfig | None = None,
     show_paths: bool = True,
 ) -> FastAPI:
-    """The explorer of the store at `store`, answering requests addressed to `hosts`.
+    """The explorer of the store at `store` (or of several, each a file or a folder of them).
 
-    The store must exist and be readable: a missing or foreign file is a StoreError here,
-    before anything is served. `hosts` ("*" for any) defends a loopback bind against DNS
+    The stores must exist and be readable: a missing, damaged or foreign file is a
+    StoreError here, before anything is served, and so is a run id two stores hold with
+    different content. `hosts` ("*" for any) defends a loopback bind against DNS
     rebinding (see `security`). `playground` sets the playground's default model and save
-    folder (default: the embedded model, ./rulebench-cases); models load on first use.
-    `show_paths` False (a server others reach) shows files by name only, never the server's
-    absolute paths.
+    folder (default: the embedded model, ./rulebench-cases); models load on first use; it
+    reads the cache of the first store. `show_paths` False (a server others reach) shows
+    files by name only, never the server's absolute paths.
     """
-    with Store(store, readonly=True):
-        pass  # fail now, with the store's own message, rather than on every page
-    players = Playground(playground or PlaygroundConfig(), Path(store))
+    given = [store] if isinstance(store, Path | str) else list(store)
+    paths = expand_store_paths([Path(path) for path in given])
+    with StoreSet.open(paths) as stores:  # fail now, with the store's own message
+        stores.check_shared_runs()
+    players = Playground(playground or PlaygroundConfig(), paths[0])
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -84,8 +89,11 @@ def create_app(
         openapi_url=None,
         lifespan=lifespan,
     )
-    app.state.store_path = Path(store)
-    app.state.store_label = shown_path(Path(store), show_paths)
+    labels = store_labels(paths, show_paths)
+    app.state.store_paths = paths
+    app.state.store_labels = labels
+    app.state.store_path = paths[0]  # the playground's and collected runs' store
+    app.state.store_label = ", ".join(labels.values())
     app.state.show_paths = show_paths
     app.state.playground = players
     # The playground's state changes are POSTs, which SecurityMiddleware accepts only from
@@ -105,6 +113,15 @@ def create_app(
     app.add_middleware(SecurityMiddleware)
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))
     return app
+
+
+def store_labels(paths: Sequence[Path], show_paths: bool) -> dict[Path, str]:
+    """How pages name each store; names alike (shards' stores by name only) get a number."""
+    shown = [shown_path(path, show_paths) for path in paths]
+    return {
+        path: label if shown.count(label) == 1 else f"{label} ({index})"
+        for index, (path, label) in enumerate(zip(paths, shown, strict=True), 1)
+    }
 
 
 def static_file(name: str) -> Response:

@@ -14,7 +14,7 @@ from rulebench.core.errors import RulebenchError
 from rulebench.report.kinds import DEFAULT_EXTRACT, ExtractMode
 from rulebench.web.charts import ChartView, inferential_charts, scenario_charts
 from rulebench.web.templating import render_page, run_url
-from rulebench.web.views import find_run, open_store, run_header
+from rulebench.web.views import open_run, run_header
 
 router = APIRouter()
 
@@ -31,8 +31,7 @@ def charts_page(
     ),
 ) -> HTMLResponse:
     """The run's charts: pass rates with intervals (scenarios), the report's figures."""
-    with open_store(request) as db:
-        run = find_run(db, run_id)
+    with open_run(request, run_id) as (db, run):
         header = run_header(db, run)
         charts: list[ChartView] = []
         problem = ""

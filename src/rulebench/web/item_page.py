@@ -18,9 +18,8 @@ from rulebench.web.views import (
     VERDICT_LABELS,
     NotFound,
     error_text,
-    find_run,
     json_or_empty,
-    open_store,
+    open_run,
     run_header,
 )
 
@@ -37,8 +36,7 @@ def item_page(
     item_id: Annotated[str, Path(description="Item id.")],
 ) -> HTMLResponse:
     """Everything stored about one item of a run."""
-    with open_store(request) as db:
-        run = find_run(db, run_id)
+    with open_run(request, run_id) as (db, run):
         header = run_header(db, run)
         result = db.browser().result(run.id, item_id)
     if result is None:

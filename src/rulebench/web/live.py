@@ -13,7 +13,7 @@ from pydantic import JsonValue
 
 from rulebench.engine.catalog import TASKS
 from rulebench.web.run_tallies import run_sums
-from rulebench.web.views import find_run, open_store, result_row, summary_rows
+from rulebench.web.views import open_run, result_row, summary_rows
 
 router = APIRouter()
 
@@ -27,8 +27,7 @@ def progress(
     latest: Annotated[int, Query(ge=0, le=MAX_LATEST, description="Latest items listed.")] = 10,
 ) -> dict[str, JsonValue]:
     """Status, end time, counts by verdict, the summary table and the latest items of a run."""
-    with open_store(request) as db:
-        run = find_run(db, run_id)
+    with open_run(request, run_id) as (db, run):
         entry = TASKS.get(run.task)
         group_by = entry.group_by if entry else None
         browser = db.browser()

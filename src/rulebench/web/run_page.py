@@ -21,11 +21,11 @@ from rulebench.web.run_tallies import run_sums
 from rulebench.web.templating import render_page, run_url
 from rulebench.web.views import (
     VERDICT_LABELS,
-    find_run,
-    open_store,
+    open_run,
     result_row,
     run_config,
     run_header,
+    store_label,
     summary_rows,
 )
 
@@ -73,11 +73,29 @@ class ItemsQuery(Paged):
 @router.get("/runs/{run_id}", response_class=HTMLResponse)
 def run_page(request: Request, run_id: str, query: Annotated[ItemsQuery, Query()]) -> HTMLResponse:
     """The run's summary and one page of its items."""
-    with open_store(request) as db:
-        run = find_run(db, run_id)
+    with open_run(request, run_id) as (db, run):
         context = _run_context(db, run, query)
+        context["run_store"] = store_label(request, db)
     context["store"] = request.app.state.store_label
+    context["shard"] = shard_note(run)
     return render_page("run.html", context)
+
+
+def shard_note(run: RunRecord) -> str | None:
+    """What a shard's page must say: it holds part of a run, and how to see the whole one.
+
+    The explorer shows each shard as a run of its own rather than joining them on the fly:
+    the joined run is what `rulebench runs merge` makes, with its id, status and checks.
+    """
+    shard = run.config.get("shard")
+    if not isinstance(shard, dict):
+        return None
+    index, count = shard.get("index"), shard.get("count")
+    return (
+        f"This run is shard {index}/{count} of a sharded run: it holds only the items of its "
+        "shard. Join the shards' stores with `rulebench runs merge STORE... --into FILE` and "
+        "serve or report FILE to see the whole run."
+    )
 
 
 def _run_context(db: Store, run: RunRecord, query: ItemsQuery) -> dict[str, object]:

@@ -15,6 +15,7 @@ from fastapi.responses import HTMLResponse
 from rulebench.engine.browse import RunFilter
 from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store
+from rulebench.engine.store_set import StoreSet
 from rulebench.engine.summary import GroupSummary
 from rulebench.report.tables import format_usd
 from rulebench.report.usage import totals_of
@@ -24,7 +25,7 @@ from rulebench.web.run_prices import RunPrices
 from rulebench.web.run_scores import Headline, headline_of
 from rulebench.web.run_tallies import RunSums, run_sums, run_tallies
 from rulebench.web.templating import query_url, render_page
-from rulebench.web.views import open_store, run_header
+from rulebench.web.views import open_stores, run_header, store_label
 
 router = APIRouter()
 
@@ -80,26 +81,33 @@ class RunsQuery(Paged):
 @router.get("/", response_class=HTMLResponse)
 def runs_list(request: Request, query: Annotated[RunsQuery, Query()]) -> HTMLResponse:
     """Runs with score, counts, tokens and cost; filter by task, model, status and text."""
-    with open_store(request) as db:
-        runs = _matching(db, query)
+    with open_stores(request) as stores:
+        matching = _matching_in(stores, query)
+        runs = [run for run, _ in matching.values()]
+        store_of = {run_id: store for run_id, (_, store) in matching.items()}
         prices = RunPrices.from_environment(request.app.state.show_paths)
         listing = Listing(run_labels(runs), {}, {}, prices)
         # Sorting by a column needs its value for every run; else only the page's rows get one.
         if query.sort in _SCORED:
-            listing.scores.update((run.id, headline_of(db, run)) for run in runs)
+            listing.scores.update((run.id, headline_of(store_of[run.id], run)) for run in runs)
         if query.sort in _TOTALLED:
-            listing.totals.update((run.id, _totals(db, run, prices)) for run in runs)
+            listing.totals.update((run.id, _totals(store_of[run.id], run, prices)) for run in runs)
         runs = _sorted(runs, query, _sort_value(query.sort, listing))
         pager = Pager(query.page, query.size, len(runs))
-        rows = [_row(db, run, listing) for run in runs[pager.offset : pager.offset + query.size]]
-        choices = {"task": db.browser().run_values("task"), "status": list(STATUSES)}
-        recent = [run_header(db, run) for run in db.list_runs(200)]
+        rows = [
+            _row(store_of[run.id], run, listing) | {"store": store_label(request, store_of[run.id])}
+            for run in runs[pager.offset : pager.offset + query.size]
+        ]
+        tasks = {task for store in stores.stores for task in store.browser().run_values("task")}
+        choices = {"task": sorted(tasks), "status": list(STATUSES)}
+        recent = [run_header(store, run) for store, run in stores.list_runs(200)]
     params = query.params()
     return render_page(
         "runs.html",
         {
             "title": "Runs",
             "store": request.app.state.store_label,
+            "several": stores.is_several,
             "runs": rows,
             "filters": params,
             "choices": choices,
@@ -111,6 +119,20 @@ def runs_list(request: Request, query: Annotated[RunsQuery, Query()]) -> HTMLRes
             "price_problem": prices.problem,
         },
     )
+
+
+def _matching_in(stores: StoreSet, query: RunsQuery) -> dict[str, tuple[RunRecord, Store]]:
+    """Every run of every store the filters keep, newest first (at most MAX_LISTED), by id.
+
+    A run two stores hold (the same run: the app refused different ones at its start) is
+    read from the first store given.
+    """
+    found = [(run, store) for store in stores.stores for run in _matching(store, query)]
+    found.sort(key=lambda pair: pair[0].started_at, reverse=True)  # stable: store order
+    kept: dict[str, tuple[RunRecord, Store]] = {}
+    for run, store in found:
+        kept.setdefault(run.id, (run, store))
+    return dict(list(kept.items())[:MAX_LISTED])
 
 
 def _matching(db: Store, query: RunsQuery) -> list[RunRecord]:

@@ -2,9 +2,11 @@
 
 Reads the store's FTS5 index (`engine.search`): a page of hits and a capped count, never a
 whole run. A query SQLite cannot read is answered with the reason on the page, not a 500.
+Across several stores the hits are each store's in turn, in the order the stores were given.
 """
 
 import re
+from collections.abc import Sequence
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
@@ -12,9 +14,10 @@ from fastapi.responses import HTMLResponse
 
 from rulebench.core.errors import ConfigError, StoreError
 from rulebench.engine.search import COUNT_CAP, SearchHit, split_marks
+from rulebench.engine.store import Store
 from rulebench.web.paging import Paged, Pager
 from rulebench.web.templating import item_url, render_page, run_url
-from rulebench.web.views import find_run, hide_store_path, open_store, run_header
+from rulebench.web.views import hide_store_path, locate_run, open_stores, run_header
 
 router = APIRouter()
 
@@ -45,18 +48,19 @@ def search_page(request: Request, query: Annotated[SearchQuery, Query()]) -> HTM
         "searched": bool(query.q.strip()),
     }
     status_code = 200
-    with open_store(request) as db:
-        run = find_run(db, query.run) if query.run else None
-        if run is not None:
-            context["run"] = run_header(db, run)
+    with open_stores(request) as stores:
+        searched: Sequence[Store] = stores.stores
+        run = None
+        if query.run:
+            db, run = locate_run(stores, query.run)
+            context["run"], searched = run_header(db, run), (db,)
         if context["searched"]:
             run_id = run.id if run else None
             params = {"q": query.q, "run": run_id}
             try:
-                search = db.searcher()
-                found = search.count(query.q, run_id)
+                found = sum(db.searcher().count(query.q, run_id) for db in searched)
                 pager = Pager(query.page, query.size, min(found, COUNT_CAP))
-                hits = search.hits(query.q, run_id, pager.offset, query.size)
+                hits = _hits(searched, query.q, run_id, pager.offset, query.size)
             except ConfigError as exc:
                 context["problem"], status_code = str(exc), 400
             except StoreError as exc:  # named as the page names the store
@@ -69,6 +73,24 @@ def search_page(request: Request, query: Annotated[SearchQuery, Query()]) -> HTM
                     "more": found > COUNT_CAP,
                 }
     return render_page("search.html", context, status_code)
+
+
+def _hits(
+    stores: Sequence[Store], text: str, run_id: str | None, offset: int, limit: int
+) -> list[SearchHit]:
+    """The page of hits at `offset` of all the stores' hits, each store's in turn."""
+    hits: list[SearchHit] = []
+    for db in stores:
+        if len(hits) >= limit:
+            break
+        search = db.searcher()
+        found = search.count(text, run_id) if len(stores) > 1 else offset + limit
+        if offset >= found:
+            offset -= found
+            continue
+        hits += search.hits(text, run_id, offset, limit - len(hits))
+        offset = 0
+    return hits
 
 
 def _hit_row(hit: SearchHit) -> dict[str, object]:

@@ -31,11 +31,14 @@ DEFAULT_PORT = 8765
 
 
 class ServeConfig(BaseModel):
-    """Where the explorer listens and which store it shows."""
+    """Where the explorer listens and which stores it shows."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     store: Path
+    """The first store (a file, or a folder of `*.sqlite` stores); the playground's cache."""
+    more_stores: tuple[Path, ...] = ()
+    """Stores shown besides `store`, each read in place (`engine.store_set`)."""
     host: str = DEFAULT_HOST
     port: int = Field(default=DEFAULT_PORT, ge=1, le=65535)
     allow_remote: bool = False
@@ -60,6 +63,11 @@ class ServeConfig(BaseModel):
                 '"import secrets; print(secrets.token_urlsafe())"`'
             )
         return SecretStr(stripped)
+
+    @property
+    def stores(self) -> tuple[Path, ...]:
+        """Every store shown, in the order given."""
+        return (self.store, *self.more_stores)
 
     @property
     def is_remote(self) -> bool:
@@ -116,7 +124,7 @@ def serve(config: ServeConfig) -> None:
     from rulebench.web.token_gate import protect
 
     app = create_app(
-        config.store,
+        config.stores,
         allowed_hosts(config.host),
         served_playground(config),
         show_paths=not (config.is_remote or config.allow_remote),

@@ -1,11 +1,14 @@
 """What the pages show of runs and results: plain text and numbers taken from the store.
 
-The store is opened read-only for every request (a connection per request: SQLite
+The stores are opened read-only for every request (a connection per request: SQLite
 connections stay in the thread that made them, and opening one takes about a millisecond).
+Several stores are read as one (`engine.store_set`): a run's pages read the store holding it.
 What a run's config, notes or errors hold is redacted first (`report.redaction`): keys,
 tokens, passwords and URL credentials never reach a page.
 """
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,6 +19,7 @@ from rulebench.core.items import ItemResult
 from rulebench.engine.browse import Verdict, verdict_of
 from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store
+from rulebench.engine.store_set import StoreSet
 from rulebench.engine.summary import summarize
 from rulebench.report.redaction import redact_config, redact_text
 from rulebench.web.run_tallies import RunSums, run_tallies
@@ -36,32 +40,53 @@ class NotFound(Exception):
     """What a URL names is not in the store (a 404 page says what)."""
 
 
-def open_store(request: "Request") -> Store:
-    """The app's store, read-only, for one request (close it: use as a context manager)."""
-    return Store(request.app.state.store_path, readonly=True)
+def open_stores(request: "Request") -> StoreSet:
+    """The app's stores, read-only, for one request (close them: use as a context manager)."""
+    return StoreSet.open(request.app.state.store_paths)
+
+
+@contextlib.contextmanager
+def open_run(request: "Request", run_id: str) -> Iterator[tuple[Store, RunRecord]]:
+    """The store holding a run (by id or unique prefix) and the run, for one request.
+
+    Raises:
+        NotFound: no store holds it, or the id is ambiguous (the stores' reason).
+    """
+    with open_stores(request) as stores:
+        yield locate_run(stores, run_id)
+
+
+def locate_run(stores: StoreSet, run_id: str) -> tuple[Store, RunRecord]:
+    """`StoreSet.locate`, with NotFound (the stores' reason) for a run it cannot find."""
+    try:
+        return stores.locate(run_id)
+    except StoreError as exc:
+        raise NotFound(str(exc)) from None
+
+
+def store_label(request: "Request", store: Store) -> str:
+    """How pages name the store a run is read from ("" when the app reads one store)."""
+    labels: dict[Path, str] = request.app.state.store_labels
+    return labels.get(store.path, str(store.path)) if len(labels) > 1 else ""
 
 
 def hide_store_path(request: "Request", message: str) -> str:
-    """`message` with the store's path as the page names the store (by name, when remote).
+    """`message` with each store's path as the page names the store (by name, when remote).
 
     Store errors name the file as they opened it, absolute or resolved; a server others
     reach must not show where its files live.
     """
     if request.app.state.show_paths:
         return message
-    path: Path = request.app.state.store_path
-    label: str = request.app.state.store_label
-    for shown in sorted({str(path.resolve()), str(path.absolute()), str(path)}, key=len)[::-1]:
-        message = message.replace(shown, label)
+    labels: dict[Path, str] = request.app.state.store_labels
+    named = {
+        shown: label
+        for path, label in labels.items()
+        for shown in (str(path.resolve()), str(path.absolute()), str(path))
+    }
+    for shown in sorted(named, key=len, reverse=True):
+        message = message.replace(shown, named[shown])
     return message
-
-
-def find_run(db: Store, run_id: str) -> RunRecord:
-    """A run by id or unique prefix; NotFound with the store's reason otherwise."""
-    try:
-        return db.get_run(run_id)
-    except StoreError as exc:
-        raise NotFound(str(exc)) from None
 
 
 def run_header(db: Store, run: RunRecord) -> dict[str, object]:

@@ -211,3 +211,18 @@ def test_a_missing_source_among_good_ones_changes_nothing(tmp_path: Path, target
     good = tmp_path / "good.sqlite"
     run_into(good, None)
     refused([good, tmp_path / "nope.sqlite"], target, "no results store at", "nope.sqlite")
+
+
+def test_shards_that_do_not_fit_yet_and_differ_are_merged_with_a_warning(
+    tmp_path: Path, target: Path
+) -> None:
+    one, two = tmp_path / "one.sqlite", tmp_path / "two.sqlite"
+    first = run_into(one, Shard(index=1, count=3))
+    second = run_into(two, Shard(index=2, count=3), spec=LONGER)
+    report = merge_stores([one, two], target)  # shard 3/3 is not there: no proof of a mistake
+    [warning] = report.warnings
+    assert "generate.max_tokens" in warning and "differ" in warning
+    assert len(report.sharded_runs) == 2 and first != second
+    same = tmp_path / "same.sqlite"
+    run_into(same, Shard(index=2, count=3))
+    assert merge_stores([one, same], tmp_path / "t2.sqlite").warnings == []

@@ -184,6 +184,8 @@ def merge(
     )
     for run_id in report.sharded_runs:
         out.print(safe_text(f"sharded run {run_id}: see `rulebench runs show {run_id}`"))
+    for warning in report.warnings:
+        err.print(safe_text(f"warning: {warning}", style="yellow"))
 
 
 def print_shard_hint(run: "RunRecord") -> None:

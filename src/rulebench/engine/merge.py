@@ -25,7 +25,7 @@ from rulebench.core.errors import StoreError
 from rulebench.engine.connection import connect_writable, retry_while_busy
 from rulebench.engine.merge_sources import attach_source, check_source, check_target
 from rulebench.engine.records import READ_DEFAULTS, RunRecord, row_to_run
-from rulebench.engine.shard_specs import keyed_spec, mixed_specs
+from rulebench.engine.shard_specs import keyed_spec, maybe_mixed_specs, mixed_specs
 from rulebench.engine.shard_status import merged_status
 from rulebench.engine.store import WRITE_PATIENCE_S
 
@@ -61,6 +61,8 @@ class MergeReport(BaseModel):
     cache_added: int
     sharded_runs: list[str]
     """Ids of the runs in the target that shards were joined into."""
+    warnings: list[str] = []
+    """Partial sharded runs that may be one run's shards started with different options."""
 
 
 def merge_stores(sources: Sequence[Path], target: Path) -> MergeReport:
@@ -81,6 +83,7 @@ def merge_stores(sources: Sequence[Path], target: Path) -> MergeReport:
             counts, ids = _merge_one(connection, source, target)
             totals = [a + b for a, b in zip(totals, counts, strict=True)]
             sharded |= ids
+        warnings = maybe_mixed_specs(_joined_runs(connection))
     finally:
         connection.close()
     return MergeReport(
@@ -89,6 +92,7 @@ def merge_stores(sources: Sequence[Path], target: Path) -> MergeReport:
         cache_added=totals[2],
         results_replaced=totals[3],
         sharded_runs=sorted(sharded),
+        warnings=warnings,
     )
 
 
@@ -216,12 +220,16 @@ def _drop_superseded(connection: sqlite3.Connection, pairs: str, *args: object) 
     return max(cursor.rowcount, 0)
 
 
-def _refuse_mixed_specs(connection: sqlite3.Connection, source: Path) -> None:
-    """Refuse the source when, merged, it makes shards of differing specs fit one whole run."""
+def _joined_runs(connection: sqlite3.Connection) -> list[RunRecord]:
     rows = connection.execute(
         "SELECT * FROM runs WHERE json_extract(notes, '$.shards') IS NOT NULL"
-    )
-    if problem := mixed_specs([row_to_run(row) for row in rows]):
+    ).fetchall()
+    return [row_to_run(row) for row in rows]
+
+
+def _refuse_mixed_specs(connection: sqlite3.Connection, source: Path) -> None:
+    """Refuse the source when, merged, it makes shards of differing specs fit one whole run."""
+    if problem := mixed_specs(_joined_runs(connection)):
         raise StoreError(f"cannot merge {source}: {problem}")
 
 

@@ -41,6 +41,35 @@ def mixed_specs(joined: Sequence[RunRecord]) -> str | None:
     return None
 
 
+def maybe_mixed_specs(joined: Sequence[RunRecord]) -> list[str]:
+    """A warning for each set of partial sharded runs that may be one run's mistyped shards.
+
+    Shards that do not yet fit one whole run cannot be told from the start of a sweep, so
+    they are merged as the runs they are; this says what to check, one line per such set.
+    """
+    groups: dict[tuple[str, str, int], list[RunRecord]] = {}
+    for run in joined:
+        count = run.notes.get("shard_count")
+        if isinstance(count, int):
+            groups.setdefault((run.task, run.model, count), []).append(run)
+    warnings = []
+    for (task, model, count), runs in sorted(groups.items()):
+        indexes = [_indexes(run) for run in runs]
+        every = {str(index) for index in range(1, count + 1)}
+        union = set().union(*indexes)
+        disjoint = sum(map(len, indexes)) == len(union)
+        if len(runs) > 1 and disjoint and union != every:
+            path, one, other = differing_field(
+                keyed_spec(runs[0].config), keyed_spec(runs[1].config)
+            )
+            warnings.append(
+                f"runs {', '.join(run.id for run in runs)} ({task} on {model}, {count} shards) "
+                f"hold different shards and differ in {path} ({one} and {other}): if they are "
+                "the shards of one run, run the mistyped ones again with the same options"
+            )
+    return warnings
+
+
 def _indexes(run: RunRecord) -> set[str]:
     shards = run.notes.get("shards")
     return set(shards) if isinstance(shards, dict) else set()

@@ -127,7 +127,15 @@ def test_an_id_in_two_stores_is_one_run_when_the_content_is_the_same(
     with explorer_of(first, second, copy) as client:
         listed = run_links(Page(client.get("/").text))
         assert client.get(f"/runs/{run_a}").status_code == 200
+        found = hits(client, "/search?q=question&size=500")
+        paged = [
+            link
+            for page in (1, 2, 3, 4)
+            for link in hits(client, f"/search?q=question&size=4&page={page}")
+        ]
     assert listed.count(f"/runs/{run_a}") == 1
+    # Its items are found once, in the first store that holds it, page by page too.
+    assert len(found) == len(set(found)) == 12 and paged == found
 
 
 def test_an_id_in_two_stores_with_different_content_is_refused_at_the_start(

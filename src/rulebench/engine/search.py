@@ -7,7 +7,7 @@ item_id, prompt, reply, answer or reasoning (every reply's thinking, earlier tur
 """
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from rulebench.core.errors import ConfigError, StoreError
@@ -45,9 +45,19 @@ class ResultSearch:
         self._query = query
         self._path = path
 
-    def hits(self, text: str, run_id: str | None, offset: int, limit: int) -> list[SearchHit]:
-        """Matching results, newest first; within one run when `run_id` is given."""
-        where, params = self._where(text, run_id)
+    def hits(
+        self,
+        text: str,
+        run_id: str | None,
+        offset: int,
+        limit: int,
+        skipped: Sequence[str] = (),
+    ) -> list[SearchHit]:
+        """Matching results, newest first; within one run when `run_id` is given.
+
+        `skipped`: runs left out (read from another store, where they are searched).
+        """
+        where, params = self._where(text, run_id, skipped)
         rows = self._run(
             "SELECT r.run_id, r.item_id, snippet(results_search, -1, ?, ?, '…', ?), r.status "
             f"{_JOINED} {where} "
@@ -57,9 +67,9 @@ class ResultSearch:
         )
         return [SearchHit(*row) for row in rows]
 
-    def count(self, text: str, run_id: str | None) -> int:
+    def count(self, text: str, run_id: str | None, skipped: Sequence[str] = ()) -> int:
         """How many results match, counted up to COUNT_CAP + 1 (more reads as "more than")."""
-        where, params = self._where(text, run_id)
+        where, params = self._where(text, run_id, skipped)
         [(count,)] = self._run(
             f"SELECT COUNT(*) FROM (SELECT 1 {_JOINED} {where} LIMIT ?)",
             (*params, COUNT_CAP + 1),
@@ -68,12 +78,19 @@ class ResultSearch:
         return int(count)
 
     @staticmethod
-    def _where(text: str, run_id: str | None) -> tuple[str, tuple[object, ...]]:
+    def _where(
+        text: str, run_id: str | None, skipped: Sequence[str] = ()
+    ) -> tuple[str, tuple[object, ...]]:
         if not text.strip():
             raise ConfigError("search: give some words to look for")
-        if run_id is None:
-            return "WHERE results_search MATCH ?", (text,)
-        return "WHERE results_search MATCH ? AND r.run_id = ?", (text, run_id)
+        where = "WHERE results_search MATCH ?"
+        params: tuple[object, ...] = (text,)
+        if run_id is not None:
+            where, params = f"{where} AND r.run_id = ?", (*params, run_id)
+        if skipped:
+            marks = ", ".join("?" * len(skipped))
+            where, params = f"{where} AND r.run_id NOT IN ({marks})", (*params, *skipped)
+        return where, params
 
     def _run(self, sql: str, params: tuple[object, ...], text: str) -> list[Any]:
         try:

@@ -165,6 +165,20 @@ class StoreSet:
             if len(stores) > 1:
                 check_same_run([(store, store.get_run(run_id)) for store in stores])
 
+    def runs_held_before(self) -> list[tuple[str, ...]]:
+        """For each store, in order, the ids of its runs an earlier store holds too.
+
+        Such a run is one run (`check_shared_runs`), read from the first store: a search over
+        every store leaves it out of the later ones, so its hits are listed once.
+        """
+        seen: set[str] = set()
+        held = []
+        for store in self.stores:
+            ids = {run.id for run in store.list_runs(MAX_RUNS)}
+            held.append(tuple(sorted(ids & seen)))
+            seen |= ids
+        return held
+
     # Reads of one run, from its store
 
     def effective_status(self, run: RunRecord) -> str:

@@ -49,16 +49,18 @@ def search_page(request: Request, query: Annotated[SearchQuery, Query()]) -> HTM
     }
     status_code = 200
     with open_stores(request) as stores:
-        searched: Sequence[Store] = stores.stores
+        searched: Sequence[tuple[Store, Sequence[str]]] = list(
+            zip(stores.stores, stores.runs_held_before(), strict=True)
+        )
         run = None
         if query.run:
             db, run = locate_run(stores, query.run)
-            context["run"], searched = run_header(db, run), (db,)
+            context["run"], searched = run_header(db, run), [(db, ())]
         if context["searched"]:
             run_id = run.id if run else None
             params = {"q": query.q, "run": run_id}
             try:
-                found = sum(db.searcher().count(query.q, run_id) for db in searched)
+                found = sum(db.searcher().count(query.q, run_id, skip) for db, skip in searched)
                 pager = Pager(query.page, query.size, min(found, COUNT_CAP))
                 hits = _hits(searched, query.q, run_id, pager.offset, query.size)
             except ConfigError as exc:
@@ -76,19 +78,26 @@ def search_page(request: Request, query: Annotated[SearchQuery, Query()]) -> HTM
 
 
 def _hits(
-    stores: Sequence[Store], text: str, run_id: str | None, offset: int, limit: int
+    stores: Sequence[tuple[Store, Sequence[str]]],
+    text: str,
+    run_id: str | None,
+    offset: int,
+    limit: int,
 ) -> list[SearchHit]:
-    """The page of hits at `offset` of all the stores' hits, each store's in turn."""
+    """The page of hits at `offset` of all the stores' hits, each store's in turn.
+
+    Each store comes with the runs to leave out of it (held by an earlier store).
+    """
     hits: list[SearchHit] = []
-    for db in stores:
+    for db, skipped in stores:
         if len(hits) >= limit:
             break
         search = db.searcher()
-        found = search.count(text, run_id) if len(stores) > 1 else offset + limit
+        found = search.count(text, run_id, skipped) if len(stores) > 1 else offset + limit
         if offset >= found:
             offset -= found
             continue
-        hits += search.hits(text, run_id, offset, limit - len(hits))
+        hits += search.hits(text, run_id, offset, limit - len(hits), skipped)
         offset = 0
     return hits
 

@@ -1,17 +1,20 @@
-"""core imports only pure modules, so the "core does no I/O" contract cannot miss a new one.
+"""The import contracts leave no gap: every package is layered, core imports only pure modules.
 
-import-linter's contract (pyproject.toml) forbids a list of I/O modules; a module missing from
-that list would pass it. This test reads core's source and allows only the modules below,
-each for a stated reason, so an `import os` (or any module nobody has judged) fails here.
+import-linter (pyproject.toml, `make lint`) checks the contracts, but only for what they name:
+a package missing from the layers, or an I/O module missing from core's forbidden list, would
+pass unseen. These tests close both gaps: core's source may import only the modules below,
+each allowed for a stated reason, so an `import os` (or any module nobody has judged) fails.
 """
 
 import ast
 import tomllib
 from pathlib import Path
+from typing import Any, cast
 
 ROOT = Path(__file__).resolve().parents[2]
 CORE = ROOT / "src" / "rulebench" / "core"
-CONTRACT = "core does no I/O and loads no model library"
+CORE_CONTRACT = "core does no I/O and loads no model library"
+LAYERS_CONTRACT = "Layers point downward only"
 
 PURE = frozenset({
     "__future__", "typing", "collections", "dataclasses", "contextlib", "enum", "functools",
@@ -21,9 +24,15 @@ PURE = frozenset({
     # A renamed field's FutureWarning goes to the caller's filters; the CLI prints it.
     "warnings",
     "pydantic",
-    "rulebench",
+    "rulebench",  # rulebench.core only: the layers contract checks that
 })  # fmt: skip
 """Top-level modules core may import: computation on values it is given."""
+
+
+def _contract(name: str) -> dict[str, Any]:
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    [contract] = [c for c in pyproject["tool"]["importlinter"]["contracts"] if c["name"] == name]
+    return cast(dict[str, Any], contract)
 
 
 def _is_type_checking_block(node: ast.AST) -> bool:
@@ -70,11 +79,25 @@ def test_core_imports_only_pure_modules() -> None:
 
 
 def test_the_contract_forbids_the_io_modules_and_none_judged_pure() -> None:
-    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    contracts = pyproject["tool"]["importlinter"]["contracts"]
-    [contract] = [c for c in contracts if c["name"] == CONTRACT]
+    contract = _contract(CORE_CONTRACT)
     assert contract["type"] == "forbidden" and contract["source_modules"] == ["rulebench.core"]
     forbidden = set(contract["forbidden_modules"])
     io_modules = {"os", "sys", "io", "pathlib", "glob", "subprocess", "importlib", "socket"}
     assert io_modules | {"urllib", "http", "sqlite3", "logging", "time", "aiohttp"} <= forbidden
     assert not forbidden & PURE
+
+
+def test_every_package_of_rulebench_sits_in_a_layer() -> None:
+    layered = {
+        module.strip()
+        for line in _contract(LAYERS_CONTRACT)["layers"]
+        for module in line.replace(":", "|").split("|")
+    }
+    package = ROOT / "src" / "rulebench"
+    found = {
+        f"rulebench.{path.stem if path.is_file() else path.name}"
+        for path in package.iterdir()
+        if (path.suffix == ".py" and not path.name.startswith("_"))
+        or (path / "__init__.py").is_file()
+    }
+    assert found - layered == set(), "not in the layers contract, so never checked"

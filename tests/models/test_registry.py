@@ -3,7 +3,6 @@ import sys
 import pytest
 
 from rulebench.core.errors import ConfigError
-from rulebench.core.lazy_registry import missing_modules
 from rulebench.models.base import BackendOptions
 from rulebench.models.registry import (
     BACKENDS,
@@ -15,6 +14,7 @@ from rulebench.models.registry import (
     resolve_spec,
 )
 from rulebench.models.scripted import ScriptedModel
+from rulebench.plugins.foreign_code import missing_modules
 
 
 def test_parse_spec_splits_provider_and_keeps_slashes_in_the_name() -> None:

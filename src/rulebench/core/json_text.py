@@ -10,8 +10,8 @@ to warn about (core does no logging).
 """
 
 import json
+import math
 import re
-import sys
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -27,6 +27,8 @@ PairsHook = Callable[[list[tuple[str, Any]]], Any]
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|-?Infinity|NaN|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?')
 # A \u escape of a surrogate; without one (and without a raw surrogate) nothing needs repair.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+# The largest finite float, sys.float_info.max (core reads no process state, so no sys).
+_LARGEST_FLOAT = math.nextafter(math.inf, 0.0)
 
 
 class ParsedJson(NamedTuple):
@@ -98,7 +100,7 @@ def _finite_float(token: str) -> float:
 
 def _finite_int(token: str) -> int:
     value = int(token)
-    if abs(value) > sys.float_info.max:  # would become inf wherever it is used as a float
+    if abs(value) > _LARGEST_FLOAT:  # would become inf wherever it is used as a float
         raise _NonFinite(token, "is too large for a number (it overflows to infinity)")
     return value
 

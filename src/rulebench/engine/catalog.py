@@ -5,8 +5,8 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
+from rulebench.core.did_you_mean import did_you_mean
 from rulebench.core.errors import ConfigError, StoreError
-from rulebench.core.lazy_registry import did_you_mean, import_target
 from rulebench.core.messages import NO_REASONING_OPTIONS, GenerateConfig, ReasoningOptions
 from rulebench.core.run_kinds import NOT_EVALUATIONS
 from rulebench.core.shards import Shard
@@ -16,6 +16,7 @@ from rulebench.engine.task import Task
 from rulebench.engine.task_config import TaskConfig, parse_task_config
 from rulebench.models.base import BackendOptions, ChoiceScorer, Model
 from rulebench.models.registry import create_model, resolve_spec
+from rulebench.plugins.lazy_registry import import_target
 
 
 class TaskEntry(NamedTuple):

@@ -10,8 +10,9 @@ help texts and did-you-mean messages cost nothing.
 from pathlib import Path
 
 from rulebench.core.errors import ConfigError
-from rulebench.core.lazy_registry import LazyRegistry, describe_failure, import_folder
 from rulebench.inferential.definition import TaskDefinition
+from rulebench.plugins.foreign_code import describe_failure, import_folder
+from rulebench.plugins.lazy_registry import LazyRegistry
 
 _TASKS = "rulebench.inferential.tasks"
 TASKS_GROUP = "rulebench.tasks"

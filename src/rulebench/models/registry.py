@@ -6,15 +6,11 @@ Backends from other packages register their factory's "module:attr" string in th
 
 from typing import NamedTuple, Protocol, cast
 
+from rulebench.core.did_you_mean import did_you_mean
 from rulebench.core.errors import ConfigError, RulebenchError
-from rulebench.core.lazy_registry import (
-    LazyRegistry,
-    describe_failure,
-    did_you_mean,
-    is_stop,
-    missing_modules,
-)
 from rulebench.models.base import BackendOptions, Model, ModelInfo
+from rulebench.plugins.foreign_code import describe_failure, is_stop, missing_modules
+from rulebench.plugins.lazy_registry import LazyRegistry
 
 EMBEDDED_MODEL_NAME = "SmolLM2-135M-Instruct"
 DEFAULT_MODEL = f"llamacpp/{EMBEDDED_MODEL_NAME}"

@@ -8,7 +8,7 @@ they run from case files (`--suite FILE`) and in play, never in the generated su
 
 import logging
 
-from rulebench.core.lazy_registry import LazyRegistry
+from rulebench.plugins.lazy_registry import LazyRegistry
 from rulebench.scenarios.base import RuleSpec, Scenario, Version
 
 logger = logging.getLogger(__name__)

@@ -9,9 +9,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rulebench.core.errors import ConfigError
-from rulebench.core.lazy_registry import missing_modules
 from rulebench.core.renamed import rename_fields
 from rulebench.models.registry import EMBEDDED_MODEL_NAME, parse_spec
+from rulebench.plugins.foreign_code import missing_modules
 
 DEFAULT_MAX_STEPS = 60
 """The CPU default: 60 steps of 8 examples (480 examples), sized so that a default run ends in

@@ -17,7 +17,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 from rulebench.core.errors import ConfigError
-from rulebench.core.lazy_registry import missing_modules
+from rulebench.plugins.foreign_code import missing_modules
 from rulebench.web.playground import PlaygroundConfig
 from rulebench.web.quotas import Quotas
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from rulebench.core.errors import ConfigError
-from rulebench.core.lazy_registry import LazyRegistry, import_folder, import_target
+from rulebench.plugins.foreign_code import import_folder
+from rulebench.plugins.lazy_registry import LazyRegistry, import_target
 
 from tests.installed import install_dist
 
@@ -38,7 +39,7 @@ def site(
 
 def test_builtins_load_on_first_use_and_unknown_names_list_the_known() -> None:
     registry = LazyRegistry(
-        "thing", {"answer": "tests.core.test_lazy_registry:GROUP"}, None, as_int
+        "thing", {"answer": "tests.plugins.test_lazy_registry:GROUP"}, None, as_int
     )
     assert registry.names() == ("answer",)
     with pytest.raises(TypeError, match="not an int"):

@@ -10,7 +10,6 @@ describes, except where `may_pass` says otherwise (tests/attack/test_gcg_targets
 rule so, with sampled params and continuations).
 """
 
-import difflib
 import string
 from collections.abc import Mapping
 from typing import Literal
@@ -18,6 +17,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, JsonValue
 
 from rulebench.core.cases import Bucket
+from rulebench.core.did_you_mean import did_you_mean
 from rulebench.core.errors import ConfigError
 
 
@@ -194,21 +194,16 @@ def _lookup(scenario: str, behavior: str) -> RuleTarget:
     scenarios = list(dict.fromkeys(t.scenario for t in _TARGETS))
     if scenario not in scenarios:
         raise ConfigError(
-            f"no GCG target for scenario '{scenario}'.{_did_you_mean(scenario, scenarios)} "
+            f"no GCG target for scenario '{scenario}'.{did_you_mean(scenario, scenarios)} "
             f"Scenarios with targets (v3): {', '.join(scenarios)}"
         )
     rules = {t.behavior: t for t in _TARGETS if t.scenario == scenario}
     if behavior not in rules:
         raise ConfigError(
-            f"no GCG target for rule '{behavior}' of {scenario}.{_did_you_mean(behavior, rules)} "
+            f"no GCG target for rule '{behavior}' of {scenario}.{did_you_mean(behavior, rules)} "
             f"Its rules: {', '.join(rules)}"
         )
     return rules[behavior]
-
-
-def _did_you_mean(name: str, known: "list[str] | Mapping[str, RuleTarget]") -> str:
-    close = difflib.get_close_matches(name, list(known), n=1)
-    return f" Did you mean '{close[0]}'?" if close else ""
 
 
 def _fields(template: str) -> list[str]:

@@ -15,7 +15,6 @@ import pytest
 from typer.testing import CliRunner
 
 from rulebench.cli.app import app
-from rulebench.core.lazy_registry import BUILT_IN
 from rulebench.engine.store import Store
 from rulebench.scenarios.registry import REGISTRY, scenario_class
 
@@ -51,7 +50,7 @@ def vault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     module = importlib.util.module_from_spec(spec)
     monkeypatch.setitem(sys.modules, module_name, module)
     spec.loader.exec_module(module)
-    REGISTRY.add("Vault", target, BUILT_IN)
+    REGISTRY.add("Vault", target, REGISTRY.entry("Hodor").package)  # as a built-in
     try:
         yield target
     finally:

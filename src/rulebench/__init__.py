@@ -1,7 +1,8 @@
 """rulebench: measure and improve how large language models follow rules.
 
-The Python API (`rulebench.run`, `resume`, `results`, `results_frame`, `build_report`) lives in
-`rulebench.api`; it is imported on first use, so `import rulebench` and the CLI stay quick.
+The Python API (`rulebench.run`, `resume`, `results`, `results_frame`, `build_report`, and the
+`list_*` functions of what can be run) lives in `rulebench.api`; it is imported on first use, so
+`import rulebench` and the CLI stay quick.
 """
 
 import importlib
@@ -10,9 +11,36 @@ from typing import TYPE_CHECKING, Any
 from rulebench.core.version import __version__
 
 if TYPE_CHECKING:
-    from rulebench.api import RunOptions, build_report, results, results_frame, resume, run
+    from rulebench.api import (
+        RunOptions,
+        build_report,
+        list_inferential,
+        list_models,
+        list_plugins,
+        list_scenarios,
+        list_suites,
+        list_tasks,
+        results,
+        results_frame,
+        resume,
+        run,
+    )
 
-__all__ = ["RunOptions", "__version__", "build_report", "results", "results_frame", "resume", "run"]
+__all__ = [
+    "RunOptions",
+    "__version__",
+    "build_report",
+    "list_inferential",
+    "list_models",
+    "list_plugins",
+    "list_scenarios",
+    "list_suites",
+    "list_tasks",
+    "results",
+    "results_frame",
+    "resume",
+    "run",
+]
 _API = frozenset(__all__) - {"__version__"}
 
 

@@ -7,6 +7,7 @@
     rows = rulebench.results(report.run.id)          # one dict per item, as `runs export` writes
     frame = rulebench.results_frame(report.run.id)   # the same as a pandas DataFrame
     built = rulebench.build_report(report.run.id, folder="report/")  # .markdown, .numbers...
+    names = [task.name for task in rulebench.list_tasks()]  # as `rulebench list` shows them
 
 Every call is synchronous and also works inside a running event loop (a Jupyter notebook):
 the run then goes on in a worker thread with its own loop. Runs land in the same store as the
@@ -33,6 +34,11 @@ from rulebench.engine.export import flat_row
 from rulebench.engine.runner import RunReport, RunSpec
 from rulebench.engine.store import Store
 from rulebench.engine.task_config import TaskConfig
+from rulebench.listing import models as model_listing
+from rulebench.listing import plugins as plugin_listing
+from rulebench.listing import scenarios as scenario_listing
+from rulebench.listing import suites as suite_listing
+from rulebench.listing import tasks as task_listing
 from rulebench.report.build import BuiltReport
 from rulebench.report.by_task import ReportOptions, report_for
 from rulebench.report.kinds import DEFAULT_EXTRACT, ExtractMode
@@ -138,6 +144,39 @@ def build_report(
     options = ReportOptions(Path(folder) if folder else None, extract, prices=table)
     with Store(store, readonly=True) as db:
         return report_for(db, ids, options)
+
+
+def list_tasks() -> list[task_listing.ListedTask]:
+    """The tasks `run` takes, with the command that starts each (`rulebench list tasks`)."""
+    return task_listing.list_tasks()
+
+
+def list_inferential() -> list[task_listing.InferentialEntry]:
+    """The inferential tasks `config={"tasks": [...]}` takes (`rulebench list inferential`).
+
+    A plugin's task that fails to load is a `BrokenInferentialTask` with its error.
+    """
+    return task_listing.list_inferential()
+
+
+def list_scenarios() -> list[scenario_listing.ListedScenario]:
+    """The scenarios with their rules and releases (`rulebench list scenarios`)."""
+    return scenario_listing.list_scenarios()
+
+
+def list_suites() -> list[suite_listing.ListedSuite]:
+    """The generated suites with their sizes, then the official releases' (`list suites`)."""
+    return suite_listing.list_suites()
+
+
+def list_models() -> list[model_listing.ListedProvider]:
+    """The built-in model providers a spec names (`rulebench models`); plugins': `list_plugins`."""
+    return model_listing.list_models()
+
+
+def list_plugins() -> list[plugin_listing.PluginEntry]:
+    """Tasks, scenarios and model providers from other packages (`rulebench list plugins`)."""
+    return plugin_listing.list_plugins()
 
 
 def run_spec(

@@ -11,17 +11,17 @@ def models() -> None:
     from rich.text import Text
 
     from rulebench.core.errors import ConfigError
+    from rulebench.listing.models import list_models
     from rulebench.models.embedded import embedded_gguf_path
-    from rulebench.models.registry import DEFAULT_MODEL, PROVIDERS
+    from rulebench.models.registry import DEFAULT_MODEL
     from rulebench.report.untrusted import safe_text
 
     table = Table(title="Model providers", title_justify="left")
     for column in ("provider", "what", "example", "install"):
         table.add_column(column)
-    for name, provider in PROVIDERS.items():
-        install = f"pip install 'rulebench[{provider.extra}]'" if provider.extra else "included"
+    for provider in list_models():
         # Text cells: as markup, "rulebench[hf]" would lose its "[hf]".
-        cells = (name, provider.description, provider.example, install)
+        cells = (provider.name, provider.description, provider.example, provider.install)
         table.add_row(*(Text(cell) for cell in cells))
     out.print(table)
     try:

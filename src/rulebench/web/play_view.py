@@ -8,10 +8,10 @@ the parameters themselves are never shown.
 import re
 
 from rulebench.core.cases import TestCase, Verdict
+from rulebench.listing.scenarios import list_scenarios
 from rulebench.scenarios.base import EvalMode
 from rulebench.scenarios.play import EVAL_MODES, PlaySession
 from rulebench.scenarios.played import note_of
-from rulebench.scenarios.registry import scenario_classes
 from rulebench.web.play_controls import LANE_NAMES, system_message_choices
 from rulebench.web.playground import (
     MAX_MESSAGE_CHARS,
@@ -33,12 +33,8 @@ def conversation_url(conversation_id: str) -> str:
 def scenario_choices() -> list[dict[str, object]]:
     """Every scenario for the new-game form: name, parameter names, multi-user or not."""
     return [
-        {
-            "name": name,
-            "params": ", ".join(cls.params_type.model_fields) or "none",
-            "users": cls.users,
-        }
-        for name, cls in scenario_classes().items()
+        {"name": found.name, "params": ", ".join(found.params) or "none", "users": found.multi_user}
+        for found in list_scenarios()
     ]
 
 

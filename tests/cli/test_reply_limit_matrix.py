@@ -26,11 +26,12 @@ from rulebench.engine.store import Store
 from rulebench.engine.task import Session
 from rulebench.models.base import BackendOptions
 from rulebench.models.registry import create_model
+from rulebench.scenarios.sizes import Size
 from rulebench.scenarios.suites.generated import generate_suite
 from rulebench.scenarios.suites.official_writer import write_suite
 from rulebench.scenarios.task import ScenarioConfig, ScenarioTask
 
-from tests.stored_json import json_at, json_object
+from tests.stored_json import json_at, json_list
 
 runner = CliRunner()
 MODEL = "scripted/echo"
@@ -122,7 +123,7 @@ def test_every_way_of_naming_the_basic_cases_plays_them_at_512(
         assert set(run.limits) == first, way  # the same cases
         assert set(run.limits.values()) == {512}, way
         assert run.run_limit == 512, way
-        assert set(json_object(run.sizes).values()) == {"official"}, way
+        assert set(json_list(run.sizes)) == {"official"}, way
 
 
 def test_a_cut_suite_plays_at_the_quick_size(tmp_path: Path) -> None:
@@ -137,7 +138,7 @@ def test_a_cut_suite_plays_at_the_quick_size(tmp_path: Path) -> None:
     for way, run in runs.items():
         assert run.limits and set(run.limits.values()) == {128}, way
         assert run.run_limit == 128, way
-        assert set(json_object(run.sizes).values()) == {"quick"}, way
+        assert set(json_list(run.sizes)) == {"quick"}, way
 
 
 def test_a_mixed_run_plays_each_case_at_its_suites_limit(tmp_path: Path) -> None:
@@ -152,7 +153,7 @@ def test_a_mixed_run_plays_each_case_at_its_suites_limit(tmp_path: Path) -> None
     )
     assert by_limit == {("files", 512): BASIC_CASES, ("quick", 128): 19 * 5}
     assert mixed.run_limit == 128  # the generated suites' limit, as before
-    assert mixed.sizes == {files: "official", "basic": "quick"}
+    assert mixed.sizes == ["official", "quick"]  # in the order of the suites
     alone = via_cli(store, "-s", files)
     assert set(alone.limits.values()) == {512} and alone.run_limit == 512
     given = via_cli(store, "-s", files, "-s", "basic", "--max-tokens", "64")
@@ -195,7 +196,7 @@ def test_a_stored_mixed_run_without_sizes_plays_every_case_at_the_run_limit(
     other = tmp_path / "official"
     write_suite(generate_suite("basic", 1), other)
     suites = [str(other / "basic"), "basic"]
-    sizes = {suites[0]: "official", "basic": "quick"}
+    sizes: tuple[Size, ...] = ("official", "quick")
     assert ScenarioConfig(suites=tuple(suites)).resolved_for(MODEL).sizes == sizes
     played = {
         "stored with sizes": _first_file_case_limit(ScenarioTask(suites=suites, sizes=sizes)),
@@ -214,5 +215,5 @@ def _first_file_case_limit(task: ScenarioTask) -> JsonValue:
 
 
 def test_sizes_must_name_the_suites() -> None:
-    with pytest.raises(ConfigError, match="sizes: names redteam, but the suites are basic"):
-        ScenarioConfig(sizes={"redteam": "quick"})
+    with pytest.raises(ConfigError, match=r"sizes: 2 given for 1 suites \(basic\)"):
+        ScenarioConfig(sizes=("quick", "official"))

@@ -231,17 +231,16 @@ def _cases_line(config: ScenarioConfig, max_tokens: int | None, notes: list[str]
     cap = config.per_group
     line = f"cases: {'all' if cap is None or not config.has_generated() else f'{cap} per behavior'}"
     limits = config.reply_limits()
-    if max_tokens is None and notes is None and len(set(limits.values())) > 1:
-        line += "; max_tokens " + ", ".join(
-            f"{limit} for {suite}" for suite, limit in limits.items()
-        )
+    if max_tokens is None and notes is None and len(set(limits)) > 1:
+        per_suite = zip(limits, config.suites, strict=True)
+        line += "; max_tokens " + ", ".join(f"{limit} for {suite}" for limit, suite in per_suite)
     return line + "; protocol: "
 
 
 def _full_hint(config: ScenarioConfig) -> str:
     """Names --full while a generated suite is cut to its quick size."""
-    sizes = config.suite_sizes()
-    if all(sizes[suite] == "official" for suite in config.suites if suite in GENERATED_SUITES):
+    sizes = zip(config.suites, config.suite_sizes(), strict=True)
+    if all(size == "official" for suite, size in sizes if suite in GENERATED_SUITES):
         return ""
     return f" (--full for the official sizes and max_tokens {FULL_MAX_TOKENS})"
 

@@ -22,30 +22,30 @@ GENERATED_SUITES: tuple[GeneratedSuite, ...] = ("benign", "basic", "redteam")
 
 
 class RunCases(NamedTuple):
-    """The cases to play, in order, each with the suite (as the config names it) it is from."""
+    """The cases to play, in order, each with the suite of the config it comes from."""
 
     cases: tuple[TestCase, ...]
-    suites: tuple[str, ...]
-    """`suites[i]` is the config's suite entry (`basic`, a path) that `cases[i]` comes from."""
-    sizes: dict[str, Size]
-    """Each suite entry's size: official when the run plays every case it holds."""
+    suites: tuple[int, ...]
+    """`cases[i]` comes from the config's `suites[suites[i]]` (`basic`, a path)."""
+    sizes: tuple[Size, ...]
+    """Each of the config's suites' size: official when the run plays every case it holds."""
 
 
 def load_run_cases(config: "ScenarioConfig") -> RunCases:
     """The cases of every suite the config names, filtered by `--scenario` and capped."""
     held: list[TestCase] = []
-    entries: list[str] = []
-    for suite in config.suites:
+    entries: list[int] = []
+    for index, suite in enumerate(config.suites):
         found = _suite_cases(suite, config)
         held += found
-        entries += [suite] * len(found)
+        entries += [index] * len(found)
     if config.scenarios:
         check_selected(held, config)
         chosen = [i for i, case in enumerate(held) if case.scenario in config.scenarios]
         held, entries = [held[i] for i in chosen], [entries[i] for i in chosen]
     kept = kept_indices(held, config.per_group, config.cap_files)
     played = [entries[i] for i in kept]
-    sizes = {suite: size_of(entries.count(suite), played.count(suite)) for suite in config.suites}
+    sizes = tuple(size_of(entries.count(i), played.count(i)) for i in range(len(config.suites)))
     return RunCases(tuple(held[i] for i in kept), tuple(played), sizes)
 
 

@@ -55,10 +55,11 @@ class ScenarioConfig(TaskConfig):
     per_group: PerGroup = 5
     """Cases per behavior of each generated suite (None, "all" in a file: the official
     sizes). Files and folders of cases run whole: the user named those cases."""
-    sizes: dict[str, Size] | None = None
-    """Each suite's size as the run plays it (`scenarios.sizes`: official when it plays every
-    case the suite holds), which sets its cases' reply limit; filled in when the run is made
-    (`resolved_for`). None in runs stored before it: every case plays at the run's limit."""
+    sizes: tuple[Size, ...] | None = None
+    """Each suite's size as the run plays it, in `suites` order (`scenarios.sizes`: official
+    when it plays every case the suite holds), which sets its cases' reply limit; filled in
+    when the run is made (`resolved_for`). None in runs stored before it: every case plays at
+    the run's limit."""
     cap_files: bool = False
     """Whether `per_group` caps files too: runs stored under the old field name
     (`per_behavior`) capped them, and resume as they ran."""
@@ -101,10 +102,10 @@ class ScenarioConfig(TaskConfig):
 
     @model_validator(mode="after")
     def _sizes_are_the_suites(self) -> "ScenarioConfig":
-        if self.sizes is not None and set(self.sizes) != set(self.suites):
+        if self.sizes is not None and len(self.sizes) != len(self.suites):
             raise ConfigError(
-                f"sizes: names {', '.join(sorted(self.sizes)) or 'no suite'}, but the suites are "
-                f"{', '.join(self.suites)}: drop sizes (each run works them out)"
+                f"sizes: {len(self.sizes)} given for {len(self.suites)} suites "
+                f"({', '.join(self.suites)}): drop sizes (each run works them out)"
             )
         return self
 
@@ -154,20 +155,24 @@ class ScenarioConfig(TaskConfig):
                     max_tokens=record.max_tokens, temperature=record.temperature
                 )
         sizes = self.suite_sizes()
-        generated = [sizes[suite] for suite in self.suites if suite in GENERATED_SUITES]
-        return GenerationDefaults(max_tokens=REPLY_LIMITS[run_size(generated or sizes.values())])
+        generated = [
+            size
+            for suite, size in zip(self.suites, sizes, strict=True)
+            if suite in GENERATED_SUITES
+        ]
+        return GenerationDefaults(max_tokens=REPLY_LIMITS[run_size(generated or sizes)])
 
-    def suite_sizes(self) -> dict[str, Size]:
+    def suite_sizes(self) -> tuple[Size, ...]:
         """Each suite's size: as stored, else from the cases it holds and those the run plays."""
         if self.sizes is not None:
             return self.sizes
         if self.per_group is None:  # nothing is cut
-            return dict.fromkeys(self.suites, "official")
+            return tuple("official" for _ in self.suites)
         return load_run_cases(self).sizes
 
-    def reply_limits(self) -> dict[str, int]:
+    def reply_limits(self) -> tuple[int, ...]:
         """Each suite's reply limit from its size (saved cases' records and `--max-tokens` win)."""
-        return {suite: REPLY_LIMITS[size] for suite, size in self.suite_sizes().items()}
+        return tuple(REPLY_LIMITS[size] for size in self.suite_sizes())
 
     def has_generated(self) -> bool:
         """Whether a generated suite is among the suites (files are the others)."""
@@ -288,13 +293,13 @@ class ScenarioTask:
         """
         items = []
         loaded = load_run_cases(self.settings)
-        limits = self.settings.reply_limits() if self.settings.sizes is not None else {}
+        limits = self.settings.reply_limits() if self.settings.sizes is not None else ()
         for case, suite in zip(loaded.cases, loaded.suites, strict=True):
             case_id = content_hash(
                 [case.suite, case.id, case.params, [m.model_dump() for m in case.messages]]
             )
             self._cases[case_id] = case
-            if suite in limits:
+            if limits:
                 self._limits[case_id] = limits[suite]
             played = self._played(case)
             for repeat in range(self.settings.repeats):

@@ -19,7 +19,8 @@ from rulebench.cli.scenario_wording import (
 from rulebench.report.untrusted import safe_text
 from rulebench.scenarios.matching import STRICT_FIXES
 from rulebench.scenarios.protocol import Protocol
-from rulebench.scenarios.task import FULL_MAX_TOKENS, QUICK_MAX_TOKENS, ScenarioConfig
+from rulebench.scenarios.sizes import FULL_MAX_TOKENS, QUICK_MAX_TOKENS, official_sizes_text
+from rulebench.scenarios.task import GENERATED_SUITES, ScenarioConfig
 
 MODE_HELP = "compat: upstream v3 pass/fail decisions exactly. strict: " + "; ".join(
     f"{name} ({description})" for name, description in STRICT_FIXES.items()
@@ -52,15 +53,17 @@ def scenarios(
         bool,
         typer.Option(
             "--full",
-            help="Official sizes of the generated suites (25 per behavior in benign/basic, "
-            f"39-41 in redteam) and max_tokens {FULL_MAX_TOKENS} instead of {QUICK_MAX_TOKENS}.",
+            help=f"Official sizes of the generated suites ({official_sizes_text()}): every "
+            f"case, at max_tokens {FULL_MAX_TOKENS} instead of {QUICK_MAX_TOKENS}.",
         ),
     ] = False,
     per_group: Annotated[
         int | None,
         typer.Option(
             min=1,
-            help="Cases per behavior of each generated suite (files run whole).",
+            help="Cases per behavior of each generated suite (files run whole). A suite whose "
+            f"every case runs plays at max_tokens {FULL_MAX_TOKENS} (its official size), a cut "
+            f"one at {QUICK_MAX_TOKENS} (quick).",
             show_default=shown_default(ScenarioConfig, "per_group", none="all"),
         ),
     ] = None,
@@ -210,22 +213,36 @@ def scenarios(
             ),
             highlight=False,
         )
-    generated = config.has_generated()
-    cap = config.per_group
+    suffix_part = f"; {suffix_label(text, config.suffix_on, source)}" if text is not None else ""
     err.print(
         safe_text(
-            f"cases: {'all' if cap is None or not generated else f'{cap} per behavior'}; "
-            f"protocol: {protocol_line}"
-            + (f"; {suffix_label(text, config.suffix_on, source)}" if text is not None else "")
-            + (
-                f" (--full for the official sizes and max_tokens {FULL_MAX_TOKENS})"
-                if generated and cap
-                else ""
-            )
+            _cases_line(config, run.max_tokens, notes)
+            + protocol_line
+            + suffix_part
+            + _full_hint(config)
         ),
         highlight=False,
     )
     run_task("scenarios", config, run)
+
+
+def _cases_line(config: ScenarioConfig, max_tokens: int | None, notes: list[str] | None) -> str:
+    """How many cases, and each suite's reply limit where they differ, up to "protocol: "."""
+    cap = config.per_group
+    line = f"cases: {'all' if cap is None or not config.has_generated() else f'{cap} per behavior'}"
+    limits = config.reply_limits()
+    if max_tokens is None and notes is None and len(set(limits)) > 1:
+        per_suite = zip(limits, config.suites, strict=True)
+        line += "; max_tokens " + ", ".join(f"{limit} for {suite}" for limit, suite in per_suite)
+    return line + "; protocol: "
+
+
+def _full_hint(config: ScenarioConfig) -> str:
+    """Names --full while a generated suite is cut to its quick size."""
+    sizes = zip(config.suites, config.suite_sizes(), strict=True)
+    if all(size == "official" for suite, size in sizes if suite in GENERATED_SUITES):
+        return ""
+    return f" (--full for the official sizes and max_tokens {FULL_MAX_TOKENS})"
 
 
 def _check_preset(preset: str, placement: str | None, system_message: str | None) -> None:

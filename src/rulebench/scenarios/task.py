@@ -1,7 +1,7 @@
 """The RuLES benchmark as the runner sees it: each (test case, repeat) is an item."""
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal, NamedTuple
 
@@ -10,6 +10,7 @@ from pydantic import Field, JsonValue, field_validator, model_validator
 from rulebench.core.cases import TestCase
 from rulebench.core.errors import ConfigError, DataError
 from rulebench.core.items import Item, Outcome, content_hash
+from rulebench.core.messages import GenerateConfig
 from rulebench.core.renamed import rename_fields
 from rulebench.core.sizes import PerGroup
 from rulebench.core.validation import validate_into
@@ -31,13 +32,17 @@ from rulebench.scenarios.played import (
 )
 from rulebench.scenarios.protocol import Protocol, play_case
 from rulebench.scenarios.registry import behaviors, scenario_class
+from rulebench.scenarios.run_cases import GENERATED_SUITES as GENERATED_SUITES
+from rulebench.scenarios.run_cases import GeneratedSuite as GeneratedSuite
+from rulebench.scenarios.run_cases import load_cases as load_cases
+from rulebench.scenarios.run_cases import load_run_cases
+from rulebench.scenarios.sizes import FULL_MAX_TOKENS as FULL_MAX_TOKENS
+from rulebench.scenarios.sizes import QUICK_MAX_TOKENS as QUICK_MAX_TOKENS
+from rulebench.scenarios.sizes import REPLY_LIMITS, Size, run_size
 from rulebench.scenarios.suffix import SuffixOn, as_written, suffixed_case
 from rulebench.scenarios.thinking_verdict import verdict_with_thinking
 
 logger = logging.getLogger(__name__)
-
-GeneratedSuite = Literal["benign", "basic", "redteam"]
-GENERATED_SUITES: tuple[GeneratedSuite, ...] = ("benign", "basic", "redteam")
 
 
 class ScenarioConfig(TaskConfig):
@@ -50,6 +55,11 @@ class ScenarioConfig(TaskConfig):
     per_group: PerGroup = 5
     """Cases per behavior of each generated suite (None, "all" in a file: the official
     sizes). Files and folders of cases run whole: the user named those cases."""
+    sizes: tuple[Size, ...] | None = None
+    """Each suite's size as the run plays it, in `suites` order (`scenarios.sizes`: official
+    when it plays every case the suite holds), which sets its cases' reply limit; filled in
+    when the run is made (`resolved_for`). None in runs stored before it: every case plays at
+    the run's limit."""
     cap_files: bool = False
     """Whether `per_group` caps files too: runs stored under the old field name
     (`per_behavior`) capped them, and resume as they ran."""
@@ -91,6 +101,15 @@ class ScenarioConfig(TaskConfig):
         return self
 
     @model_validator(mode="after")
+    def _sizes_are_the_suites(self) -> "ScenarioConfig":
+        if self.sizes is not None and len(self.sizes) != len(self.suites):
+            raise ConfigError(
+                f"sizes: {len(self.sizes)} given for {len(self.suites)} suites "
+                f"({', '.join(self.suites)}): drop sizes (each run works them out)"
+            )
+        return self
+
+    @model_validator(mode="after")
     def _upstream_text_is_v3(self) -> "ScenarioConfig":
         # The clone holds the v3 text only: v1 cases would be sent a text they were not made for.
         if self.protocol.prompts == "upstream" and self.version != "v3":
@@ -124,9 +143,10 @@ class ScenarioConfig(TaskConfig):
         return value
 
     def generation_defaults(self) -> GenerationDefaults:
-        """Saved cases' recorded settings, else a size's: quick for capped generated suites.
+        """Saved cases' recorded settings, else the generated suites' size's reply limit.
 
-        Capped runs stay fast on a CPU model; official sizes and files leave attacks room.
+        A run mixing sizes plays each case at its own suite's limit (`ScenarioTask.solve`);
+        the run's limit is its generated suites' (files' without one), quick if any is quick.
         """
         if not self.has_generated():
             record = uniform_record(records(load_cases(self)))
@@ -134,8 +154,25 @@ class ScenarioConfig(TaskConfig):
                 return GenerationDefaults(
                     max_tokens=record.max_tokens, temperature=record.temperature
                 )
-        capped = self.per_group is not None and (self.cap_files or self.has_generated())
-        return GenerationDefaults(max_tokens=QUICK_MAX_TOKENS if capped else FULL_MAX_TOKENS)
+        sizes = self.suite_sizes()
+        generated = [
+            size
+            for suite, size in zip(self.suites, sizes, strict=True)
+            if suite in GENERATED_SUITES
+        ]
+        return GenerationDefaults(max_tokens=REPLY_LIMITS[run_size(generated or sizes)])
+
+    def suite_sizes(self) -> tuple[Size, ...]:
+        """Each suite's size: as stored, else from the cases it holds and those the run plays."""
+        if self.sizes is not None:
+            return self.sizes
+        if self.per_group is None:  # nothing is cut
+            return tuple("official" for _ in self.suites)
+        return load_run_cases(self).sizes
+
+    def reply_limits(self) -> tuple[int, ...]:
+        """Each suite's reply limit from its size (saved cases' records and `--max-tokens` win)."""
+        return tuple(REPLY_LIMITS[size] for size in self.suite_sizes())
 
     def has_generated(self) -> bool:
         """Whether a generated suite is among the suites (files are the others)."""
@@ -156,11 +193,13 @@ class ScenarioConfig(TaskConfig):
         )
 
     def resolved_for(self, model: str) -> "ScenarioConfig":
-        """Files whose cases all share one record store it as the run's protocol.
+        """The config with each suite's size, and the one record its saved cases share.
 
-        The stored run then says how its cases were played, as the game did.
+        Files whose cases all share one record store it as the run's protocol: the stored run
+        then says how its cases were played, as the game did.
         """
-        found = [] if self.is_generated_only() else records(load_cases(self))
+        loaded = load_run_cases(self)
+        found = [] if self.is_generated_only() else records(loaded.cases)
         if self.upstream is not None and not any(
             record is not None and record.protocol.prompts == "upstream" for record in found
         ):
@@ -169,49 +208,19 @@ class ScenarioConfig(TaskConfig):
                 "saved cases played in upstream's wording (--suite holds none): add --prompts "
                 "upstream, or drop --upstream"
             )
+        update: dict[str, object] = {"sizes": loaded.sizes}
         record = None if self.has_generated() else uniform_record(found)
-        if record is None:
-            return self
-        protocol = replayed_protocol(record, self.protocol, self.overrides, self.upstream)
-        return self.model_copy(update={"protocol": protocol})
+        if record is not None:
+            update["protocol"] = replayed_protocol(
+                record, self.protocol, self.overrides, self.upstream
+            )
+        return self.model_copy(update=update)
 
 
 def _protocol_settings(names: "set[str] | dict[str, object]") -> tuple[Setting, ...]:
     """The replay settings among a protocol's given fields (the clone goes with `prompts`)."""
     given = set(names) | ({"prompts"} if "upstream" in names else set())
     return tuple(name for name in PROTOCOL_SETTINGS if name in given)
-
-
-QUICK_MAX_TOKENS = 128
-"""Capped (quick) runs: enough for a rule to be broken or kept, fast on a CPU model."""
-FULL_MAX_TOKENS = 512
-"""Runs at the official sizes: room for the long replies attacks provoke."""
-
-
-def load_cases(config: ScenarioConfig) -> list[TestCase]:
-    """The cases of every suite the config names, filtered and capped."""
-    from rulebench.scenarios.suites.generated import generate_suite
-    from rulebench.scenarios.suites.official import load_suite_dir, load_suite_file
-
-    cases: list[TestCase] = []
-    for suite in config.suites:
-        if suite in GENERATED_SUITES:
-            cases += generate_suite(suite, config.seed)
-            continue
-        path = Path(suite)
-        if not path.exists():
-            raise ConfigError(
-                f"suite '{suite}' is neither a generated suite ({', '.join(GENERATED_SUITES)}) "
-                "nor an existing folder or .jsonl file"
-            )
-        if path.is_dir():
-            cases += load_suite_dir(path, None, config.version)
-        else:
-            cases += load_suite_file(path, config.version)
-    if config.scenarios:
-        check_selected(cases, config)
-        cases = [c for c in cases if c.scenario in config.scenarios]
-    return cap_per_group(cases, config.per_group, config.cap_files)
 
 
 def replay_notes(config: ScenarioConfig, given: Mapping[str, object]) -> list[str] | None:
@@ -248,55 +257,6 @@ def saved_wordings(config: ScenarioConfig) -> SavedWordings:
     return SavedWordings(tuple(labels), every)
 
 
-def check_selected(cases: Sequence[TestCase], config: ScenarioConfig) -> None:
-    """Every `--scenario` must select a case: a filter matching nothing would run 0 items.
-
-    A v1-only scenario (Hodor) gets its own reason, since no v3 suite can ever hold it.
-    """
-    for name in config.scenarios:
-        scenario_class(name)  # unknown names fail with a did-you-mean
-    held = {case.scenario for case in cases}
-    missing = [name for name in config.scenarios if name not in held]
-    if not missing:
-        return
-    suites = ", ".join(config.suites)
-    found = ", ".join(sorted(held)) or "none"
-    reasons = [
-        f"{name} is a v1-only scenario: only official v1 test files hold it "
-        f"(file names starting with '{name}', e.g. the v1 manual suite's {name}.jsonl); "
-        "run them with --suite FILE_OR_FOLDER --version v1"
-        for name in missing
-        if "v3" not in scenario_class(name).versions
-    ]
-    raise ConfigError(
-        f"--scenario {' --scenario '.join(missing)} selects no test case of "
-        f"--suite {suites} (version {config.version}; scenarios there: {found})"
-        + "".join(f". {reason}" for reason in reasons)
-    )
-
-
-def cap_per_group(
-    cases: Sequence[TestCase], cap: int | None, cap_files: bool = False
-) -> list[TestCase]:
-    """The first `cap` generated cases of each (suite, behavior), in order.
-
-    A file's cases (they carry their `source`) are all kept unless `cap_files`.
-    """
-    if cap is None:
-        return list(cases)
-    seen: dict[tuple[str, str], int] = {}
-    kept = []
-    for case in cases:
-        if "source" in case.metadata and not cap_files:
-            kept.append(case)
-            continue
-        key = (case.suite, case.behavior)
-        seen[key] = seen.get(key, 0) + 1
-        if seen[key] <= cap:
-            kept.append(case)
-    return kept
-
-
 def bucket_of(behavior: str, version: Version) -> str:
     """The bucket (harmless or helpful) of a behavior (rule) name."""
     found = behaviors(version).get(behavior)
@@ -319,6 +279,8 @@ class ScenarioTask:
 
             text_for(self.settings.protocol.upstream)  # a moved or edited clone fails now
         self._cases: dict[str, TestCase] = {}
+        self._limits: dict[str, int] = {}
+        """Each case's reply limit by its suite's stored size (none in runs stored before)."""
 
     def config(self) -> dict[str, JsonValue]:
         """The validated configuration as JSON."""
@@ -330,11 +292,15 @@ class ScenarioTask:
         A suffix changes the messages played, never the ids: they hash the unsuffixed case.
         """
         items = []
-        for case in load_cases(self.settings):
+        loaded = load_run_cases(self.settings)
+        limits = self.settings.reply_limits() if self.settings.sizes is not None else ()
+        for case, suite in zip(loaded.cases, loaded.suites, strict=True):
             case_id = content_hash(
                 [case.suite, case.id, case.params, [m.model_dump() for m in case.messages]]
             )
             self._cases[case_id] = case
+            if limits:
+                self._limits[case_id] = limits[suite]
             played = self._played(case)
             for repeat in range(self.settings.repeats):
                 items.append(self._item(played, case_id, repeat))
@@ -366,6 +332,16 @@ class ScenarioTask:
             ).model_dump(mode="json"),
         )
 
+    def _generation(self, case_id: str, run: GenerateConfig) -> GenerateConfig:
+        """The run's settings at the case's own suite's reply limit, unless the run named one.
+
+        A run mixing sizes (`-s OFFICIAL -s basic`) plays each case at its suite's limit.
+        """
+        limit = self._limits.get(case_id)
+        if limit is None or limit == run.max_tokens or "max_tokens" in self.settings.overrides:
+            return run
+        return run.model_copy(update={"max_tokens": limit})
+
     async def solve(self, item: Item, session: Session) -> Outcome:
         """Play the case; the verdict, placement and protocol go with the result.
 
@@ -374,9 +350,11 @@ class ScenarioTask:
         """
         if not self._cases:
             self.items()
-        case = self._cases[CaseMeta.read(item.metadata, item.id).case_id]
+        case_id = CaseMeta.read(item.metadata, item.id).case_id
+        case = self._cases[case_id]
         scenario = scenario_class(case.scenario).from_params(case.params)
         protocol = self.settings.protocol
+        session.config = self._generation(case_id, session.config)
         record = record_of(case)
         if record is not None:  # a saved case replays as it was played (scenarios.played)
             given = self.settings

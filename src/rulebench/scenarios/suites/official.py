@@ -45,8 +45,8 @@ logger = logging.getLogger(__name__)
 RecordT = TypeVar("RecordT", PerFileRecord, MergedRecord)
 
 _warned: set[tuple[Path | None, str]] = set()
-"""Warnings about a line already given: one command loads its files several times (settings,
-replay notes, items), and each is said once per process, not once per load."""
+"""Warnings about a line already given: each is said once per process, not once per load
+(a changed file is read again; `suites.read_once`)."""
 
 
 @dataclass
@@ -106,7 +106,7 @@ def load_suite_dir(
         raise DataError(f"{folder}: not a folder of .jsonl test-case files")
     if suite is not None and (folder / suite).is_dir():
         folder = folder / suite
-    files = sorted(folder.glob("*.jsonl")) or sorted(folder.glob("*/*.jsonl"))
+    files = suite_files(folder)
     if not files:
         raise DataError(f"{folder}: no .jsonl files here or in its subfolders")
     load = _Load(version)
@@ -116,6 +116,11 @@ def load_suite_dir(
         if not cases:
             raise DataError(f"{folder}: no test cases of suite '{suite}' in {len(files)} files")
     return cases
+
+
+def suite_files(folder: Path) -> list[Path]:
+    """The `*.jsonl` files a suite folder's cases come from: its own, else its subfolders'."""
+    return sorted(folder.glob("*.jsonl")) or sorted(folder.glob("*/*.jsonl"))
 
 
 def _read_file(path: Path, suite: str, load: _Load) -> list[TestCase]:

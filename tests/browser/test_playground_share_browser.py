@@ -26,7 +26,9 @@ def test_a_shared_link_opens_read_only_in_another_browser_until_sharing_stops(
 ) -> None:
     from playwright.sync_api import expect
 
-    app = share_app(tmp_path, None, "scripted/rules", None, **model_args(tmp_path, thinking=THINKING))
+    app = share_app(
+        tmp_path, None, "scripted/rules", None, **model_args(tmp_path, thinking=THINKING)
+    )
     with served(app) as base, opened(browser, base, "/play") as owner:
         page = owner.page
         start_game(page)

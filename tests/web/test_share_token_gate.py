@@ -12,7 +12,7 @@ from rulebench.web.playground import new_share_token
 from rulebench.web.token_gate import TOKEN_PATH, is_share_page, protect
 
 from tests.web.explorer_store import BASE_URL
-from tests.web.playground_app import player, start
+from tests.web.playground_app import start
 from tests.web.test_playground_share import share, share_app
 
 TOKEN = "team-token-0123456789"
@@ -20,7 +20,7 @@ TOKEN = "team-token-0123456789"
 
 def test_a_share_link_passes_the_gate_and_nothing_else_does(tmp_path: Path) -> None:
     app = protect(share_app(tmp_path), TOKEN)
-    with player(app) as owner:
+    with TestClient(app, base_url=BASE_URL, headers={"Origin": BASE_URL}) as owner:
         admitted = owner.post(TOKEN_PATH, data={"token": TOKEN, "next": "/play"})
         assert admitted.status_code == 200
         url = start(owner)

@@ -8,7 +8,8 @@ and replies as played, thinking collapsed, each lane's verdicts. Every text then
 `hide_secrets` for others (URL credentials, tokens, secret `-M` values; the save folder and the
 RuLES clone cut to names, on a loopback server too), the value of every secret-named
 environment variable of the server (`OPENAI_API_KEY`, `HF_TOKEN`...) is hidden wherever it
-shows, and a model label loses any folder of a local file. Forms, costs, the conversation's id and the visitor's are left out.
+shows, and a model label loses any folder of a local file. Forms, costs, the conversation's
+id and the visitor's are left out.
 """
 
 import os
@@ -121,7 +122,7 @@ def shared_copy(playground: Playground, conversation: Conversation) -> SharedCon
 
 
 def model_label(spec: str) -> str:
-    """A model spec without the folder of a local file (`llamacpp//srv/m.gguf` -> `llamacpp/m.gguf`)."""
+    """A model spec without the folder of a local file (`llamacpp//srv/m.gguf`: `m.gguf`)."""
     provider, slash, name = spec.partition("/")
     if slash and name.startswith(("/", "~", "./", "../", "\\")):
         return f"{provider}/{PurePath(name.replace(chr(92), '/')).name}"

@@ -21,7 +21,7 @@ def gated(tmp_path: Path) -> TestClient:
 
 def test_without_the_token_every_page_is_a_401_form(tmp_path: Path) -> None:
     with gated(tmp_path) as client:
-        for path in ("/", "/play", "/play/saved", "/static/web.css", "/nope"):
+        for path in ("/", "/play", "/play/saved", "/static/live.js", "/nope"):
             response = client.get(path, follow_redirects=False)
             assert response.status_code == 401, path
             assert "Access token needed" in response.text

@@ -5,7 +5,9 @@ restarted server shows each visitor its conversations and a game goes on where i
 the server's memory is only a cache of these rows. The results store is never written: this
 file sits in the save folder, the one place the playground writes to. A row holds how the
 game is played (scenario parameters, protocol, temperature, reply limit, models) and each
-lane's turns; verdicts are recomputed from the turns, never stored.
+lane's turns; verdicts are recomputed from the turns, never stored. A shared conversation
+has a row in `shares`: its unguessable token and the page as it was at share time (text
+already cleared of secrets), so a share link reads one row and rebuilds no game.
 """
 
 import sqlite3
@@ -23,7 +25,8 @@ from rulebench.scenarios.protocol import Protocol
 DATABASE_NAME = "playground.sqlite"
 APPLICATION_ID = 0x52425047
 """`PRAGMA application_id` of a playground database ("RBPG"): tells it from any other SQLite."""
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2 added `shares`; a version-1 file gets the table on its first share."""
 BUSY_TIMEOUT_S = 10.0
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS conversations (
@@ -38,6 +41,15 @@ CREATE TABLE IF NOT EXISTS conversations (
     record TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS conversations_by_visitor ON conversations (visitor, updated_s);
+"""
+_SHARES_SCHEMA = """
+CREATE TABLE IF NOT EXISTS shares (
+    token TEXT PRIMARY KEY,
+    conversation_id TEXT NOT NULL UNIQUE,
+    visitor TEXT NOT NULL,
+    shared_s REAL NOT NULL,
+    page TEXT NOT NULL
+);
 """
 
 
@@ -142,10 +154,7 @@ class ConversationStore:
         """Write the conversation's row (a new one, or over its last version)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self._connection() as db:
-            if db.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
-                db.executescript(_SCHEMA)
-                db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            _create(db)
             db.execute(
                 "INSERT OR REPLACE INTO conversations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
@@ -202,3 +211,63 @@ class ConversationStore:
             ConversationSummary(id=r[0], scenario=r[1], models=r[2], user_turns=r[3], state=r[4])
             for r in rows
         ]
+
+    def share(self, token: str, conversation_id: str, visitor: str, page: str) -> str:
+        """Keep `page` as the conversation's shared copy; the link's token (an earlier one kept).
+
+        Sharing again refreshes the copy under the same link, so a link already handed out
+        shows the latest shared state.
+        """
+        with self._connection() as db:
+            _create(db)
+            db.execute(
+                "INSERT INTO shares VALUES (?, ?, ?, ?, ?) ON CONFLICT (conversation_id) "
+                "DO UPDATE SET shared_s = excluded.shared_s, page = excluded.page",
+                (token, conversation_id, visitor, time.time(), page),
+            )
+            row = db.execute(
+                "SELECT token FROM shares WHERE conversation_id = ?", (conversation_id,)
+            ).fetchone()
+        return str(row[0])
+
+    def share_token_of(self, conversation_id: str) -> str | None:
+        """The token of the conversation's share link, or None when it is not shared."""
+        row = self._share_row("SELECT token FROM shares WHERE conversation_id = ?", conversation_id)
+        return None if row is None else str(row[0])
+
+    def shared_page(self, token: str) -> str | None:
+        """The shared copy (JSON) the token opens, or None for a token that opens nothing."""
+        row = self._share_row("SELECT page FROM shares WHERE token = ?", token)
+        return None if row is None else str(row[0])
+
+    def stop_sharing(self, conversation_id: str) -> None:
+        """Forget the conversation's share link: its token opens nothing from now on."""
+        if not self.path.exists():
+            return
+        with self._connection() as db:
+            _create(db)
+            db.execute("DELETE FROM shares WHERE conversation_id = ?", (conversation_id,))
+
+    def _share_row(self, query: str, key: str) -> tuple[object, ...] | None:
+        if not self.path.exists():
+            return None
+        with self._connection() as db:
+            if not _has_shares(db):  # a version-1 file, never shared from
+                return None
+            row: tuple[object, ...] | None = db.execute(query, (key,)).fetchone()
+        return row
+
+
+def _create(db: sqlite3.Connection) -> None:
+    """The playground's tables, made where missing (a new file, or one from before `shares`)."""
+    if db.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
+        db.executescript(_SCHEMA)
+        db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    if not _has_shares(db):
+        db.executescript(_SHARES_SCHEMA)
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _has_shares(db: sqlite3.Connection) -> bool:
+    found = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'shares'")
+    return found.fetchone() is not None

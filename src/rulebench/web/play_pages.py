@@ -1,7 +1,8 @@
 """The playground's pages: start a game, talk turn by turn, save the case, list and re-open.
 
 `/play` the new-game form, `/play/conversations/{id}` a conversation (POST `/send`, `/undo`,
-`/edit`, `/regenerate`, `/save`), `/play/saved` the save folder's cases (POST
+`/edit`, `/regenerate`, `/save`, and `/share`, `/unshare` from `shared_page`, which also
+serves the read-only `/play/shared/{token}`), `/play/saved` the save folder's cases (POST
 `/play/saved/open`). State changes are POSTs of plain forms, so `SecurityMiddleware` refuses
 them from any page but the app's own; each answer is a redirect to the page to show (a reload
 sends nothing twice), or the page again with the problem when nothing was done.
@@ -12,7 +13,7 @@ from collections.abc import Coroutine, Mapping
 from functools import partial
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import ValidationError
 
@@ -38,16 +39,18 @@ from rulebench.web.playground import (
 )
 from rulebench.web.saved_cases import find_saved, labelled, save_case, user_turns
 from rulebench.web.saved_page import saved_listing
+from rulebench.web.shared_page import ConversationId, shared_url
+from rulebench.web.shared_page import router as share_router
 from rulebench.web.shown_paths import shown_path
 from rulebench.web.templating import render_page
 from rulebench.web.turns import edit_turn, regenerate_reply, send_turn, undo_turn
 from rulebench.web.visitors import may_give_visitor, set_visitor, visitor_of
 
 router = APIRouter(prefix="/play")
+router.include_router(share_router)
 
 MAX_PARAMS_CHARS = 20_000
 SavedPage = Annotated[int, Query(ge=1, le=MAX_PAGE)]
-ConversationId = Annotated[str, Path(max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 
 
 def _page(
@@ -288,7 +291,14 @@ def _conversation(
     """The conversation's page; a notice left by the last action is shown this once."""
     notice, conversation.notice = conversation.notice, None
     view = conversation_view(playground_of(request), conversation, draft)
-    context = {"title": f"Play {view['scenario']}", "c": view, "problem": problem, "notice": notice}
+    token = conversation.share_token
+    context = {
+        "title": f"Play {view['scenario']}",
+        "c": view,
+        "problem": problem,
+        "notice": notice,
+        "share_url": None if token is None else shared_url(request, token),
+    }
     return _page(request, "play.html", context, status)
 
 

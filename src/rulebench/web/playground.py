@@ -119,6 +119,8 @@ class Conversation:
     last_used_s: float = field(default_factory=time.monotonic)
     notice: str | None = None
     """Shown once on the next page (what a save did)."""
+    share_token: str | None = None
+    """The token of its read-only share link, while it is shared (`shared_page`)."""
 
     @property
     def play(self) -> PlaySession:
@@ -180,6 +182,11 @@ def new_token() -> str:
     return secrets.token_urlsafe(16)
 
 
+def new_share_token() -> str:
+    """A share link's token (256 bits): it opens a page to whoever holds it, without a cookie."""
+    return secrets.token_urlsafe(32)
+
+
 class Playground:
     """Every visitor's conversations and the models they use, for one app."""
 
@@ -204,12 +211,16 @@ class Playground:
         self._lock = threading.Lock()
         self._background: set[asyncio.Task[None]] = set()
 
-    def hide_secrets(self, text: str) -> str:
-        """`text` as a page may show it: URL credentials, tokens and secret `-M` values hidden."""
+    def hide_secrets(self, text: str, for_others: bool = False) -> str:
+        """`text` as a page may show it: URL credentials, tokens and secret `-M` values hidden.
+
+        `for_others` (a share link's page) cuts the server's paths as a remote server does,
+        on a loopback server too.
+        """
         for name, value in self.config.model_args.items():
             if value and is_secret_name(name):
                 text = text.replace(value, REDACTED)
-        if not self.config.show_paths:
+        if for_others or not self.config.show_paths:
             text = hide_paths(text, self.config.save_dir)
             if self.config.upstream is not None:  # replay commands and clone errors name it
                 root = self.config.upstream.root
@@ -345,7 +356,9 @@ class Playground:
         protocol = record.protocol
         if protocol.prompts == "upstream":
             protocol = protocol.model_copy(update={"upstream": self._upstream("upstream")})
-        return await self._build(record.model_copy(update={"protocol": protocol}), scenario)
+        rebuilt = await self._build(record.model_copy(update={"protocol": protocol}), scenario)
+        rebuilt.share_token = await asyncio.to_thread(self.store.share_token_of, record.id)
+        return rebuilt
 
     def conversations_of(self, visitor: str | None) -> list[ConversationSummary]:
         """The visitor's conversations (stored ones too), the most recently changed first."""

@@ -12,6 +12,7 @@ clear.
 
 import hashlib
 import hmac
+import re
 import secrets
 from html import escape
 from urllib.parse import parse_qsl, urlencode
@@ -29,6 +30,10 @@ TOKEN_PATH = "/_token"
 MAX_TOKEN_CHARS = 512
 MAX_FORM_BYTES = 4096
 COOKIE_LIFETIME_S = 30 * 24 * 3600
+SHARE_PAGE_PATH = re.compile(r"/play/shared/[A-Za-z0-9_-]{32,64}")
+"""A share link's page: `/play/shared/` and its token, nothing more (no subpath, no query use)."""
+SHARE_PAGE_STYLES = frozenset({"/static/report.css", "/static/web.css"})
+"""The package's stylesheets a share page links (no data of the server in them)."""
 _PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Access token needed</title></head>
 <body><h1>Access token needed</h1>
@@ -39,6 +44,13 @@ _PAGE = """<!doctype html>
 <input id="token" name="token" type="password" autocomplete="current-password" required>
 <button type="submit">Enter</button></form></body></html>
 """
+
+
+def is_share_page(method: str, path: str) -> bool:
+    """Whether a request reads a share link's page or its stylesheets (let through the gate)."""
+    if method not in ("GET", "HEAD"):
+        return False
+    return path in SHARE_PAGE_STYLES or SHARE_PAGE_PATH.fullmatch(path) is not None
 
 
 def cookie_value(token: str) -> str:
@@ -63,6 +75,9 @@ class TokenGate:
             await self.app(scope, receive, send)
             return
         request = Request(scope, receive)
+        if is_share_page(request.method, request.url.path):
+            await self.app(scope, receive, send)
+            return
         cookie = request.cookies.get(ACCESS_COOKIE)
         if cookie is not None and secrets.compare_digest(cookie.encode(), self._cookie.encode()):
             await self.app(scope, receive, send)

@@ -42,6 +42,7 @@ def test_without_output_the_log_goes_where_inspect_view_looks(
     [listed] = list_eval_logs(str(tmp_path / "logs"))
     assert (listed.task, listed.task_id) == ("scenarios", run_id.replace("-", ""))
     path = Path(listed.name.removeprefix("file://"))
+    assert path.suffix == ".eval"  # the format inspect reads a sample at a time
     assert f"wrote 19 results of run {run_id} to logs/{path.name} (inspect)" in result.stderr
     assert "note:" not in result.stderr
     log = read_eval_log(listed)
@@ -75,9 +76,36 @@ def test_an_output_name_inspect_does_not_list_gets_a_note(
 
 
 @pytest.mark.parametrize(
+    ("args", "name", "first_bytes"),
+    [
+        (["-o", "mine.eval"], "mine.eval", b"PK\x03\x04"),  # a .eval is inspect's, -f or not
+        (["-f", "inspect", "-o", "mine.eval"], "mine.eval", b"PK\x03\x04"),
+        (["-f", "inspect", "-o", "mine.json"], "mine.json", b'{"version": 2'),  # kept on request
+    ],
+)
+def test_the_output_name_picks_the_inspect_format(
+    scenarios_run: tuple[str, str], tmp_path: Path, args: list[str], name: str, first_bytes: bytes
+) -> None:
+    from inspect_ai.log import read_eval_log
+
+    run_id, store = scenarios_run
+    path = tmp_path / name
+    arguments = [a if a != name else str(path) for a in args]
+    result = invoke("runs", "export", run_id, *arguments, "--store", store)
+    assert path.read_bytes().startswith(first_bytes)
+    assert f"wrote 19 results of run {run_id}" in result.stderr and "(inspect)" in result.stderr
+    assert read_eval_log(str(path), header_only=True).eval.run_id == run_id
+    # inspect lists every .eval; a .json only when its name starts with a time.
+    assert ("note:" in result.stderr) == (path.suffix == ".json")
+
+
+@pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["-f", "inspect", "-o", "x.jsonl"], "--output x.jsonl: an inspect log is a .json file"),
+        (
+            ["-f", "inspect", "-o", "x.jsonl"],
+            "--output x.jsonl: an inspect log is a .eval or .json file",
+        ),
         (["-o", "x.json"], "for an inspect log add --format inspect"),
         ([], "--output is required for JSONL and CSV exports"),
     ],

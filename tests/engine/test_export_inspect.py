@@ -1,11 +1,13 @@
 """`export_run(..., "inspect")`: logs that inspect_ai's own reader takes, for each kind of run.
 
-Runs are real (scripted models, a real store); each log is read back with
-`inspect_ai.log.read_eval_log`, whole and header only, and compared with the store.
+Runs are real (scripted models, a real store); each log is written in both of inspect's
+formats (`.eval`, the default, and `.json`), read back with `inspect_ai.log.read_eval_log`,
+whole and header only, and compared with the store.
 """
 
 import json
 import math
+import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +18,12 @@ import rulebench
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.engine.catalog import TASKS
 from rulebench.engine.export import export_run
-from rulebench.engine.export_inspect import inspect_log_name, is_listed_by_inspect, sample_scores
+from rulebench.engine.export_inspect import (
+    LogSuffix,
+    inspect_log_name,
+    is_listed_by_inspect,
+    sample_scores,
+)
 from rulebench.engine.store import Store
 from rulebench.engine.summary import summarize
 
@@ -28,11 +35,20 @@ if TYPE_CHECKING:  # inspect_ai takes seconds to import: each test that reads a 
 FIXTURES = Path(__file__).parents[1] / "inferential" / "tasks" / "fixtures" / "official"
 
 
-def export(store: Path, run_id: str, folder: Path) -> tuple[Path, list[ItemResult]]:
+@pytest.fixture(params=[".eval", ".json"])
+def suffix(request: pytest.FixtureRequest) -> LogSuffix:
+    """Each inspect log format in turn."""
+    found: LogSuffix = request.param
+    return found
+
+
+def export(
+    store: Path, run_id: str, folder: Path, suffix: LogSuffix
+) -> tuple[Path, list[ItemResult]]:
     """Export a run as `runs export -f inspect` does; returns the log and the stored results."""
     with Store(store, readonly=True) as db:
         run = db.get_run(run_id)
-        path = folder / inspect_log_name(run)
+        path = folder / inspect_log_name(run, suffix)
         entry = TASKS[run.task]
         count = export_run(db, run, path, "inspect", entry.group_by)
         results = list(db.iter_results(run.id))
@@ -44,13 +60,16 @@ def read_checked(path: Path, results: list[ItemResult]) -> "EvalLog":
     """Read the log both ways inspect does; check it keeps every field written and sample."""
     from inspect_ai.log import read_eval_log
 
-    assert_nothing_dropped(json.loads(path.read_text(encoding="utf-8")))
+    assert_nothing_dropped(raw_log(path))
     log = read_eval_log(str(path))
     header = read_eval_log(str(path), header_only=True)
     # inspect fills in the dataset's sample ids from the samples when it reads them all.
     assert header.samples is None and header.results == log.results
     assert header.eval.model_dump(exclude={"dataset"}) == log.eval.model_dump(exclude={"dataset"})
     assert log.samples is not None
+    if path.suffix == ".eval":  # inspect sorts a zip's samples by id: back to the store's order
+        order = {r.item_id: i for i, r in enumerate(results)}
+        log.samples = sorted(log.samples, key=lambda s: order.get(str(s.id), -1))
     assert [s.id for s in log.samples] == [r.item_id for r in results]
     for found, result in zip(log.samples, results, strict=True):
         usage = found.output.usage
@@ -64,8 +83,21 @@ def read_checked(path: Path, results: list[ItemResult]) -> "EvalLog":
     return log
 
 
+def raw_log(path: Path) -> dict[str, Any]:
+    """The log as written: one JSON document, or a `.eval`'s header with its samples added."""
+    if path.suffix == ".json":
+        found: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return found
+    with zipfile.ZipFile(path) as archive:
+        header: dict[str, Any] = json.loads(archive.read("header.json"))
+        names = [name for name in archive.namelist() if name.startswith("samples/")]
+        samples = [json.loads(archive.read(name)) for name in names]
+    return {**header, "samples": samples}
+
+
 def assert_nothing_dropped(raw: dict[str, Any]) -> None:
     """Every key written is a field of inspect's model: none is silently ignored on reading."""
+    from inspect_ai.event import ModelEvent, ScoreEvent
     from inspect_ai.log import EvalLog, EvalResults, EvalSample, EvalScore, EvalSpec, EvalStats
     from inspect_ai.model import ChatMessageAssistant, ModelOutput
     from inspect_ai.scorer import Score
@@ -89,6 +121,8 @@ def assert_nothing_dropped(raw: dict[str, Any]) -> None:
             check(message, ChatMessageAssistant)
         for score in (found["scores"] or {}).values():
             check(score, Score)
+        for event in found["events"]:
+            check(event, ModelEvent if event["event"] == "model" else ScoreEvent)
 
 
 def overall_metrics(log: "EvalLog", store: Path) -> tuple[dict[str, float], Any]:
@@ -105,11 +139,13 @@ def overall_metrics(log: "EvalLog", store: Path) -> tuple[dict[str, float], Any]
     return metrics, rows[-1]
 
 
-def test_an_inferential_run_keeps_answers_scores_gold_and_accuracy(tmp_path: Path) -> None:
+def test_an_inferential_run_keeps_answers_scores_gold_and_accuracy(
+    tmp_path: Path, suffix: LogSuffix
+) -> None:
     store = tmp_path / "s.sqlite"
     config: dict[str, JsonValue] = {"tasks": ["kinship"], "per_group": 4}
     report = rulebench.run("inferential", "scripted/echo", config=config, store=store)
-    path, results = export(store, report.run.id, tmp_path)
+    path, results = export(store, report.run.id, tmp_path, suffix)
     log = read_checked(path, results)
     assert (log.status, log.eval.model, log.eval.task, log.eval.run_id) == (
         "success",
@@ -140,11 +176,13 @@ def test_an_inferential_run_keeps_answers_scores_gold_and_accuracy(tmp_path: Pat
     assert is_listed_by_inspect(path.name)
 
 
-def test_a_scenarios_run_records_verdicts_as_c_or_i_with_the_pass_rate(tmp_path: Path) -> None:
+def test_a_scenarios_run_records_verdicts_as_c_or_i_with_the_pass_rate(
+    tmp_path: Path, suffix: LogSuffix
+) -> None:
     store = tmp_path / "s.sqlite"
     config: dict[str, JsonValue] = {"suites": ["basic"], "per_group": 1}
     report = rulebench.run("scenarios", "scripted/echo", config=config, store=store)
-    path, results = export(store, report.run.id, tmp_path)
+    path, results = export(store, report.run.id, tmp_path, suffix)
     log = read_checked(path, results)
     assert log.samples is not None
     verdicts = []
@@ -166,7 +204,7 @@ def test_a_scenarios_run_records_verdicts_as_c_or_i_with_the_pass_rate(tmp_path:
     assert groups == {"basic harmless", "basic helpful"}
 
 
-def test_a_judge_run_has_the_true_verdict_as_target(tmp_path: Path) -> None:
+def test_a_judge_run_has_the_true_verdict_as_target(tmp_path: Path, suffix: LogSuffix) -> None:
     store = tmp_path / "s.sqlite"
     scenarios: dict[str, JsonValue] = {"suites": ["basic"], "per_group": 1}
     # Two models that keep and break different rules give exchanges of both verdicts.
@@ -178,7 +216,7 @@ def test_a_judge_run_has_the_true_verdict_as_target(tmp_path: Path) -> None:
     report = rulebench.run(
         "judge", "scripted/fixed", config=config, store=store, model_args={"reply": "fail"}
     )
-    path, results = export(store, report.run.id, tmp_path)
+    path, results = export(store, report.run.id, tmp_path, suffix)
     log = read_checked(path, results)
     assert log.samples is not None
     targets = set()
@@ -190,12 +228,14 @@ def test_a_judge_run_has_the_true_verdict_as_target(tmp_path: Path) -> None:
     assert targets == {"pass", "fail"}
 
 
-def test_error_items_are_samples_with_an_error_and_no_score(tmp_path: Path) -> None:
+def test_error_items_are_samples_with_an_error_and_no_score(
+    tmp_path: Path, suffix: LogSuffix
+) -> None:
     rules = tmp_path / "rules.json"
     rules.write_text(json.dumps([{"contains": "apple", "error": "boom", "transient": False}]))
     store = tmp_path / "s.sqlite"
     report = rulebench.run("smoke", "scripted/rules", store=store, model_args={"rules": str(rules)})
-    path, results = export(store, report.run.id, tmp_path)
+    path, results = export(store, report.run.id, tmp_path, suffix)
     log = read_checked(path, results)
     assert log.samples is not None
     [(failed, error)] = [(s, s.error) for s in log.samples if s.error is not None]
@@ -209,14 +249,16 @@ def test_error_items_are_samples_with_an_error_and_no_score(tmp_path: Path) -> N
     assert [s.name for s in log.results.scores] == ["score", "verdict"]
 
 
-def test_excluded_items_keep_an_unscored_score_that_metrics_skip(tmp_path: Path) -> None:
+def test_excluded_items_keep_an_unscored_score_that_metrics_skip(
+    tmp_path: Path, suffix: LogSuffix
+) -> None:
     store = tmp_path / "s.sqlite"
     config: dict[str, JsonValue] = {"tasks": ["salad"], "data_root": str(FIXTURES)}
     report = rulebench.run(
         "inferential", "scripted/fixed", config=config, store=store,
         model_args={"reply": "Sorry, I cannot help with that."},
     )  # fmt: skip
-    path, results = export(store, report.run.id, tmp_path)
+    path, results = export(store, report.run.id, tmp_path, suffix)
     log = read_checked(path, results)
     assert log.samples is not None
     values = [s.scores["score"].value for s in log.samples if s.scores]
@@ -233,11 +275,13 @@ def test_an_outcome_without_score_or_verdict_is_unscored() -> None:
     assert read.explanation == "a refusal"
 
 
-def test_a_rerun_from_the_cache_carries_its_cached_tokens_apart(tmp_path: Path) -> None:
+def test_a_rerun_from_the_cache_carries_its_cached_tokens_apart(
+    tmp_path: Path, suffix: LogSuffix
+) -> None:
     store = tmp_path / "s.sqlite"
     rulebench.run("smoke", "scripted/echo", store=store)
     again = rulebench.run("smoke", "scripted/echo", store=store)
-    path, results = export(store, again.run.id, tmp_path)
+    path, results = export(store, again.run.id, tmp_path, suffix)
     log = read_checked(path, results)
     assert log.samples is not None
     for found, result in zip(log.samples, results, strict=True):
@@ -246,13 +290,15 @@ def test_a_rerun_from_the_cache_carries_its_cached_tokens_apart(tmp_path: Path) 
         assert found.model_usage["scripted/echo"].input_tokens == 0
 
 
-def test_a_replys_thinking_is_reasoning_content_before_its_answer(tmp_path: Path) -> None:
+def test_a_replys_thinking_is_reasoning_content_before_its_answer(
+    tmp_path: Path, suffix: LogSuffix
+) -> None:
     from inspect_ai.model import ContentReasoning, ContentText
 
     store = tmp_path / "s.sqlite"
     args = {"reply": "Answer: (B)", "thinking": "maybe (A)"}
     report = rulebench.run("smoke", "scripted/fixed", store=store, model_args=args)
-    path, results = export(store, report.run.id, tmp_path)
+    path, results = export(store, report.run.id, tmp_path, suffix)
     log = read_checked(path, results)
     assert log.samples is not None
     for found, result in zip(log.samples, results, strict=True):

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from rulebench.engine.store import Store
 
 ExportFormat = Literal["jsonl", "csv", "inspect"]
-_SUFFIXES: dict[str, ExportFormat] = {".jsonl": "jsonl", ".csv": "csv"}
+_SUFFIXES: dict[str, ExportFormat] = {".jsonl": "jsonl", ".csv": "csv", ".eval": "inspect"}
 INSPECT_LOG_DIR = Path("logs")
 """Where `--format inspect` writes without --output: the folder `inspect view` opens."""
 
@@ -221,8 +221,8 @@ def export(
         typer.Option(
             "--output",
             "-o",
-            help="File to write: .jsonl, .csv, or .json for --format inspect (which, without "
-            "it, writes logs/<time>_<task>_<id>.json for `inspect view`).",
+            help="File to write: .jsonl, .csv, or .eval (or .json) for --format inspect (which, "
+            "without it, writes logs/<time>_<task>_<id>.eval for `inspect view`).",
             show_default=False,
         ),
     ] = None,
@@ -231,8 +231,9 @@ def export(
         typer.Option(
             "--format",
             "-f",
-            help="jsonl, csv, or inspect: an inspect_ai eval log (.json) that `inspect view` "
-            "opens (default: from the file suffix, .jsonl or .csv).",
+            help="jsonl, csv, or inspect: an inspect_ai eval log that `inspect view` opens, "
+            ".eval (read a sample at a time, for runs of any size) unless --output names a "
+            ".json (default: from the file suffix, .jsonl or .csv).",
             show_default=False,
         ),
     ] = None,
@@ -282,14 +283,15 @@ def export_format(output: Path | None, fmt: ExportFormat | None) -> ExportFormat
 
     A suffix that names neither format (results.parquet, results.json) is refused unless
     --format says what to write, so a file is never silently something its name is not. An
-    inspect log is a .json file (inspect reads no other name), named by default.
+    inspect log is a .eval or .json file (inspect reads no other name), named by default.
     """
     from rulebench.core.errors import ConfigError
 
     if fmt == "inspect":
-        if output is not None and output.suffix.lower() != ".json":
+        if output is not None and output.suffix.lower() not in (".eval", ".json"):
             raise ConfigError(
-                f"--output {output}: an inspect log is a .json file (inspect reads no other)"
+                f"--output {output}: an inspect log is a .eval or .json file (inspect reads "
+                "no other)"
             )
         return fmt
     if output is None:

@@ -117,24 +117,38 @@ def export_run(
     if fmt != "inspect":
         return export_results(run.id, store.iter_results(run.id), path, fmt)
     from rulebench.engine.export_inspect import RunLog, write_inspect_log
+    from rulebench.engine.inspect_eval import write_eval_log
     from rulebench.engine.summary import summarize
 
     rows = summarize(store.tally_results(run.id, group_by), group_by is not None)
     log = RunLog(run, store.effective_status(run), rows, group_by)
-    return write_atomically(
-        path, lambda out: write_inspect_log(log, store.iter_results(run.id), out)
+    if path.suffix.lower() == ".json":
+        return write_atomically(
+            path, lambda out: write_inspect_log(log, store.iter_results(run.id), out)
+        )
+    return write_file_atomically(
+        path, lambda temporary: write_eval_log(log, store.iter_results(run.id), temporary)
     )
 
 
 def write_atomically(path: Path, write: Callable[[TextIO], int]) -> int:
-    """Run `write` on a file beside `path`, then rename it into place; returns its count.
+    """Run `write` on a text file beside `path`, then rename it into place; returns its count.
 
     A crash never leaves a half-written file where a complete one is expected.
     """
+
+    def write_text(temporary: Path) -> int:
+        with temporary.open("w", encoding="utf-8", newline="") as out:
+            return write(out)
+
+    return write_file_atomically(path, write_text)
+
+
+def write_file_atomically(path: Path, write: Callable[[Path], int]) -> int:
+    """Run `write` on a path beside `path`, then rename it into place; returns its count."""
     temporary = path.with_name(f".{path.name}.partial")
     try:
-        with temporary.open("w", encoding="utf-8", newline="") as out:
-            count = write(out)
+        count = write(temporary)
         os.replace(temporary, path)
     except OSError as exc:
         temporary.unlink(missing_ok=True)

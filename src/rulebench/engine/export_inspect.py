@@ -1,8 +1,9 @@
-"""A run as an inspect_ai eval log (`.json`, log format version 2), for `inspect view`.
+"""A run as an inspect_ai eval log (log format version 2), for `inspect view`.
 
 inspect users browse rulebench runs with their own viewer. The log is written from the
 format's fields as inspect_ai's log models define them (`inspect_ai/log/_log.py`): inspect_ai
-is not a dependency, and its reader checks the result in the tests.
+is not a dependency, and its reader checks the result in the tests. This module builds the
+header and the samples and writes the `.json` format; `inspect_eval` writes the `.eval` zip.
 
 How rulebench's results map onto inspect's:
 - a result is a sample (epoch 1, id = item id); an item that ended in an error is a sample
@@ -17,7 +18,9 @@ How rulebench's results map onto inspect's:
   numbers of `rulebench runs show`;
 - a reply's thinking is reasoning content before the answer's text in the reply's message
   (inspect's `ContentReasoning`), which `inspect view` shows collapsed above the answer; a
-  reply whose thinking never finished stopped at `max_tokens`.
+  reply whose thinking never finished stopped at `max_tokens`;
+- each reply is a model event and each score a score event (`inspect_events`), which the
+  viewer's Transcript tab draws.
 """
 
 import json
@@ -25,16 +28,19 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import NamedTuple, TextIO
+from typing import Literal, NamedTuple, TextIO
 
 from pydantic import JsonValue
 
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import Message, Usage
 from rulebench.core.stats import Proportion
+from rulebench.engine.inspect_events import sample_events
 from rulebench.engine.records import RunRecord
 from rulebench.engine.summary import GroupSummary
 
+LogSuffix = Literal[".eval", ".json"]
+"""inspect's two log formats: a zip read a sample at a time, or one JSON document."""
 LOG_VERSION = 2
 """inspect's eval log format version these logs follow."""
 SCORE = "score"
@@ -59,27 +65,41 @@ class RunLog(NamedTuple):
     group_by: str | None
 
 
-def inspect_log_name(run: RunRecord) -> str:
+def inspect_log_name(run: RunRecord, suffix: LogSuffix = ".eval") -> str:
     """The file name inspect gives its own logs: `inspect view` lists a folder's logs by it.
 
-    inspect lists only `.json` logs whose name starts with an ISO timestamp, and reads the
-    task and task id from the parts after it (`<time>_<task>_<task id>.json`).
+    inspect lists only `.json` logs whose name starts with an ISO timestamp (`.eval` logs
+    whatever their name), and reads the task and task id from the parts after it
+    (`<time>_<task>_<task id>.eval`).
     """
     started = datetime.fromisoformat(run.started_at).isoformat(timespec="seconds")
-    return f"{started.replace(':', '-')}_{run.task.replace('_', '-')}_{_task_id(run)}.json"
+    return f"{started.replace(':', '-')}_{run.task.replace('_', '-')}_{_task_id(run)}{suffix}"
 
 
 def is_listed_by_inspect(name: str) -> bool:
     """Whether `inspect view` lists a log file of this name when it opens its folder."""
-    return _LISTED_NAME.match(name) is not None
+    return name.endswith(".eval") or _LISTED_NAME.match(name) is not None
 
 
 def write_inspect_log(log: RunLog, results: Iterable[ItemResult], out: TextIO) -> int:
-    """Write the log: its header, then one sample per result. Returns the number of samples.
+    """Write the log as one `.json`: its header, then one sample per result; returns the count.
 
     Samples are written as they are read, so a run of any size is never held in memory. The
     header comes first because inspect reads a log's header without reading its samples.
+    inspect's viewer opens no `.json` log past about 100 MB, though: a big run goes to `.eval`
+    (`inspect_eval`), which it reads a sample at a time.
     """
+    out.write(_dumps(log_header(log))[:-1] + ', "samples": [')
+    count = 0
+    for result in results:
+        out.write(("," if count else "") + "\n" + _dumps(sample(result, log.run)))
+        count += 1
+    out.write("\n]}\n")
+    return count
+
+
+def log_header(log: RunLog) -> dict[str, JsonValue]:
+    """Everything a log holds but its samples: the run's spec, plan, results and stats."""
     header: dict[str, JsonValue] = {
         "version": LOG_VERSION,
         "status": _STATUS.get(log.status, "started"),
@@ -91,13 +111,7 @@ def write_inspect_log(log: RunLog, results: Iterable[ItemResult], out: TextIO) -
     if log.status == "failed":
         reason = str(log.run.notes.get("reason") or "the run failed")
         header["error"] = {"message": reason, "traceback": "", "traceback_ansi": ""}
-    out.write(_dumps(header)[:-1] + ', "samples": [')
-    count = 0
-    for result in results:
-        out.write(("," if count else "") + "\n" + _dumps(sample(result, log.run.model)))
-        count += 1
-    out.write("\n]}\n")
-    return count
+    return header
 
 
 def eval_spec(log: RunLog) -> dict[str, JsonValue]:
@@ -193,9 +207,9 @@ def stats(log: RunLog) -> dict[str, JsonValue]:
     }
 
 
-def sample(result: ItemResult, model: str) -> dict[str, JsonValue]:
-    """One result as an inspect sample: conversation, reply, scores, tokens, error."""
-    messages = result.messages
+def sample(result: ItemResult, run: RunRecord) -> dict[str, JsonValue]:
+    """One result as an inspect sample: conversation, reply, scores, tokens, error, events."""
+    model, messages = run.model, result.messages
     opening = next((i for i, m in enumerate(messages) if m.role == "assistant"), len(messages))
     entry: dict[str, JsonValue] = {
         "id": result.item_id,
@@ -226,6 +240,7 @@ def sample(result: ItemResult, model: str) -> dict[str, JsonValue]:
     }
     if result.error is not None:
         entry["error"] = {"message": result.error, "traceback": "", "traceback_ansi": ""}
+    entry["events"] = sample_events(result, entry, generate_config(run.config), run.started_at)
     return entry
 
 

@@ -1,13 +1,16 @@
 """A report as data: a title and sections of Markdown, each followed by its charts.
 
 One document becomes report.md (charts saved as PNG and SVG beside it) or one HTML page
-(charts inline), so both show the same sections with the same numbers.
+(charts inline), so both show the same sections with the same numbers. Bar charts of pass
+rates are drawn in the HTML page only: their numbers are the section's table, which the
+Markdown holds already.
 """
 
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from rulebench.report.bar_chart import BarChart
 from rulebench.report.plots import save_figure
 
 if TYPE_CHECKING:
@@ -32,6 +35,8 @@ class Section(NamedTuple):
     body: str
     """Markdown in which every outside text is already escaped (`report.markdown`)."""
     charts: tuple[Chart, ...] = ()
+    bar_charts: tuple[BarChart, ...] = ()
+    """The table's rates as bars with their intervals; drawn in the HTML page only."""
 
 
 class Document(NamedTuple):

@@ -19,6 +19,7 @@ from pydantic import JsonValue
 from rulebench.core.items import ItemResult
 from rulebench.core.version import __version__
 from rulebench.engine.records import RunRecord
+from rulebench.report.bar_chart import bar_chart_svg
 from rulebench.report.document import Document, Section
 from rulebench.report.plots import inline_svg
 from rulebench.report.redaction import redact_config
@@ -88,11 +89,18 @@ def _section(number: int, section: Section) -> dict[str, object]:
     return {
         "anchor": f"section-{number}-{anchor}" if anchor else "",
         "heading": section.heading,
-        # The only Markup on the page: markdown-it's escaped output and SVG built by plots.
+        # The only Markup on the page: markdown-it's escaped output and SVG built by plots
+        # and bar_chart (ElementTree escapes every text and attribute it writes).
         "body": Markup(_markdown().render(section.body)),
         "charts": [
-            {"title": chart.title, "svg": Markup(inline_svg(chart.draw(), chart.stem))}
-            for chart in section.charts
+            *[
+                {"title": bars.title, "svg": Markup(bar_chart_svg(bars))}
+                for bars in section.bar_charts
+            ],
+            *[
+                {"title": chart.title, "svg": Markup(inline_svg(chart.draw(), chart.stem))}
+                for chart in section.charts
+            ],
         ],
     }
 

@@ -7,6 +7,7 @@ comparisons; the judge report holds detection scores overall and per rule.
 from collections.abc import Sequence
 from typing import Literal
 
+from rulebench.report.bar_chart import Bar, BarChart
 from rulebench.report.document import Document, Section, to_markdown
 from rulebench.report.markdown import escape_markdown, percent, table
 from rulebench.report.run_notes import warning_block
@@ -14,6 +15,7 @@ from rulebench.report.run_wording import wording_header
 from rulebench.scenarios.judge import DetectionScores, Interval
 from rulebench.scenarios.scoring import (
     CaseRecord,
+    Rate,
     compare,
     failure_spread,
     headline,
@@ -23,6 +25,13 @@ from rulebench.scenarios.scoring import (
 
 Runs = Sequence[tuple[str, str, list[CaseRecord]]]
 """(label, protocol label, records) per run."""
+Breakdown = Literal["scenario", "behavior", "strategy"]
+CHART_TITLES: dict[Breakdown, str] = {
+    "scenario": "Pass rate by scenario",
+    "behavior": "Pass rate by rule (behavior)",
+    "strategy": "Pass rate by red-team strategy",
+}
+"""The breakdowns' bar charts, named as the explorer's charts page names them."""
 
 
 def bucket_section(runs: Runs) -> str:
@@ -43,16 +52,51 @@ def bucket_section(runs: Runs) -> str:
     return table(["model", "protocol", *[f"{s} {b}" for s, b in buckets], "headline"], rows)
 
 
-def breakdown_section(runs: Runs, field: Literal["scenario", "behavior", "strategy"]) -> str:
-    """Pass rate per scenario, behavior or strategy (red-team cases only: others have none)."""
-    rows = []
+def breakdown_rates(runs: Runs, field: Breakdown) -> list[tuple[str, dict[str, Rate]]]:
+    """Per run (by label): pass rate per scenario, behavior or strategy.
+
+    Red-team cases only have a strategy; benign and basic ones are left out of that breakdown.
+    """
+    found = []
     for label, _, records in runs:
         having = [r for r in records if getattr(r, field) is not None]
-        for (value,), found in rates_by(having, lambda r: (str(getattr(r, field)),)).items():
-            rows.append([label, value, found.format()])
+        by = rates_by(having, lambda r: (str(getattr(r, field)),))
+        found.append((label, {value: rate for (value,), rate in by.items()}))
+    return found
+
+
+def breakdown_section(runs: Runs, field: Breakdown) -> str:
+    """Pass rate per scenario, behavior or strategy (red-team cases only: others have none)."""
+    rows = [
+        [label, value, rate.format()]
+        for label, rates in breakdown_rates(runs, field)
+        for value, rate in rates.items()
+    ]
     if not rows:
         return f"_No case has a {field}._"
     return table(["model", field, "pass % [95% CI]"], rows)
+
+
+def breakdown_chart(runs: Runs, field: Breakdown) -> BarChart | None:
+    """The breakdown's rates as bars; several runs side by side under each value (None: no rate).
+
+    A value one run lacks gets no bar for it: an unmeasured rate never reads as 0%.
+    """
+    per_run = breakdown_rates(runs, field)
+    values = sorted({value for _, rates in per_run for value in rates})
+    is_alone = len(per_run) == 1
+    bars = tuple(
+        Bar(value, rates[value], "" if is_alone else label)
+        for value in values
+        for label, rates in per_run
+        if value in rates
+    )
+    return BarChart(f"chart-{field}", CHART_TITLES[field], bars) if bars else None
+
+
+def _breakdown(runs: Runs, heading: str, field: Breakdown) -> Section:
+    chart = breakdown_chart(runs, field)
+    return Section(heading, breakdown_section(runs, field), bar_charts=(chart,) if chart else ())
 
 
 THINKING_INTRODUCTION = (
@@ -172,9 +216,9 @@ def scenarios_document(
         Section("", INTRODUCTION),
         Section("Suites and buckets", bucket_section(runs)),
         *([Section("Thinking included", thinking)] if thinking else []),
-        Section("By scenario", breakdown_section(runs, "scenario")),
-        Section("By behavior", breakdown_section(runs, "behavior")),
-        Section("By strategy", breakdown_section(runs, "strategy")),
+        _breakdown(runs, "By scenario", "scenario"),
+        _breakdown(runs, "By behavior", "behavior"),
+        _breakdown(runs, "By strategy", "strategy"),
         Section("Repeats", repeats_section(runs)),
         Section("Paired comparison", comparison_section(runs)),
     )

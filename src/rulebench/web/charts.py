@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 from markupsafe import Markup
 
 from rulebench.core.items import ItemResult
+from rulebench.report.bar_chart import Bar, draw_bars
 from rulebench.report.kinds import ExtractMode
-from rulebench.report.untrusted import escape_controls
-from rulebench.scenarios.scoring import CaseRecord, Rate, rates_by, to_records
+from rulebench.scenarios.scoring import CaseRecord, rates_by, to_records
 
 if TYPE_CHECKING:
     from rulebench.engine.store import Store
@@ -81,13 +81,6 @@ class ChartView(NamedTuple):
     empty: str = ""
 
 
-class Bar(NamedTuple):
-    """One row of a bar chart: a label and its rate with interval."""
-
-    label: str
-    rate: Rate
-
-
 def scenario_charts(results: Iterable[ItemResult]) -> list[ChartView]:
     """Pass rate by scenario, rule and strategy, as `report scenarios` computes them.
 
@@ -112,88 +105,9 @@ def _key(field: Breakdown, record: CaseRecord) -> tuple[str]:
     return (str(getattr(record, field)),)
 
 
-_LABEL_W, _PLOT_W, _VALUE_W, _ROW_H, _TOP, _BOTTOM = 230, 400, 230, 22, 26, 8
-
-
 def bar_chart(bars: Sequence[Bar], name: str, title: str) -> Markup:
-    """Horizontal bars (0-100%) with the interval as a whisker and the report's text beside."""
-    height = _TOP + _ROW_H * len(bars) + _BOTTOM
-    width = _LABEL_W + _PLOT_W + _VALUE_W
-    svg = ElementTree.Element(
-        "svg",
-        {
-            "viewBox": f"0 0 {width} {height}",
-            "role": "img",
-            "aria-labelledby": f"{name}-title",
-            "class": "bars",
-        },
-    )
-    ElementTree.SubElement(svg, "title", {"id": f"{name}-title"}).text = escape_controls(title)
-    axis = ElementTree.SubElement(svg, "g", {"class": "axis"})
-    for percent in (0, 25, 50, 75, 100):
-        x = _x(percent / 100)
-        bottom = height - _BOTTOM
-        ElementTree.SubElement(axis, "line", _points(x, _TOP - 4, x, bottom, "grid"))
-        tick = ElementTree.SubElement(axis, "text", {"x": f"{x:.1f}", "y": "14", "class": "tick"})
-        tick.set("text-anchor", "middle")
-        tick.text = f"{percent}%"
-    for index, bar in enumerate(bars):
-        _bar_row(svg, bar, _TOP + index * _ROW_H)
-    return _markup(svg)
-
-
-def _bar_row(svg: ElementTree.Element, bar: Bar, top: float) -> None:
-    # Control characters are shown as escapes, as every page shows them (and XML forbids them).
-    shown = escape_controls(bar.label)
-    row = ElementTree.SubElement(svg, "g", {"class": "row", "data-label": shown})
-    middle = top + _ROW_H / 2
-    label = ElementTree.SubElement(
-        row, "text", {"x": str(_LABEL_W - 8), "y": f"{middle:.1f}", "class": "label"}
-    )
-    label.set("text-anchor", "end")
-    label.set("dominant-baseline", "middle")
-    label.text = _shortened(shown)
-    rate = bar.rate
-    bar_width = max(_x(rate.value) - _LABEL_W, 0.0)
-    ElementTree.SubElement(
-        row,
-        "rect",
-        {
-            "x": str(_LABEL_W),
-            "y": f"{top + 4:.1f}",
-            "width": f"{bar_width:.1f}",
-            "height": str(_ROW_H - 8),
-            "class": "bar",
-        },
-    )
-    low, high = _x(rate.low), _x(rate.high)
-    ElementTree.SubElement(row, "line", _points(low, middle, high, middle, "ci"))
-    for end in (low, high):
-        ElementTree.SubElement(row, "line", _points(end, middle - 5, end, middle + 5, "ci"))
-    value = ElementTree.SubElement(
-        row, "text", {"x": str(_LABEL_W + _PLOT_W + 10), "y": f"{middle:.1f}", "class": "value"}
-    )
-    value.set("dominant-baseline", "middle")
-    value.text = rate.format()
-
-
-def _x(fraction: float) -> float:
-    return _LABEL_W + _PLOT_W * min(max(fraction, 0.0), 1.0)
-
-
-def _points(x1: float, y1: float, x2: float, y2: float, kind: str) -> dict[str, str]:
-    return {
-        "x1": f"{x1:.1f}",
-        "y1": f"{y1:.1f}",
-        "x2": f"{x2:.1f}",
-        "y2": f"{y2:.1f}",
-        "class": kind,
-    }
-
-
-def _shortened(label: str, limit: int = 34) -> str:
-    """A label that fits the label column; the row's data-label keeps it whole."""
-    return label if len(label) <= limit else label[: limit - 1] + "…"
+    """Pass-rate bars (`report.bar_chart.draw_bars`), checked and marked safe for the page."""
+    return _markup(draw_bars(bars, name, title))
 
 
 def report_chart(chart: "Chart") -> ChartView:

@@ -8,6 +8,7 @@ import typer.main
 
 from rulebench.cli.help_display import ShownDefault, plain_help
 
+
 def built(seen: list[object]) -> typer.Typer:
     app = typer.Typer(rich_markup_mode="rich")
 

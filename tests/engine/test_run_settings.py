@@ -76,6 +76,7 @@ def test_experiment_files_take_the_settings_fields_with_their_bounds() -> None:
         assert members(field.annotation) == members(declared.annotation), name
         assert bounds(field) == bounds(declared), name
     # model_args and reasoning are also per model: the same types as the settings'.
-    assert ModelEntry.model_fields["reasoning"].annotation == RunDefaults.model_fields[
-        "reasoning"
-    ].annotation
+    assert (
+        ModelEntry.model_fields["reasoning"].annotation
+        == RunDefaults.model_fields["reasoning"].annotation
+    )

@@ -47,5 +47,5 @@ def test_the_old_no_cache_still_works_with_one_warning(
 def test_both_spellings_or_a_non_boolean_are_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="give use_cache only"):
         cache_used(tmp_path, defaults="no_cache = true\nuse_cache = true")
-    with pytest.raises(ConfigError, match="no_cache .* is true or false"):
+    with pytest.raises(ConfigError, match=r"no_cache .* is true or false"):
         cache_used(tmp_path, task='no_cache = "yes"')

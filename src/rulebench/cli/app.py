@@ -9,7 +9,6 @@ from rulebench.cli.commands import LazyGroup
 from rulebench.cli.console import State, configure_logging, err
 from rulebench.cli.include import IncludeOption, include_folders
 
-
 app = typer.Typer(
     name="rulebench",
     help="Measure how language models follow rules: run tasks, inspect and export results.",

@@ -8,6 +8,7 @@ import types
 from typing import Annotated, Union, get_args, get_origin, get_type_hints
 
 import annotated_types
+from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from rulebench.api import RunOptions
@@ -61,7 +62,7 @@ def test_the_apis_keywords_are_the_settings_fields() -> None:
 
 
 def test_experiment_files_take_the_settings_fields_with_their_bounds() -> None:
-    where = {
+    where: dict[str, type[BaseModel]] = {
         **{name: RunDefaults for name in RunDefaults.model_fields},
         "model_args": Defaults,
         "base_url": ModelEntry,

@@ -10,9 +10,11 @@ Both are set here through click's public option attributes, not typer's renderin
   option's own default comes back) and --help shows as its text.
 """
 
-from typing import Any
+from typing import Any, TypeVar
 
 import typer
+
+CommandT = TypeVar("CommandT")
 
 
 class ShownDefault:
@@ -33,7 +35,7 @@ class ShownDefault:
         return f"ShownDefault({self.value!r}, {self.text!r})"
 
 
-def plain_help(command: Any) -> Any:
+def plain_help(command: CommandT) -> CommandT:
     """`command` (a click command or group) with plain flags and defaults in its --help.
 
     A group's subcommands too, except a group that builds its own on first use
@@ -41,11 +43,13 @@ def plain_help(command: Any) -> Any:
     """
     from rulebench.cli.commands import LazyCommands
 
-    for param in command.params:
+    # Any: typer ships click's classes under a private module only (typer._click).
+    built: Any = command
+    for param in built.params:
         plain_option(param)
     # The help option is built on request; asking for it now builds it once.
-    plain_option(command.get_help_option(typer.Context(command)))
-    subcommands = getattr(command, "commands", None)
+    plain_option(built.get_help_option(typer.Context(built)))
+    subcommands = getattr(built, "commands", None)
     if subcommands is not None and not isinstance(subcommands, LazyCommands):
         for subcommand in subcommands.values():
             plain_help(subcommand)

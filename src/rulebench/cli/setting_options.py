@@ -53,7 +53,7 @@ def setting_option(name: str, shown: str | bool = False, help_text: str | None =
         help_text: a command's own wording of the field, where it means more there.
     """
     flag = setting_flag(name, shown, help_text)
-    return Annotated[SPELLINGS[name].kind, flag]  # type: ignore[valid-type]  # built here
+    return Annotated[SPELLINGS[name].kind, flag]
 
 
 def setting_flag(name: str, shown: str | bool = False, help_text: str | None = None) -> Any:

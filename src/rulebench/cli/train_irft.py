@@ -167,17 +167,18 @@ def irft(
     given = {name: value for name, value in values.items() if value is not None}
     given = {name: value for name, value in given.items() if value is not False}
     given |= {"dtype": dtype} if dtype else {}
+    store = study.store
     if resume is not None:
         if resume.startswith("-"):  # the old bare flag took the option after it as the id
             raise ConfigError(
                 "train irft: --resume takes the run id now: rulebench train irft --resume RUN "
                 "(the id is in OUTPUT/irft-run.json and `rulebench runs list`)"
             )
-        config, store = stored_config(resume, study.store, given)
+        config, store = stored_config(resume, store, given)
     elif data is None or output is None:
         raise ConfigError("train irft: give --data and --output (or --resume RUN)")
     else:
-        config, store = validate_into(IrftConfig, given, "train irft"), study.store
+        config = validate_into(IrftConfig, given, "train irft")
     _print_settings(config)
     progress = _TrainingBar()
     with irft_stopped_by_signal(config.output, store), progress:

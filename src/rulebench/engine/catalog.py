@@ -9,7 +9,7 @@ from rulebench.core.errors import ConfigError, StoreError
 from rulebench.core.lazy_registry import did_you_mean, import_target
 from rulebench.core.messages import GenerateConfig
 from rulebench.core.run_kinds import NOT_EVALUATIONS
-from rulebench.engine.run_settings import RunSettings
+from rulebench.engine.run_settings import RunSettings as RunSettings  # where callers import it
 from rulebench.engine.runner import ProgressReporter, Runner, RunReport, RunSpec
 from rulebench.engine.store import Store
 from rulebench.engine.task import Task

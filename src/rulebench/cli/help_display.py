@@ -38,11 +38,10 @@ class ShownDefault:
 def plain_help(command: CommandT) -> CommandT:
     """`command` (a click command or group) with plain flags and defaults in its --help.
 
-    A group's subcommands too, except a group that builds its own on first use
-    (`commands.LazyCommands` calls this for each): walking it would import them all.
+    A group's subcommands too, held in a dict as typer builds them; a group that builds its
+    own on first use (`commands.LazyCommands`, no dict) calls this for each, since walking it
+    would import them all.
     """
-    from rulebench.cli.commands import LazyCommands
-
     # Any: typer ships click's classes under a private module only (typer._click).
     built: Any = command
     for param in built.params:
@@ -50,7 +49,7 @@ def plain_help(command: CommandT) -> CommandT:
     # The help option is built on request; asking for it now builds it once.
     plain_option(built.get_help_option(typer.Context(built)))
     subcommands = getattr(built, "commands", None)
-    if subcommands is not None and not isinstance(subcommands, LazyCommands):
+    if isinstance(subcommands, dict):
         for subcommand in subcommands.values():
             plain_help(subcommand)
     return command

@@ -52,7 +52,11 @@ StorePath = Path | str | None
 
 
 class RunOptions(TypedDict, total=False):
-    """How to run, beside the task's own config; every key is optional."""
+    """How to run, beside the task's own config; every key is optional.
+
+    The fields of `RunSettings`, some also in a friendlier spelling (a shard as text);
+    tests/engine/test_run_settings.py holds the keys to its fields.
+    """
 
     max_tokens: int
     """Reply limit (default: the task's)."""

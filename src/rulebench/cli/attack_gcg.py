@@ -1,9 +1,10 @@
 """`rulebench attack gcg`: optimise an adversarial suffix against one scenario rule."""
 
 import os
+from collections.abc import Mapping
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
@@ -12,7 +13,14 @@ from rulebench.attack.gcg_config import PRESETS, SUFFIX_LENGTH, GcgConfig
 from rulebench.cli import options as opt
 from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.console import err, out
+from rulebench.cli.option_stack import with_options
 from rulebench.cli.progress import StepBar
+from rulebench.cli.study_options import (
+    STUDY_DEFAULTS,
+    StudyOptions,
+    output_option,
+    study_options,
+)
 from rulebench.scenarios.protocol import Protocol
 
 if TYPE_CHECKING:
@@ -24,6 +32,14 @@ if TYPE_CHECKING:
 _PAPER = PRESETS["paper"]
 
 
+@with_options(
+    study=study_options(
+        output_option(
+            "Folder for suffix.txt, attack.json and the loss curve.",
+            "gcg-<run id>/ beside the store",
+        )
+    )
+)
 def gcg(
     ctx: typer.Context,
     scenario: Annotated[
@@ -162,15 +178,7 @@ def gcg(
             show_default=False,
         ),
     ] = None,
-    output: Annotated[
-        Path | None,
-        opt.output_folder_flag(
-            "Folder for suffix.txt, attack.json and the loss curve.",
-            "gcg-<run id>/ beside the store",
-        ),
-    ] = None,
-    store: opt.StoreOption = None,
-    json_output: opt.JsonOption = False,
+    study: StudyOptions = STUDY_DEFAULTS,
     shard: Annotated[
         str | None,
         typer.Option(
@@ -198,62 +206,76 @@ def gcg(
     attacks its shard's rules one after another, each a run of its own (the same
     command again reuses completed ones and resumes stopped ones).
     """
-    from rulebench.attack.attack_run import (
-        attack_config,
-        finished_attack,
-        resume_attack,
-        run_attack,
-    )
-    from rulebench.attack.gcg_settings import gcg_settings
+    from rulebench.attack.attack_run import attack_config, run_attack
     from rulebench.attack.target_shards import named_targets, shard_configs
     from rulebench.core.shards import parse_shard
     from rulebench.engine.store import Store
     from rulebench.study.gcg_outputs import write_attack_outputs
 
     progress = _AttackBar()
-    with Store(store) as db, _stopped_by_signal(progress, store):
+    with Store(study.store) as db, _stopped_by_signal(progress, study.store):
         if resume is not None:
-            _refuse_settings_on_resume(ctx)
-            if (finished := finished_attack(db, resume)) is not None:
-                _say_finished(finished)
+            if (result := _resumed(ctx, resume, db, progress)) is None:
                 return
-            with progress:
-                result = resume_attack(resume, db, progress)
         else:
             if scenario is None and shard is None:
                 raise typer.BadParameter("give --scenario (or --resume RUN)")
-            gcg_options = gcg_settings(
-                "paper" if full else "quick", gcg_config, suffix_length=suffix_length,
-                num_steps=steps, search_width=search_width, topk=topk, seed=seed,
-                optim_str_init=init,
-            )  # fmt: skip
-            protocol = {"placement": placement, "reminders": False if no_reminders else None}
-            settings: dict[str, object] = dict(
-                gcg=gcg_options,
-                protocol=Protocol(**{k: v for k, v in protocol.items() if v is not None}),
-                instances=instances, resample_every=resample_every, heldout=heldout,
-                device=device, dtype=dtype,
-            )  # fmt: skip
+            settings = _attack_settings(ctx.params)
             if shard is not None:
                 targets = named_targets(scenario, rule)
                 piece = parse_shard(shard, os.environ)
                 configs = shard_configs(
                     targets, piece, lambda s, b: attack_config(model, s, b, **settings)
                 )
-                _run_shard(
-                    configs, (piece, len(targets)), db, (progress, full, json_output), output
-                )
+                shown = (progress, full, study.as_json)
+                _run_shard(configs, (piece, len(targets)), db, shown, study.output)
                 return
             assert scenario is not None  # refused above unless sharded
             config = attack_config(model, scenario, rule, **settings)
             _print_settings(config, full)
             with progress:
                 result = run_attack(config, db, progress)
-        written = write_attack_outputs(result, db, output)
-    if json_output:
+        written = write_attack_outputs(result, db, study.output)
+    if study.as_json:
         out.print_json(result.model_dump_json())
         return
     _print_result(result, written)
+
+
+def _resumed(
+    ctx: typer.Context, run_id: str, db: "Store", progress: "_AttackBar"
+) -> "AttackResult | None":
+    """The resumed attack's result, or None for one that had finished (and is said so)."""
+    from rulebench.attack.attack_run import finished_attack, resume_attack
+
+    _refuse_settings_on_resume(ctx)
+    if (finished := finished_attack(db, run_id)) is not None:
+        _say_finished(finished)
+        return None
+    with progress:
+        return resume_attack(run_id, db, progress)
+
+
+def _attack_settings(given: Mapping[str, Any]) -> dict[str, object]:
+    """A new attack's settings (GCG's, the protocol, instances, device) from its options."""
+    from rulebench.attack.gcg_settings import gcg_settings
+
+    gcg_options = gcg_settings(
+        "paper" if given["full"] else "quick", given["gcg_config"],
+        suffix_length=given["suffix_length"], num_steps=given["steps"],
+        search_width=given["search_width"], topk=given["topk"], seed=given["seed"],
+        optim_str_init=given["init"],
+    )  # fmt: skip
+    protocol = {
+        "placement": given["placement"],
+        "reminders": False if given["no_reminders"] else None,
+    }
+    names = ("instances", "resample_every", "heldout", "device", "dtype")
+    return {
+        "gcg": gcg_options,
+        "protocol": Protocol(**{k: v for k, v in protocol.items() if v is not None}),
+        **{name: given[name] for name in names},
+    }
 
 
 def _stopped_by_signal(
@@ -292,7 +314,7 @@ def _say_finished(result: "AttackResult") -> None:
     )
 
 
-_OWN_OPTIONS = ("resume", "output", "store", "json_output")
+_OWN_OPTIONS = ("resume", "output", "store", "as_json")
 """Options that do not define an attack: the only ones --resume takes."""
 
 

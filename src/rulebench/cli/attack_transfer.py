@@ -1,17 +1,36 @@
 """`rulebench attack transfer`: suffixes tested on several models, each paired with its base."""
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
 from rulebench.cli import options as opt
 from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.console import err, out
+from rulebench.cli.option_stack import with_options
+from rulebench.cli.study_options import (
+    STUDY_DEFAULTS,
+    StudyOptions,
+    output_option,
+    study_options,
+)
 from rulebench.scenarios.protocol import Protocol
 from rulebench.study.transfer import TransferConfig
 
+if TYPE_CHECKING:
+    from rulebench.attack.suffixes import Suffix
+    from rulebench.study.transfer import TransferResult
 
+
+@with_options(
+    study=study_options(
+        output_option(
+            "Folder for transfer.md and transfer.json.", shown_default(TransferConfig, "output")
+        ),
+        shown_default(TransferConfig, "concurrency"),
+    )
+)
 def transfer(
     suffix: Annotated[
         list[str],
@@ -78,17 +97,7 @@ def transfer(
         bool, typer.Option("--no-reminders", help="Drop the precedence reminders.")
     ] = False,
     max_tokens: opt.MaxTokensOption = None,
-    concurrency: Annotated[
-        int | None, opt.concurrency_flag(shown_default(TransferConfig, "concurrency"))
-    ] = None,
-    output: Annotated[
-        Path | None,
-        opt.output_folder_flag(
-            "Folder for transfer.md and transfer.json.", shown_default(TransferConfig, "output")
-        ),
-    ] = None,
-    store: opt.StoreOption = None,
-    json_output: opt.JsonOption = False,
+    study: StudyOptions = STUDY_DEFAULTS,
 ) -> None:
     """Test suffixes on several models: each model's pass rates without and with each suffix.
 
@@ -101,14 +110,13 @@ def transfer(
     from rulebench.attack.suffixes import load_suffix
     from rulebench.cli.execute import typed_config
     from rulebench.cli.renamed_options import pick_renamed
-    from rulebench.cli.render import print_comparison
     from rulebench.cli.study_run import run_study_command
     from rulebench.models.registry import DEFAULT_MODEL
     from rulebench.report.untrusted import safe_text
-    from rulebench.study.transfer import run_transfer, scenarios_of, write_transfer_outputs
+    from rulebench.study.transfer import run_transfer, write_transfer_outputs
 
     count = pick_renamed(per_group, per_behavior, new="--per-group", old="--per-behavior")
-    suffixes = [load_suffix(given, store) for given in suffix]
+    suffixes = [load_suffix(given, study.store) for given in suffix]
     models = model or [DEFAULT_MODEL]
     protocol = {"placement": placement, "reminders": False if no_reminders else None}
     given: dict[str, object] = {
@@ -118,31 +126,42 @@ def transfer(
         "suffix_on": suffix_on,
         "protocol": Protocol(**{k: v for k, v in protocol.items() if v is not None}),
         "max_tokens": max_tokens,
-        "concurrency": concurrency,
+        "concurrency": study.concurrency,
         "model_args": opt.parse_model_args(model_arg),
-        "output": output,
+        "output": study.output,
     }
     values = {name: value for name, value in given.items() if value is not None}
     if full:
         values["per_group"] = None
     config = typed_config(TransferConfig, **values)
-    chosen = ", ".join(scenarios_of(suffixes, config)) or "all"
-    err.print(
-        safe_text(
-            f"transfer: {len(suffixes)} suffix(es) on {', '.join(models)}; scenarios {chosen}; "
-            f"suites {', '.join(config.suites)}, "
-            f"{'all cases' if config.per_group is None else f'{config.per_group} per behavior'}"
-            f"; suffix on {config.suffix_on} user message(s); {config.protocol.label()}"
-        ),
-        highlight=False,
-    )
+    err.print(safe_text(_plan_line(suffixes, models, config)), highlight=False)
     result = run_study_command(
         lambda db, reporter: run_transfer(config, suffixes, models, db, reporter),
-        store,
-        not json_output,
+        study.store,
+        not study.as_json,
     )
-    written = write_transfer_outputs(result, config.output)
-    if json_output:
+    _show(result, write_transfer_outputs(result, config.output), study.as_json)
+
+
+def _plan_line(suffixes: "list[Suffix]", models: list[str], config: TransferConfig) -> str:
+    """What the transfer runs: the suffixes, models, scenarios, suites and protocol."""
+    from rulebench.study.transfer import scenarios_of
+
+    chosen = ", ".join(scenarios_of(suffixes, config)) or "all"
+    cases = "all cases" if config.per_group is None else f"{config.per_group} per behavior"
+    return (
+        f"transfer: {len(suffixes)} suffix(es) on {', '.join(models)}; scenarios {chosen}; "
+        f"suites {', '.join(config.suites)}, {cases}; suffix on {config.suffix_on} user "
+        f"message(s); {config.protocol.label()}"
+    )
+
+
+def _show(result: "TransferResult", written: list[Path], as_json: bool) -> None:
+    """The table (or JSON), the files written and any run left unfinished (exit 1)."""
+    from rulebench.cli.render import print_comparison
+    from rulebench.report.untrusted import safe_text
+
+    if as_json:
         out.print_json(result.model_dump_json())
     else:
         print_comparison(result.rows, "GCG suffix transfer (pass rate %)", ("no suffix", "suffix"))

@@ -66,7 +66,8 @@ def load_command(name: str, entry: Entry, rich_markup_mode: MarkupMode) -> _clic
 class LazyCommands(MutableMapping[str, _click.Command]):
     """Every command name, in help order; a command in the table is built on first access.
 
-    Help lists the table's commands first, then those defined in the group's own module.
+    Help lists the table's commands first, then those defined in the group's own module. Each
+    command's --help shows flags and defaults plainly (`help_display.plain_help`).
     """
 
     def __init__(
@@ -76,14 +77,19 @@ class LazyCommands(MutableMapping[str, _click.Command]):
         markup: MarkupMode,
     ) -> None:
         self._table = table
-        self._loaded = dict(loaded)
+        from rulebench.cli.help_display import plain_help
+
+        self._loaded = {name: plain_help(command) for name, command in loaded.items()}
         self._markup = markup
 
     def __getitem__(self, name: str) -> _click.Command:
         if name not in self._loaded:
             if name not in self._table:
                 raise KeyError(name)
-            self._loaded[name] = load_command(name, self._table[name], self._markup)
+            from rulebench.cli.help_display import plain_help
+
+            built = load_command(name, self._table[name], self._markup)
+            self._loaded[name] = plain_help(built)
         return self._loaded[name]
 
     def __setitem__(self, name: str, command: _click.Command) -> None:
@@ -108,6 +114,15 @@ class LazyGroup(TyperGroup):
     def __init__(self, **attrs: Any) -> None:
         super().__init__(**attrs)
         self.commands = LazyCommands(self.table, self.commands, self.rich_markup_mode)
+
+    def get_params(self, ctx: _click.Context) -> list[_click.Parameter]:
+        """The group's own options (typer adds some after building it), shown plainly."""
+        from rulebench.cli.help_display import plain_option
+
+        params = super().get_params(ctx)
+        for param in params:
+            plain_option(param)
+        return params
 
 
 class LazyRunGroup(LazyGroup):

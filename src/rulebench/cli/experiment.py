@@ -8,6 +8,13 @@ import typer
 
 from rulebench.cli import options as opt
 from rulebench.cli.console import err, out
+from rulebench.cli.option_stack import with_options
+from rulebench.cli.study_options import (
+    STUDY_DEFAULTS,
+    StudyOptions,
+    output_option,
+    study_options,
+)
 from rulebench.report.untrusted import safe_text
 
 if TYPE_CHECKING:
@@ -15,6 +22,13 @@ if TYPE_CHECKING:
     from rulebench.study.batch import PlannedRun
 
 
+OUTPUT_HELP = (
+    "Folder for the table (summary.md, batch.json) and the comparison reports. Default: the "
+    "file's `output`, else a folder named for the experiment in rulebench-experiment/."
+)
+
+
+@with_options(study=study_options(output_option(OUTPUT_HELP, False)))
 def experiment(
     file: Annotated[
         Path,
@@ -24,18 +38,7 @@ def experiment(
             show_default=False,
         ),
     ],
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "--output",
-            "-o",
-            help="Folder for the table (summary.md, batch.json) and the comparison reports. "
-            "Default: the file's `output`, else a folder named for the experiment in "
-            "rulebench-experiment/.",
-            show_default=False,
-        ),
-    ] = None,
-    store: opt.StoreOption = None,
+    study: StudyOptions = STUDY_DEFAULTS,
     dry_run: Annotated[
         bool,
         typer.Option(
@@ -44,7 +47,6 @@ def experiment(
             "run cannot start.",
         ),
     ] = False,
-    as_json: opt.JsonOption = False,
     fail_on_error: opt.FailOnErrorOption = 0.0,
     shard: opt.ShardOption = None,
 ) -> None:
@@ -67,8 +69,8 @@ def experiment(
     from rulebench.study.experiment import load_experiment
 
     piece = None if shard is None else parse_shard(shard, os.environ)
-    loaded = load_experiment(file, store, piece)
-    folder = output or loaded.output or _default_folder(loaded.name, piece)
+    loaded = load_experiment(file, study.store, piece)
+    folder = study.output or loaded.output or _default_folder(loaded.name, piece)
     models = len(dict.fromkeys(run.model for run in loaded.runs))
     tasks = len(dict.fromkeys(run.task for run in loaded.runs))
     of_items = "" if piece is None else f" (shard {piece} of each run's items)"
@@ -87,7 +89,7 @@ def experiment(
             raise typer.Exit(1)  # as running the file would: a script can check the plan
         return
     title = f"experiment {loaded.name}" + ("" if piece is None else f", shard {piece}")
-    command = BatchCommand(loaded.store, folder, title, as_json, fail_on_error)
+    command = BatchCommand(loaded.store, folder, title, study.as_json, fail_on_error)
     run_batch_command(loaded.runs, command)
 
 

@@ -1,6 +1,10 @@
-"""Options shared by the commands that run a model, declared once."""
+"""Options shared by the commands that run a model, declared once.
 
-import functools
+The run settings' options are generated from `RunSettings` (cli.setting_options); the blocks
+of options every `run` command and every study command take are stacked onto them with
+`cli.option_stack.with_options`.
+"""
+
 import inspect
 import os
 import shlex
@@ -10,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 
 import typer
 
+from rulebench.cli.option_stack import Command, OptionBlock, keyword, with_options
 from rulebench.cli.reasoning_flags import (
     ReasoningEffortOption,
     ReasoningTagsOption,
@@ -17,6 +22,7 @@ from rulebench.cli.reasoning_flags import (
     ThinkingOption,
     reasoning_options,
 )
+from rulebench.cli.setting_options import setting_flag, setting_option
 from rulebench.core.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -44,29 +50,13 @@ ModelsOption = Annotated[
         show_default=False,
     ),
 ]
-ModelArgOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--model-arg",
-        "-M",
-        help="Backend setting key=value, repeatable (e.g. -M timeout_s=60 -M n_ctx=8192).",
-        show_default=False,
-    ),
-]
-BASE_URL_HELP = (
-    "Endpoint of an OpenAI-compatible server (overrides *_BASE_URL); repeat or comma-separate "
-    "to spread requests over several replicas."
-)
-BaseUrlOption = Annotated[
-    list[str] | None, typer.Option(metavar="<url>", help=BASE_URL_HELP, show_default=False)
-]
+ModelArgOption = setting_option("model_args")
+BaseUrlOption = setting_option("base_url")
 
 
 def concurrency_flag(shown: str) -> Any:
     """The --concurrency/-c option, its default shown as `shown` (the config's)."""
-    return typer.Option(
-        "--concurrency", "-c", min=1, help="Items in flight at once.", show_default=shown
-    )
+    return setting_flag("concurrency", shown)
 
 
 def output_folder_flag(help_text: str, shown: str | bool) -> Any:
@@ -79,24 +69,9 @@ def concurrency_option(default: int) -> object:
     return Annotated[int | None, concurrency_flag(str(default))]
 
 
-LimitOption = Annotated[
-    int | None,
-    typer.Option("--limit", "-n", min=0, help="Run only the first N items.", show_default=False),
-]
-MaxTokensOption = Annotated[
-    int | None,
-    typer.Option(
-        min=1, help="Reply length limit in tokens (default: the task's).", show_default=False
-    ),
-]
-TemperatureOption = Annotated[
-    float | None,
-    typer.Option(
-        min=0.0,
-        help="Sampling temperature (default: the task's, 0 = greedy).",
-        show_default=False,
-    ),
-]
+LimitOption = setting_option("limit")
+MaxTokensOption = setting_option("max_tokens")
+TemperatureOption = setting_option("temperature")
 SeedOption = Annotated[
     int,
     typer.Option(
@@ -104,17 +79,8 @@ SeedOption = Annotated[
         "says otherwise, of sampling (stored with the run)."
     ),
 ]
-SamplingSeedOption = Annotated[
-    int | None,
-    typer.Option(
-        help="Seed of the model's sampling, apart from the data seed; each --repeats repeat "
-        "derives its own from it.",
-        show_default=False,
-    ),
-]
-NoCacheOption = Annotated[
-    bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")
-]
+SamplingSeedOption = setting_option("sampling_seed")
+NoCacheOption = setting_option("use_cache")
 StoreOption = Annotated[
     Path | None,
     typer.Option(
@@ -140,17 +106,7 @@ FailOnErrorOption = Annotated[
     ),
 ]
 
-ShardOption = Annotated[
-    str | None,
-    typer.Option(
-        "--shard",
-        metavar="<I/N>",
-        help="Run only shard I of N (1-based) of the items, split by item id; `auto` reads a "
-        "Slurm job array's index and count, `auto/N` a Kubernetes indexed Job's, in "
-        "JOB_COMPLETION_INDEX. Join the shards' stores with `rulebench runs merge`.",
-        show_default=False,
-    ),
-]
+ShardOption = setting_option("shard")
 
 BatchOutputOption = Annotated[
     Path | None,
@@ -247,36 +203,39 @@ class RunOptions(NamedTuple):
         )
 
 
-def _shared_parameters(concurrency: int, limit: object) -> list[inspect.Parameter]:
+def _shared_parameters(concurrency: int, limit: object) -> tuple[inspect.Parameter, ...]:
     """The shared options as keyword parameters, in the order --help lists them."""
-    annotated: list[tuple[str, object, object]] = [
-        ("model", ModelsOption, None),
-        ("model_arg", ModelArgOption, None),
-        ("base_url", BaseUrlOption, None),
-        ("concurrency", concurrency_option(concurrency), None),
-        ("limit", limit, None),
-        ("max_tokens", MaxTokensOption, None),
-        ("temperature", TemperatureOption, None),
-        ("seed", SeedOption, 0),
-        ("sampling_seed", SamplingSeedOption, None),
-        ("no_cache", NoCacheOption, False),
-        ("store", StoreOption, None),
-        ("as_json", JsonOption, False),
-        ("fail_on_error", FailOnErrorOption, 0.0),
-        ("output", BatchOutputOption, None),
-        ("shard", ShardOption, None),
-        ("thinking", ThinkingOption, None),
-        ("reasoning_effort", ReasoningEffortOption, None),
-        ("reasoning_tags", ReasoningTagsOption, None),
-    ]
-    return [
-        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=kind)
-        for name, kind, default in annotated
-    ]
+    return (
+        keyword("model", ModelsOption, None),
+        keyword("model_arg", ModelArgOption, None),
+        keyword("base_url", BaseUrlOption, None),
+        keyword("concurrency", concurrency_option(concurrency), None),
+        keyword("limit", limit, None),
+        keyword("max_tokens", MaxTokensOption, None),
+        keyword("temperature", TemperatureOption, None),
+        keyword("seed", SeedOption, 0),
+        keyword("sampling_seed", SamplingSeedOption, None),
+        keyword("no_cache", NoCacheOption, False),
+        keyword("store", StoreOption, None),
+        keyword("as_json", JsonOption, False),
+        keyword("fail_on_error", FailOnErrorOption, 0.0),
+        keyword("output", BatchOutputOption, None),
+        keyword("shard", ShardOption, None),
+        keyword("thinking", ThinkingOption, None),
+        keyword("reasoning_effort", ReasoningEffortOption, None),
+        keyword("reasoning_tags", ReasoningTagsOption, None),
+    )
 
 
 _SHARED = tuple(parameter.name for parameter in _shared_parameters(1, LimitOption))
-Command = Callable[..., None]
+
+
+def _pack_run(values: dict[str, Any]) -> RunOptions:
+    """The shared options' values as one `RunOptions` (-m, -M and --base-url gathered)."""
+    values["model_args"] = values.pop("model_arg")
+    values["models"] = tuple(_strings(values.pop("model")))
+    values["base_url"] = join_base_urls(_strings(values["base_url"]))
+    return RunOptions(**values)
 
 
 def run_command(concurrency: int = 8, limit: object = LimitOption) -> Callable[[Command], Command]:
@@ -290,28 +249,8 @@ def run_command(concurrency: int = 8, limit: object = LimitOption) -> Callable[[
             fills it in: `TaskConfig.default_concurrency`).
         limit: the --limit option's annotation, where a command explains it its own way.
     """
-
-    def decorate(command: Command) -> Command:
-        signature = inspect.signature(command)
-        own = [p for p in signature.parameters.values() if p.name != "run"]
-        combined = signature.replace(parameters=[*own, *_shared_parameters(concurrency, limit)])
-
-        @functools.wraps(command)
-        def with_shared(*args: object, **kwargs: object) -> None:
-            bound = combined.bind(*args, **kwargs)
-            bound.apply_defaults()  # a direct call (bare `rulebench run`) may leave some out
-            given = dict(bound.arguments)
-            shared = {name: given.pop(name) for name in _SHARED}
-            shared["model_args"] = shared.pop("model_arg")
-            shared["models"] = tuple(_strings(shared.pop("model")))
-            shared["base_url"] = join_base_urls(_strings(shared["base_url"]))
-            command(**given, run=RunOptions(**shared))
-
-        # typer reads the options from the signature: the command's own, then the shared ones.
-        with_shared.__signature__ = combined  # type: ignore[attr-defined]  # read by inspect
-        return with_shared
-
-    return decorate
+    block = OptionBlock(_shared_parameters(concurrency, limit), _pack_run, last=True)
+    return with_options(run=block)
 
 
 def _strings(value: object) -> list[str]:

@@ -8,12 +8,27 @@ import typer
 from rulebench.cli import options as opt
 from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.console import err, out
+from rulebench.cli.option_stack import with_options
+from rulebench.cli.study_options import (
+    STUDY_DEFAULTS,
+    StudyOptions,
+    output_option,
+    study_options,
+)
 from rulebench.study.irft import PARTS, StudyConfig
 
 if TYPE_CHECKING:
     from rulebench.study.irft import StudyResult
 
 
+@with_options(
+    study=study_options(
+        output_option(
+            "Folder for compare.md, compare.json, loss-curve.", shown_default(StudyConfig, "output")
+        ),
+        shown_default(StudyConfig, "concurrency"),
+    )
+)
 def compare(
     base: Annotated[
         str,
@@ -74,17 +89,7 @@ def compare(
         bool, typer.Option("--no-scenarios", help="Skip the benign scenarios control.")
     ] = False,
     max_tokens: opt.MaxTokensOption = None,
-    concurrency: Annotated[
-        int | None, opt.concurrency_flag(shown_default(StudyConfig, "concurrency"))
-    ] = None,
-    output: Annotated[
-        Path | None,
-        opt.output_folder_flag(
-            "Folder for compare.md, compare.json, loss-curve.", shown_default(StudyConfig, "output")
-        ),
-    ] = None,
-    store: opt.StoreOption = None,
-    json_output: opt.JsonOption = False,
+    study: StudyOptions = STUDY_DEFAULTS,
 ) -> None:
     """Run BASE and TUNED on the same items and print the paired differences.
 
@@ -107,7 +112,7 @@ def compare(
     given: dict[str, object] = {
         "data": data, "data_root": data_root, "tasks": tuple(task) if task else None,
         "per_group": per_group, "stringgame_per_group": n, "rulebench_per_group": rulebench_n,
-        "max_tokens": max_tokens, "concurrency": concurrency, "output": output,
+        "max_tokens": max_tokens, "concurrency": study.concurrency, "output": study.output,
     }  # fmt: skip
     values = {name: value for name, value in given.items() if value is not None}
     if scenario_cases is not None:  # the old spelling's 0 meant the whole suite
@@ -126,10 +131,12 @@ def compare(
         markup=False,
     )
     result = run_study_command(
-        lambda db, reporter: run_study(config, before, after, db, reporter), store, not json_output
+        lambda db, reporter: run_study(config, before, after, db, reporter),
+        study.store,
+        not study.as_json,
     )
     written = write_outputs(result, config.output)
-    _print(result, written, json_output)
+    _print(result, written, study.as_json)
     if not result.complete:
         raise typer.Exit(1)
 

@@ -10,11 +10,14 @@ import typer
 from rulebench.cli import options as opt
 from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.console import err, out
+from rulebench.cli.option_stack import with_options
+from rulebench.cli.study_options import STUDY_DEFAULTS, StudyOptions, study_options
 from rulebench.cli.train_signals import data_stopped_by_signal
 from rulebench.train.examples import DataConfig
 from rulebench.train.in_domain import InDomainConfig
 
 
+@with_options(study=study_options(has_store=False))
 def data(
     output: Annotated[
         Path,
@@ -104,7 +107,7 @@ def data(
         ),
     ] = None,
     overwrite: opt.OverwriteDataOption = False,
-    json_output: opt.JsonOption = False,
+    study: StudyOptions = STUDY_DEFAULTS,
 ) -> None:
     """Write IRFT SFT data: StringGame splits, or with --in-domain the benchmark's own tasks.
 
@@ -132,13 +135,13 @@ def data(
         root = data_root.resolve() if data_root else None  # as the manifest records it
         options = shared | {"kinship_size": kinship_size, "data_root": root}
         options["tasks"] = tuple(tasks) if tasks else None
-        _in_domain_data(output, _given(options), overwrite, json_output)
+        _in_domain_data(output, _given(options), overwrite, study.as_json)
         return
     if data_root is not None or tasks or kinship_size is not None:
         raise ConfigError("train data: --data-root, --task and --kinship-size need --in-domain")
     values = shared | {"per_group": per_group}
     values |= {"heldout_fraction": heldout_fraction, "heldout_by": heldout_by}
-    _stringgame_data(output, _given(values), overwrite, json_output)
+    _stringgame_data(output, _given(values), overwrite, study.as_json)
 
 
 def _given(values: Mapping[str, object]) -> dict[str, object]:

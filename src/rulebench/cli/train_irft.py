@@ -5,10 +5,11 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from rulebench.cli import options as opt
 from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.console import err, out
+from rulebench.cli.option_stack import with_options
 from rulebench.cli.progress import StepBar
+from rulebench.cli.study_options import STUDY_DEFAULTS, StudyOptions, study_options
 from rulebench.cli.train_signals import irft_stopped_by_signal
 from rulebench.train.irft_config import DEFAULT_MAX_STEPS, IrftConfig
 
@@ -20,6 +21,7 @@ def _irft_default(field: str, none: str = "none") -> str:
     return shown_default(IrftConfig, field, none=none)
 
 
+@with_options(study=study_options())
 def irft(
     ctx: typer.Context,
     data: Annotated[
@@ -143,8 +145,7 @@ def irft(
             show_default=False,
         ),
     ] = None,
-    store: opt.StoreOption = None,
-    json_output: opt.JsonOption = False,
+    study: StudyOptions = STUDY_DEFAULTS,
 ) -> None:
     """LoRA-tune an hf model on IRFT data (trl SFT, loss on the completion only).
 
@@ -166,6 +167,7 @@ def irft(
     given = {name: value for name, value in values.items() if value is not None}
     given = {name: value for name, value in given.items() if value is not False}
     given |= {"dtype": dtype} if dtype else {}
+    store = study.store
     if resume is not None:
         if resume.startswith("-"):  # the old bare flag took the option after it as the id
             raise ConfigError(
@@ -182,19 +184,22 @@ def irft(
     with irft_stopped_by_signal(config.output, store), progress:
         result = run_irft(config, resume=resume is not None, store=store, progress=progress)
     if result.finished_earlier:
-        from rulebench.report.untrusted import safe_text
-
-        err.print(
-            safe_text(
-                f"run {result.run_id} in {config.output} finished earlier ({result.steps} steps): "
-                "nothing to "
-                "resume, nothing written"
-            )
-        )
-    if json_output:
+        _say_finished_earlier(result, config)
+    if study.as_json:
         out.print_json(result.model_dump_json())
         return
     _print_result(result)
+
+
+def _say_finished_earlier(result: "IrftResult", config: IrftConfig) -> None:
+    from rulebench.report.untrusted import safe_text
+
+    err.print(
+        safe_text(
+            f"run {result.run_id} in {config.output} finished earlier ({result.steps} steps): "
+            "nothing to resume, nothing written"
+        )
+    )
 
 
 def _print_settings(config: IrftConfig) -> None:

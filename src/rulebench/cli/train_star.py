@@ -8,6 +8,7 @@ import typer
 from rulebench.cli import options as opt
 from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.console import err, out
+from rulebench.cli.option_stack import with_options
 from rulebench.cli.reasoning_flags import (
     ReasoningEffortOption,
     ReasoningTagsOption,
@@ -15,6 +16,7 @@ from rulebench.cli.reasoning_flags import (
     reasoning_options,
 )
 from rulebench.cli.run_terms import reasoning_terms
+from rulebench.cli.study_options import STUDY_DEFAULTS, StudyOptions, study_options
 from rulebench.engine.catalog import RunSettings
 from rulebench.train.star_manifest import DEFAULT_TEACHER_REASONING, TeacherReasoning
 from rulebench.train.star_task import MAX_ATTEMPTS, StarConfig
@@ -56,6 +58,7 @@ StarConcurrencyOption = Annotated[
 _HOW = {"new": "asked now", "resumed": "stopped run resumed", "reused": "finished run reused"}
 
 
+@with_options(study=study_options())
 def star(
     teacher: TeacherOption,
     data: Annotated[
@@ -89,8 +92,7 @@ def star(
         ),
     ] = None,
     overwrite: opt.OverwriteDataOption = False,
-    store: opt.StoreOption = None,
-    json_output: opt.JsonOption = False,
+    study: StudyOptions = STUDY_DEFAULTS,
     thinking: ThinkingOption = None,
     reasoning_effort: ReasoningEffortOption = None,
     reasoning_tags: ReasoningTagsOption = None,
@@ -127,8 +129,8 @@ def star(
         + (f" limit={limit}" if limit is not None else ""),
         highlight=False,
     )
-    result = _build(plan, store, json_output)
-    if json_output:
+    result = _build(plan, study.store, study.as_json)
+    if study.as_json:
         rounds = [report.model_dump(mode="json") for report in result.rounds]
         manifest = result.manifest.model_dump(mode="json", exclude_none=True)
         out.print_json(data={"folder": str(result.folder), "rounds": rounds, **manifest})

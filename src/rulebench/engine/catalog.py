@@ -3,13 +3,13 @@
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
+from pydantic import BaseModel, JsonValue, ValidationError
 
 from rulebench.core.did_you_mean import did_you_mean
 from rulebench.core.errors import ConfigError, StoreError
-from rulebench.core.messages import NO_REASONING_OPTIONS, GenerateConfig, ReasoningOptions
+from rulebench.core.messages import GenerateConfig
 from rulebench.core.run_kinds import NOT_EVALUATIONS
-from rulebench.core.shards import Shard
+from rulebench.engine.run_settings import RunSettings as RunSettings  # where callers import it
 from rulebench.engine.runner import ProgressReporter, Runner, RunReport, RunSpec
 from rulebench.engine.store import Store
 from rulebench.engine.task import Task
@@ -145,32 +145,6 @@ def build_task(name: str, config: TaskConfig | Mapping[str, JsonValue] | None = 
     task_class = _load(task_entry(name).target)
     task: Task = task_class(**validated.model_dump(mode="json"))
     return task
-
-
-class RunSettings(BaseModel):
-    """How to run, beside the task's own config: the settings every run shares.
-
-    The CLI fills it from the options every `run` command takes, the Python API from its
-    keyword arguments; None means the task's own default.
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    model_args: dict[str, str] = Field(default_factory=dict)
-    """Backend settings, as `-M key=value` gives them."""
-    base_url: str | None = None
-    max_tokens: int | None = None
-    temperature: float | None = None
-    sampling_seed: int | None = 0
-    concurrency: int | None = Field(default=None, ge=1)
-    """Items in flight at once; None: the task's (`TaskConfig.default_concurrency`)."""
-    limit: int | None = None
-    """Run only the first N items."""
-    use_cache: bool = True
-    shard: Shard | None = None
-    """Run only this piece of the items (`core.shards`)."""
-    reasoning: ReasoningOptions = NO_REASONING_OPTIONS
-    """The thinking switch, reasoning effort and think tags (`core.messages.ReasoningOptions`)."""
 
 
 def make_spec(

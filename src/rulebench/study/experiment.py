@@ -32,10 +32,12 @@ from pydantic import (
     JsonValue,
     ValidationError,
     field_validator,
+    model_validator,
 )
 
 from rulebench.core.errors import ConfigError
 from rulebench.core.messages import NO_REASONING_OPTIONS, ReasoningOptions
+from rulebench.core.renamed import rename_fields
 from rulebench.core.shards import Shard
 from rulebench.engine.catalog import RunSettings, config_type
 from rulebench.engine.store import default_store_path
@@ -56,10 +58,17 @@ def _arg_text(value: object) -> object:
 
 ArgValue = Annotated[str, BeforeValidator(_arg_text)]
 """A backend setting as a file writes it (text, number, boolean), kept as text as -M has it."""
+OLD_CACHE_SWITCH = "experiment file (no_cache = true is use_cache = false)"
+"""Who the warning about `no_cache` names: the new field says the opposite."""
 
 
 class RunDefaults(BaseModel):
-    """Run settings shared by every run ([defaults]), or by one task's runs ([[tasks]])."""
+    """Run settings shared by every run ([defaults]), or by one task's runs ([[tasks]]).
+
+    The fields, types and bounds of `RunSettings` (a test holds them equal), each optional
+    (None: from [defaults], else the library's), plus the data's `seed`; `model_args` are in
+    [defaults] and [[models]], `base_url` in [[models]], a shard is the command line's.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -73,9 +82,22 @@ class RunDefaults(BaseModel):
     concurrency: int | None = Field(default=None, ge=1)
     limit: int | None = Field(default=None, ge=0)
     """Run only the first N items of each run."""
-    no_cache: bool | None = None
+    use_cache: bool | None = None
+    """Read and write the response cache (`no_cache = true`, its old spelling: false)."""
     reasoning: ReasoningOptions | None = None
     """[defaults.reasoning] or [tasks.reasoning]: thinking, effort, tags (`ReasoningOptions`)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_cache_switch(cls, data: object) -> object:
+        """`no_cache = true`, the old spelling, read as `use_cache = false`."""
+        if not isinstance(data, Mapping) or "no_cache" not in data:
+            return data
+        old = data["no_cache"]
+        if not isinstance(old, bool):
+            raise ValueError("no_cache (the old spelling of use_cache) is true or false")
+        fields = {**data, "no_cache": not old}  # the switch says the opposite of its new name
+        return rename_fields(fields, {"no_cache": "use_cache"}, OLD_CACHE_SWITCH)
 
 
 class Defaults(RunDefaults):
@@ -310,6 +332,6 @@ def _settings(parsed: ExperimentFile, model: ModelEntry, task: TaskEntry) -> Run
         sampling_seed=sampling_seed if sampling_seed is not None else seed or 0,
         concurrency=pick("concurrency") or RunSettings().concurrency,
         limit=pick("limit"),
-        use_cache=not pick("no_cache"),
+        use_cache=pick("use_cache") is not False,
         reasoning=model.reasoning or pick("reasoning") or NO_REASONING_OPTIONS,
     )

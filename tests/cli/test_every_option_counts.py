@@ -190,3 +190,68 @@ def _same(one: RunSpec, other: RunSpec) -> bool:
         return spec.model_dump(mode="json")
 
     return bool(shown(one) == shown(other))
+
+
+def _commands(group: Any, path: str = "rulebench") -> list[tuple[str, Any]]:
+    """Every leaf command of the app with its callback, however deep."""
+    found = []
+    context = typer.Context(group)
+    for name in group.list_commands(context):
+        command = group.get_command(context, name)
+        if hasattr(command, "list_commands"):  # a group (typer vendors its own click)
+            found += _commands(command, f"{path} {name}")
+        elif command is not None and command.callback is not None:
+            found.append((f"{path} {name}", command.callback))
+    return found
+
+
+def _read_names(function: Any) -> set[str]:
+    """The names a command function reads: its own names, and the options it reads by name.
+
+    A command that takes `ctx.params` whole reads an option by a string key of its module
+    (`given["steps"]`) or as a field of the config it keeps them for (`IrftConfig.model_fields`).
+    """
+    import ast
+    import inspect
+    import sys
+    import textwrap
+
+    tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    [definition] = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+    names = {n.id for n in ast.walk(definition) if isinstance(n, ast.Name)}
+    if "ctx" not in names:
+        return names
+    module = sys.modules[function.__module__]
+    whole = ast.parse(inspect.getsource(module))
+    names |= {
+        n.value for n in ast.walk(whole) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    }
+    for node in ast.walk(whole):
+        if isinstance(node, ast.Attribute) and node.attr == "model_fields":
+            if isinstance(node.value, ast.Name) and node.value.id in vars(module):
+                names |= set(vars(module)[node.value.id].model_fields)
+    return names
+
+
+def test_every_command_reads_every_option_it_declares() -> None:
+    # The static half of the sweep, over every command (study, attack, serve, runs...): a
+    # parameter the command function never reads is an option given and then dropped.
+    import inspect
+
+    commands = _commands(typer.main.get_group(app))
+    unread = []
+    for path, callback in commands:
+        function = inspect.unwrap(callback)
+        declared = inspect.signature(function).parameters
+        read = _read_names(function)
+        unread += [f"{path}: {name}" for name in declared if name not in read]
+    assert len(commands) >= 25  # every group walked
+    assert unread == []
+
+
+def _a_command(used: int, dropped: int) -> None:
+    print(used)
+
+
+def test_the_static_sweep_sees_a_dropped_option() -> None:
+    assert "used" in _read_names(_a_command) and "dropped" not in _read_names(_a_command)

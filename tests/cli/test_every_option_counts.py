@@ -227,8 +227,9 @@ def _read_names(function: Any) -> set[str]:
         n.value for n in ast.walk(whole) if isinstance(n, ast.Constant) and isinstance(n.value, str)
     }
     for node in ast.walk(whole):
-        is_fields = isinstance(node, ast.Attribute) and node.attr == "model_fields"
-        if is_fields and isinstance(node.value, ast.Name) and node.value.id in vars(module):
+        if not isinstance(node, ast.Attribute) or node.attr != "model_fields":
+            continue
+        if isinstance(node.value, ast.Name) and node.value.id in vars(module):
             names |= set(vars(module)[node.value.id].model_fields)
     return names
 

@@ -6,8 +6,9 @@ the end, a filtered page, progress, one item, a comparison page, a search within
 charts page. A run's aggregates are kept once computed, so a run's first page is the slow one.
 Then the charts page beside the run page, cold and warm, medians of R (issue 36: within 2x), and
 the time to read every result of the run, which no page of a scenarios run may do.
-Playground: two visitors send a turn at once to the scripted model answering after D seconds; prints each reply's time (about D when the app
-awaits them together, about 2 D one after the other).
+Playground: two visitors send a turn at once to the scripted model answering after D seconds;
+prints each reply's time (about D when the app awaits them together, about 2 D one after the
+other).
 Load (issue 40): `rulebench serve` on a store holding a finished run of L results (default
 25,000) while `rulebench run loadtest` writes W more (default 10,000) into it, and C clients
 (default 50) ask, for S seconds, each in turn for the runs list and the live run's progress

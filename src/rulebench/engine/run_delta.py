@@ -85,6 +85,15 @@ class Delta(NamedTuple):
     parts: list[Part]
 
 
+_RECENT = (
+    "SELECT COUNT(*), MIN(finished_at) FROM (SELECT finished_at FROM results NOT INDEXED "
+    "WHERE run_id = ?1 ORDER BY rowid DESC LIMIT ?3) WHERE finished_at >= ?2"
+)
+"""The run's newest rows (NOT INDEXED: read from the table's end, as `StoreBrowser.latest`)."""
+RECENT_ROWS = 2000
+"""The most rows `RunDelta.recent` reads: a run finishing more in its window gives its rate
+from these alone (their span is then under the window)."""
+
 _CHECK = (
     "SELECT status, ended_at, pid, (SELECT COUNT(*) FROM results WHERE run_id = ?1) "
     "FROM runs WHERE id = ?1"
@@ -109,6 +118,14 @@ class RunDelta:
             return Identity(None, None, None), 0
         status, ended_at, pid, count = rows[0]
         return Identity(status, ended_at, pid), int(count)
+
+    def recent(self, run_id: str, since: str) -> tuple[int, str | None]:
+        """How many of the run's newest rows finished at `since` or later, and the earliest.
+
+        `since` is a timestamp as rows store it (`records.utc_now`): the live page's rate.
+        """
+        [(count, earliest)] = self._query(_RECENT, (run_id, since, RECENT_ROWS))
+        return int(count), earliest
 
     def since(self, run_id: str, group_by: str | None, mark: Mark) -> Delta:
         """The run's rows past the mark, and the mark's errors unless the run is frozen.

@@ -1,20 +1,27 @@
-"""A scenarios run's chart rates summed in SQL agree with the report's, read from every result.
+"""A run's charts from the few numbers they need agree with the report's, figure for figure.
 
-The reference is the report's own computation (`record_rates`: `to_records` and `rates_by`),
-on a run with several scenarios, rules and strategies, repeats that disagree, errors, results
-without a verdict, cut reasoning replies and strategies spelled two ways.
+A scenarios run's rates are summed in SQL; the reference is the report's own computation
+(`record_rates`: `to_records` and `rates_by`), on a run with several scenarios, rules and
+strategies, repeats that disagree, errors, results without a verdict, cut reasoning replies
+and strategies spelled two ways. An inferential run's charts are drawn from its records
+without the rest of the report: the same SVG.
 """
 
 import math
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 import pytest
 from pydantic import JsonValue
 
+import rulebench
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.engine.store import Store
+from rulebench.report.build import inferential_report
+from rulebench.report.kinds import ExtractMode
 from rulebench.scenarios.scoring import Rate
+from rulebench.web import charts as web_charts
 from rulebench.web.chart_rates import Rates, sql_rates
 from rulebench.web.charts import record_rates
 
@@ -150,3 +157,24 @@ def test_the_charts_page_reads_no_result_one_by_one(
     assert page.status_code == 200
     for rate in expected["strategy"].values():
         assert rate.format() in page.text
+
+
+@pytest.mark.parametrize("extract", ["robust", "paper"])
+def test_inferential_charts_are_the_whole_reports_charts(tmp_path: Path, extract: str) -> None:
+    config: dict[str, JsonValue] = {
+        "tasks": ["kinship"],
+        "per_group": 2,
+        "grid": {"quantities": ["none", "golden", "all"], "forms": ["nl", "fol"]},
+    }
+    store = tmp_path / "s.sqlite"
+    run_id = rulebench.run("inferential", "scripted/echo", config=config, store=store).run.id
+    mode = cast(ExtractMode, extract)
+    with Store(store, readonly=True) as db:
+        document = inferential_report(db, [run_id], extract=mode, render=True).document
+        drawn = web_charts.inferential_charts(db, run_id, mode)
+    assert document is not None
+    expected = [
+        web_charts.report_chart(chart) for section in document.sections for chart in section.charts
+    ]
+    assert len(expected) == 2
+    assert drawn == expected  # the same titles and the same SVG, element for element

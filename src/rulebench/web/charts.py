@@ -272,12 +272,17 @@ def _checked(element: ElementTree.Element) -> ElementTree.Element:
 
 
 def inferential_charts(db: "Store", run_id: str, extract: ExtractMode) -> list[ChartView]:
-    """The inferential report's charts for one run, scored in extraction mode `extract`."""
-    from rulebench.report.build import inferential_report
+    """The inferential report's charts for one run, scored in extraction mode `extract`.
 
-    built = inferential_report(db, [run_id], extract=extract, render=True)
-    document = built.document
-    charts = (
-        [chart for section in document.sections for chart in section.charts] if document else []
-    )
-    return [report_chart(chart) for chart in charts]
+    Only the two sections that draw (rule quantity, capability dimensions), from the records
+    the report reads: the rest of the report (its prompt-echo baseline generates the task's
+    data again) took most of a 1,280-item run's charts page and draws nothing.
+    """
+    from rulebench.inferential.analysis import to_records
+    from rulebench.report.build import run_label, runs_of
+    from rulebench.report.inferential import dimension_section, quantity_section
+
+    [run] = runs_of(db, [run_id], "inferential")
+    runs = [(run_label(run, [run.model]), to_records(db.iter_results(run.id), extract))]
+    sections = (quantity_section(runs), dimension_section(runs))
+    return [report_chart(chart) for section in sections for chart in section.charts]

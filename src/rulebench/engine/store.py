@@ -33,14 +33,7 @@ from rulebench.engine.records import (
     utc_now,
 )
 from rulebench.engine.run_liveness import effective_status, is_process_alive, why_killed
-from rulebench.engine.summary import (
-    HAS_REPEATS,
-    PassSums,
-    Tally,
-    pass_sums_query,
-    tally_query,
-    to_pass_sums,
-)
+from rulebench.engine.summary import HAS_REPEATS, Tally, tally_query
 from rulebench.engine.writer import DISK_FULL, StoreWriter, is_disk_full
 
 if TYPE_CHECKING:
@@ -311,21 +304,6 @@ class Store:
             Tally._make(["-" if row[0] is None else str(row[0]), *row[1:6], int(row[6]), *row[7:]])
             for row in rows
         ]
-
-    def pass_sums(
-        self,
-        run_id: str,
-        breakdowns: Sequence[Sequence[str]],
-        sample_field: str,
-        required: Sequence[str],
-    ) -> list[PassSums]:
-        """A run's verdicts per group of each breakdown of metadata fields, in SQL.
-
-        Each sample's repeats count once (`summary.pass_sums_query`): the charts of a large
-        run are built on it.
-        """
-        query = pass_sums_query(breakdowns, sample_field, required)
-        return to_pass_sums(self._query(query, (run_id,)))
 
     def common_errors(self, run_id: str, limit: int = 3) -> list[tuple[str, int]]:
         """A run's most frequent error messages with their counts."""

@@ -3,7 +3,7 @@
 The report reads every result into records and averages each case's repeats in Python
 (`scenarios.scoring.rates_by`); on a 100,000-result run that took seconds per view, tens of
 seconds under load (issue 36). Here the store sums the verdicts per group and case
-(`Store.pass_sums`), and the Wilson interval is computed from each group's sums, as `rate`
+(`RunDelta.pass_sums`), and the Wilson interval is computed from each group's sums, as `rate`
 computes it for one group: the same figures from a few rows per chart.
 
 Where the SQL sums cannot stand for the report's, `sql_rates` answers None and the caller
@@ -36,7 +36,7 @@ Rates = dict[Breakdown, dict[str, Rate]]
 
 def sql_rates(db: Store, run_id: str) -> Rates | None:
     """The run's pass rate per group of each breakdown, or None where the report must count."""
-    rows = db.pass_sums(run_id, _FIELDS, CASE_FIELD, REQUIRED)
+    rows = db.run_delta().pass_sums(run_id, _FIELDS, CASE_FIELD, REQUIRED)
     extra = {row.breakdown: row.samples for row in rows if row.breakdown < 0}
     if extra.get(UNREADABLE, 0):
         return None  # the report's reading names the unreadable item

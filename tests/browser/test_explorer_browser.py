@@ -88,6 +88,7 @@ def test_browser_follows_a_running_run_without_reloading(
     store = tmp_path / "s.sqlite"
     with Store(store) as db:
         run, writer = live_run(db, 3)
+        db.note_total(run.id, 100)
         with served(create_app(store)) as base, opened(browser, base, f"/runs/{run.id}") as seen:
             page = seen.page
             results = page.locator("[data-count='results']")
@@ -100,9 +101,12 @@ def test_browser_follows_a_running_run_without_reloading(
             latest = page.locator("[data-latest] li code").all_inner_texts()
             assert latest == [f"item-{i:06d}" for i in range(11, 1, -1)]  # newest first, 10
             assert page.locator("[data-count='error']").inner_text() == "1"
+            expect(page.locator("[data-live-items]")).to_have_text("12 of 100")
+            expect(page.locator("[data-live-eta]")).to_contain_text("about ")  # 12 in a moment
             writer.close()
             db.finish_run(run.id, "completed", {})
             expect(page.locator("[data-live-status]")).to_have_text("completed")
+            expect(page.locator("[data-live-eta-line]")).to_have_count(0)  # ended: no ETA
             assert page.evaluate("window.__sameDocument") is True  # updated, never reloaded
             assert seen.requests == [] and seen.problems == []
 

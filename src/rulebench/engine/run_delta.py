@@ -7,13 +7,22 @@ change; what needs reading again is the rows past that rowid, and the run's erro
 stored as running or since its status, end or process changed (`web.run_tallies` keeps the
 rest). One statement reads it all, so every figure comes from one snapshot of the store; it
 also counts the run's rows, which lets the caller notice anything these rules do not foresee.
+The explorer's other reads of a run's aggregates go through the same reader: the charts' pass
+sums (`pass_sums`) and the live page's recent pace (`recent`).
 """
 
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from rulebench.engine.browse import Query, verdict_sql
-from rulebench.engine.summary import ITEM_SUMS, group_sql, reasoning_sums
+from rulebench.engine.summary import (
+    ITEM_SUMS,
+    PassSums,
+    group_sql,
+    pass_sums_query,
+    reasoning_sums,
+    to_pass_sums,
+)
 
 SUMS = 23
 """Sums per part: the 20 of `summary.Tally` after its group, then passed, failed, excluded."""
@@ -85,6 +94,15 @@ class Delta(NamedTuple):
     parts: list[Part]
 
 
+_RECENT = (
+    "SELECT COUNT(*), MIN(finished_at) FROM (SELECT finished_at FROM results NOT INDEXED "
+    "WHERE run_id = ?1 ORDER BY rowid DESC LIMIT ?3) WHERE finished_at >= ?2"
+)
+"""The run's newest rows (NOT INDEXED: read from the table's end, as `StoreBrowser.latest`)."""
+RECENT_ROWS = 2000
+"""The most rows `RunDelta.recent` reads: a run finishing more in its window gives its rate
+from these alone (their span is then under the window)."""
+
 _CHECK = (
     "SELECT status, ended_at, pid, (SELECT COUNT(*) FROM results WHERE run_id = ?1) "
     "FROM runs WHERE id = ?1"
@@ -109,6 +127,29 @@ class RunDelta:
             return Identity(None, None, None), 0
         status, ended_at, pid, count = rows[0]
         return Identity(status, ended_at, pid), int(count)
+
+    def pass_sums(
+        self,
+        run_id: str,
+        breakdowns: Sequence[Sequence[str]],
+        sample_field: str,
+        required: Sequence[str],
+    ) -> list[PassSums]:
+        """A run's verdicts per group of each breakdown of metadata fields, in one statement.
+
+        Each sample's repeats count once (`summary.pass_sums_query`): a big run's charts are
+        built on it rather than on every result read in turn.
+        """
+        query = pass_sums_query(breakdowns, sample_field, required)
+        return to_pass_sums(self._query(query, (run_id,)))
+
+    def recent(self, run_id: str, since: str) -> tuple[int, str | None]:
+        """How many of the run's newest rows finished at `since` or later, and the earliest.
+
+        `since` is a timestamp as rows store it (`records.utc_now`): the live page's rate.
+        """
+        [(count, earliest)] = self._query(_RECENT, (run_id, since, RECENT_ROWS))
+        return int(count), earliest
 
     def since(self, run_id: str, group_by: str | None, mark: Mark) -> Delta:
         """The run's rows past the mark, and the mark's errors unless the run is frozen.

@@ -209,6 +209,8 @@ class Runner:
         reason = ""
         self.progress.start(run.id, total, len(done))
         try:
+            if total is not None:  # the explorer's live page shows it, with an ETA
+                self.store.note_total(run.id, total)
             await self._work_all(state, queue)
             status, reason = self._verdict(run.id, queue)
         except asyncio.CancelledError:

@@ -177,6 +177,15 @@ class Store:
             raise StoreError(f"cannot write to the results store {self.path}: {exc}") from None
         return self.get_run(run.id)
 
+    def note_total(self, run_id: str, total: int) -> None:
+        """Record in the run's notes how many items it has, while it runs (the live ETA).
+
+        `finish_run` writes the final notes over it: a finished run's total is its results.
+        """
+        self._write(
+            "UPDATE runs SET notes = json_set(notes, '$.total', ?) WHERE id = ?", (total, run_id)
+        )
+
     def finish_run(self, run_id: str, status: RunStatus, notes: dict[str, JsonValue]) -> None:
         """Record how a run ended and what a reader of its results must know.
 

@@ -4,8 +4,9 @@ Rates count samples, not evaluations: with `--repeats` each sample's repeats are
 score first, so n is the number of samples and identical repeats add no false precision.
 """
 
+import re
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
@@ -197,3 +198,77 @@ def summarize(tallies: Sequence[Tally], grouped: bool) -> list[GroupSummary]:
     overall = Tally("all", *sums)
     rows = [to_summary(t) for t in sorted(tallies)] if grouped else []
     return [*rows, to_summary(overall)]
+
+
+class PassSums(NamedTuple):
+    """One group's verdicts, each sample's repeats averaged first: what a Wilson interval needs."""
+
+    breakdown: int
+    """Which of the asked breakdowns the group belongs to (its index)."""
+    key: tuple[object, ...]
+    """The group's metadata values, as SQLite returns them, in the breakdown's field order."""
+    pass_sum: float
+    """Sum over the group's samples of their pass rate across repeats."""
+    samples: int
+
+
+UNREADABLE = -1
+"""`PassSums.breakdown` of the row whose `samples` counts judged results with unreadable fields."""
+SAMPLES = -2
+"""`PassSums.breakdown` of the row whose `samples` counts the run's judged samples."""
+_FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def pass_sums_query(
+    breakdowns: Sequence[Sequence[str]], sample_field: str, required: Sequence[str]
+) -> str:
+    """SQL (`?1` the run id) giving `PassSums` rows of a run's judged results per breakdown.
+
+    A breakdown groups by one or more metadata fields; within a group a sample (the results
+    sharing `sample_field`) counts once, at the mean of its verdicts, as `stats.sample_means`
+    has it. Only finished results with a verdict count. Two more rows: the results where a
+    `required` field is not a text, or another is neither text nor null (UNREADABLE), and
+    the judged samples of the whole run (SAMPLES), so a caller can tell whether groups it
+    merges share a sample.
+    """
+    fields = list(dict.fromkeys([sample_field, *required, *(f for b in breakdowns for f in b)]))
+    for name in fields:
+        if not _FIELD_NAME.fullmatch(name):
+            raise ValueError(f"pass_sums_query: {name!r} is not a metadata field name")
+    column = {name: f"f{index}" for index, name in enumerate(fields)}
+    extracted = ", ".join(
+        f"json_extract(metadata, '$.{name}') AS {column[name]}" for name in fields
+    )
+    # typeof on the extracted value, not json_type: one parse of each row's metadata, not two
+    # (the charts' query took twice as long). An object or array reads as its JSON text.
+    unreadable = " OR ".join(
+        f"typeof({column[name]}) IS NOT 'text'"
+        if name in required
+        else f"typeof({column[name]}) NOT IN ('text', 'null')"
+        for name in fields
+    )
+    width = max((len(b) for b in breakdowns), default=1)
+    sample = column[sample_field]
+    parts = []
+    for index, breakdown in enumerate(breakdowns):
+        keys = [column[name] for name in breakdown]
+        padded = ", ".join([*keys, *["NULL"] * (width - len(keys))])
+        grouped = ", ".join(keys)
+        parts.append(
+            f"SELECT {index}, {padded}, TOTAL(m), COUNT(*) FROM (SELECT {grouped}, "
+            f"AVG(p) AS m FROM judged GROUP BY {grouped}, {sample}) GROUP BY {grouped}"
+        )
+    nulls = ", ".join(["NULL"] * width)
+    parts.append(f"SELECT {UNREADABLE}, {nulls}, 0, TOTAL({unreadable}) FROM judged")
+    parts.append(f"SELECT {SAMPLES}, {nulls}, 0, COUNT(DISTINCT {sample}) FROM judged")
+    # Read by every part, the CTE is materialized once: each row's metadata is parsed once.
+    # (No MATERIALIZED hint: SQLite before 3.35 does not know it.)
+    return (
+        f"WITH judged AS (SELECT {extracted}, passed AS p FROM results "
+        "WHERE run_id = ?1 AND status = 'ok' AND passed IS NOT NULL) " + " UNION ALL ".join(parts)
+    )
+
+
+def to_pass_sums(rows: Sequence[Sequence[Any]]) -> list[PassSums]:
+    """`pass_sums_query`'s rows as `PassSums`."""
+    return [PassSums(int(row[0]), tuple(row[1:-2]), float(row[-2]), int(row[-1])) for row in rows]

@@ -1,8 +1,8 @@
 """A run's charts as inline SVG drawn on the server: no chart script, no outside request.
 
 Scenario runs get pass-rate bars by scenario, by rule (behavior) and by red-team strategy,
-each with the Wilson interval `rulebench report scenarios` prints (the same `rates_by` over the
-same records); inferential runs get the report's own charts (the rule-quantity curves, the
+each with the Wilson interval `rulebench report scenarios` prints (the same sums, added up in
+SQL by `chart_rates`); inferential runs get the report's own charts (the rule-quantity curves, the
 capability radar), drawn by `report.plots` and made CSP-clean here.
 
 The pages' Content-Security-Policy forbids inline styles, so an SVG may carry no `style`
@@ -16,7 +16,7 @@ import threading
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterable, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Literal, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from markupsafe import Markup
 
@@ -24,12 +24,12 @@ from rulebench.core.items import ItemResult
 from rulebench.report.bar_chart import Bar, draw_bars
 from rulebench.report.kinds import ExtractMode
 from rulebench.scenarios.scoring import CaseRecord, rates_by, to_records
+from rulebench.web.chart_rates import Breakdown, Rates, sql_rates
 
 if TYPE_CHECKING:
     from rulebench.engine.store import Store
     from rulebench.report.document import Chart
 
-Breakdown = Literal["scenario", "behavior", "strategy"]
 BREAKDOWNS: tuple[tuple[Breakdown, str], ...] = (
     ("scenario", "Pass rate by scenario"),
     ("behavior", "Pass rate by rule (behavior)"),
@@ -81,18 +81,36 @@ class ChartView(NamedTuple):
     empty: str = ""
 
 
-def scenario_charts(results: Iterable[ItemResult]) -> list[ChartView]:
+def scenario_charts(db: "Store", run_id: str) -> list[ChartView]:
     """Pass rate by scenario, rule and strategy, as `report scenarios` computes them.
 
-    Cases without a strategy (benign and basic ones) are left out of that chart, as in the
-    report; errors are neither passes nor failures.
+    Summed in SQL (`chart_rates`), else (a record the report cannot read, a case under two
+    spellings of a strategy) from every result, as the report reads them. Cases without a
+    strategy (benign and basic ones) are left out of that chart, as in the report; errors are
+    neither passes nor failures.
     """
+    rates = sql_rates(db, run_id)
+    if rates is None:
+        rates = record_rates(db.iter_outcomes(run_id))
+    return rate_charts(rates)
+
+
+def record_rates(results: Iterable[ItemResult]) -> Rates:
+    """The breakdowns' rates the report's way: every result read into a record."""
     records = to_records(results)
-    charts = []
-    for field, title in BREAKDOWNS:
+    rates: Rates = {}
+    for field, _ in BREAKDOWNS:
         having = [r for r in records if getattr(r, field) is not None]
         by = rates_by(having, partial(_key, field))
-        bars = [Bar(label, rate) for (label,), rate in by.items()]
+        rates[field] = {label: rate for (label,), rate in by.items()}
+    return rates
+
+
+def rate_charts(rates: Rates) -> list[ChartView]:
+    """One bar chart per breakdown; a breakdown without groups says so."""
+    charts = []
+    for field, title in BREAKDOWNS:
+        bars = [Bar(label, rate) for label, rate in rates.get(field, {}).items()]
         if bars:
             charts.append(ChartView(title, bar_chart(bars, f"chart-{field}", title)))
         else:
@@ -168,12 +186,17 @@ def _checked(element: ElementTree.Element) -> ElementTree.Element:
 
 
 def inferential_charts(db: "Store", run_id: str, extract: ExtractMode) -> list[ChartView]:
-    """The inferential report's charts for one run, scored in extraction mode `extract`."""
-    from rulebench.report.build import inferential_report
+    """The inferential report's charts for one run, scored in extraction mode `extract`.
 
-    built = inferential_report(db, [run_id], extract=extract, render=True)
-    document = built.document
-    charts = (
-        [chart for section in document.sections for chart in section.charts] if document else []
-    )
-    return [report_chart(chart) for chart in charts]
+    Only the two sections that draw (rule quantity, capability dimensions), from the records
+    the report reads: the rest of the report (its prompt-echo baseline generates the task's
+    data again) took most of a 1,280-item run's charts page and draws nothing.
+    """
+    from rulebench.inferential.analysis import to_records
+    from rulebench.report.build import run_label, runs_of
+    from rulebench.report.inferential import dimension_section, quantity_section
+
+    [run] = runs_of(db, [run_id], "inferential")
+    runs = [(run_label(run, [run.model]), to_records(db.iter_results(run.id), extract))]
+    sections = (quantity_section(runs), dimension_section(runs))
+    return [report_chart(chart) for section in sections for chart in section.charts]

@@ -1,18 +1,23 @@
 """A run's charts page: what `rulebench report` draws for the run, as inline SVG.
 
-Its own page, linked from the run page, because the charts need every result of the run
-(the report's intervals average a case's repeats first), while the run page reads one page of
-items however big the run.
+Its own page, linked from the run page. A scenarios run's rates are summed in SQL
+(`chart_rates`); an inferential run's figures need every reply read by the chosen extraction,
+as the report reads them. Either way a run's charts are kept until its results change
+(`run_memo`), as the run page keeps its aggregates: a second view draws nothing again.
 """
 
+from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
 from rulebench.core.errors import RulebenchError
+from rulebench.engine.records import RunRecord
+from rulebench.engine.store import Store
 from rulebench.report.kinds import DEFAULT_EXTRACT, ExtractMode
 from rulebench.web.charts import ChartView, inferential_charts, scenario_charts
+from rulebench.web.run_memo import remembered, run_state
 from rulebench.web.templating import render_page, run_url
 from rulebench.web.views import open_run, run_header
 
@@ -33,15 +38,9 @@ def charts_page(
     """The run's charts: pass rates with intervals (scenarios), the report's figures."""
     with open_run(request, run_id) as (db, run):
         header = run_header(db, run)
-        charts: list[ChartView] = []
-        problem = ""
-        try:
-            if run.task == "scenarios":
-                charts = scenario_charts(db.iter_outcomes(run.id))
-            elif run.task == "inferential":
-                charts = inferential_charts(db, run.id, extract)
-        except RulebenchError as exc:  # results the report cannot read either: say which
-            problem = f"The report cannot chart this run: {exc}"
+        charts, problem = remembered(
+            run_state(db, run), f"charts:{extract}", partial(_charts, db, run, extract)
+        )
     return render_page(
         "charts.html",
         {
@@ -56,3 +55,15 @@ def charts_page(
             "self_url": f"{run_url(run.id)}/charts",
         },
     )
+
+
+def _charts(db: Store, run: RunRecord, extract: ExtractMode) -> tuple[list[ChartView], str]:
+    """The run's charts, or why the report cannot draw them ("" when it can)."""
+    try:
+        if run.task == "scenarios":
+            return scenario_charts(db, run.id), ""
+        if run.task == "inferential":
+            return inferential_charts(db, run.id, extract), ""
+    except RulebenchError as exc:  # results the report cannot read either: say which
+        return [], f"The report cannot chart this run: {exc}"
+    return [], ""

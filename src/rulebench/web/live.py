@@ -3,7 +3,8 @@
 Counts and the summary table are aggregates over the run's rows and the latest items a short
 read from the newest row back, so polling costs milliseconds while the run writes (WAL:
 readers never wait for the writer). The status is the effective one: a run whose process is
-gone reads "killed", so a page following it shows the end of a killed run too.
+gone reads "killed", so a page following it shows the end of a killed run too. The items done
+of the run's total and the ETA at the last minute's pace come with them (`live_eta`).
 """
 
 from typing import Annotated
@@ -12,6 +13,7 @@ from fastapi import APIRouter, Query, Request
 from pydantic import JsonValue
 
 from rulebench.engine.catalog import TASKS
+from rulebench.web.live_eta import run_eta
 from rulebench.web.run_tallies import run_sums
 from rulebench.web.views import open_run, result_row, summary_rows
 
@@ -26,7 +28,7 @@ def progress(
     run_id: str,
     latest: Annotated[int, Query(ge=0, le=MAX_LATEST, description="Latest items listed.")] = 10,
 ) -> dict[str, JsonValue]:
-    """Status, end time, counts by verdict, the summary table and the latest items of a run."""
+    """Status, end, counts by verdict, items done of the total with an ETA, summary and latest."""
     with open_run(request, run_id) as (db, run):
         entry = TASKS.get(run.task)
         group_by = entry.group_by if entry else None
@@ -35,6 +37,7 @@ def progress(
         counts = sums.verdicts
         newest = browser.latest(run.id, latest) if latest else []
         status = db.effective_status(run)
+        eta = run_eta(db, run, counts.results, status)
         summary: list[JsonValue] = [dict(row) for row in summary_rows(db, run.id, group_by, sums)]
     rows: list[JsonValue] = [
         {
@@ -49,6 +52,11 @@ def progress(
         "status": status,
         "ended_at": run.ended_at or "-",
         "counts": dict(counts._asdict()),
+        "done": eta.done,
+        "total": eta.total,
+        "items": eta.items_text(),
+        "eta_s": eta.seconds,
+        "eta": eta.eta_text(),
         "summary": summary,
         "latest": rows,
     }

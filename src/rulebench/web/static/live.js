@@ -44,6 +44,7 @@
 
   function end() {
     section.dataset.live = "done";
+    for (const line of document.querySelectorAll("[data-live-eta-line]")) line.remove();
     for (const badge of document.querySelectorAll("[data-live-badge]")) badge.remove();
     for (const note of document.querySelectorAll("[data-live-note]")) note.remove();
     for (const note of document.querySelectorAll("[data-ended-note]")) note.hidden = false;
@@ -61,6 +62,12 @@
     }
     for (const ended of document.querySelectorAll("[data-live-ended]")) {
       ended.textContent = progress.ended_at;
+    }
+    for (const items of document.querySelectorAll("[data-live-items]")) {
+      items.textContent = progress.items;
+    }
+    for (const eta of document.querySelectorAll("[data-live-eta]")) {
+      eta.textContent = progress.eta;
     }
     const summary = document.querySelector("[data-summary]");
     if (summary) summary.replaceChildren(...progress.summary.map(summaryRow));

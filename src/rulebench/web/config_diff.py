@@ -108,22 +108,43 @@ def _cut(value: str) -> str:
 def telling_order(columns: dict[str, list[str]]) -> list[str]:
     """The settings in the order a label names them: those that tell the runs apart first.
 
-    Greedy: the setting that splits the most pairs of runs still alike comes next, until the
-    runs are all told apart (or LABEL_SETTINGS are chosen); the rest follow by name. So two
-    runs that differ in their tasks lead with the tasks, however many settings sort before.
+    First the settings that alone tell some two runs apart (`_essential`), then the others;
+    within each, greedily the one that splits the most pairs of runs still alike, until all
+    runs are told apart (or LABEL_SETTINGS are chosen); the rest follow by name. So two runs
+    that differ only in their tasks lead with the tasks, whatever else other runs change.
     """
-    rest = sorted(columns)
-    groups = [list(range(len(next(iter(columns.values()), []))))]
+    count = len(next(iter(columns.values()), []))
+    essential = _essential(columns, count)
+    groups = [list(range(count))]
     chosen: list[str] = []
-    while rest and len(chosen) < LABEL_SETTINGS and any(len(group) > 1 for group in groups):
-        split = {key: _pairs_split(groups, columns[key]) for key in rest}
-        best = max(rest, key=lambda key: split[key])  # the first by name among equals
-        if not split[best]:
-            break
-        chosen.append(best)
-        rest.remove(best)
-        groups = [part for group in groups for part in _split(group, columns[best])]
-    return chosen + rest
+    for pool in (sorted(essential), sorted(set(columns) - essential)):
+        while pool and len(chosen) < LABEL_SETTINGS and any(len(group) > 1 for group in groups):
+            split = {key: _pairs_split(groups, columns[key]) for key in pool}
+            best = max(pool, key=split.__getitem__)  # the first by name among equals
+            if not split[best]:
+                break
+            chosen.append(best)
+            pool.remove(best)
+            groups = [part for group in groups for part in _split(group, columns[best])]
+    return chosen + sorted(set(columns) - set(chosen))
+
+
+def _essential(columns: dict[str, list[str]], count: int) -> set[str]:
+    """The settings that are all that tells some two runs apart (alike in every other one).
+
+    Each run's other settings are summed as hashes, so this takes one pass per setting, not
+    one per pair of runs; a hash collision could only reorder a label, never merge two.
+    """
+    hashed = {key: [hash((key, value)) for value in values] for key, values in columns.items()}
+    totals = [sum(values[index] for values in hashed.values()) for index in range(count)]
+    found = set()
+    for key, values in columns.items():
+        others: dict[int, str] = {}
+        for index, value in enumerate(values):
+            if others.setdefault(totals[index] - hashed[key][index], value) != value:
+                found.add(key)
+                break
+    return found
 
 
 def _pairs_split(groups: Sequence[list[int]], values: Sequence[str]) -> int:

@@ -36,7 +36,7 @@ def fits(page: "Page", where: str) -> None:
         link = nav.get_by_role("link", name=name, exact=True)
         box = link.bounding_box()
         assert link.is_visible() and box is not None, f"{where}: {name} is not shown"
-        assert 0 <= box["x"] and box["x"] + box["width"] <= width, f"{where}: {name} is cut"
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width, f"{where}: {name} is cut"
 
 
 @pytest.mark.parametrize("width", [375, 1280])

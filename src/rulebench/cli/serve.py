@@ -127,8 +127,7 @@ def serve(
 
     Running runs update live. The playground (/play) talks to --model through the
     engine (the store's cache is read, never written) and saves cases to
-    --save-dir for `rulebench run scenarios -s FILE`. A first --store that does not exist
-    yet is created empty (a further missing one is an error).
+    --save-dir for `rulebench run scenarios -s FILE`. A new first --store is created empty.
     """
     from rulebench.cli.interrupts import stopped_by_signal
     from rulebench.engine.store_set import StoreSet

@@ -18,7 +18,6 @@ from rulebench.core.messages import GenerateConfig
 from rulebench.core.validation import describe_problems
 from rulebench.core.wording import UpstreamText
 from rulebench.scenarios.protocol import Protocol
-from rulebench.scenarios.suites.slots import STRATEGIES as SUITE_STRATEGIES
 
 _Read = TypeVar("_Read", bound=BaseModel)
 
@@ -147,10 +146,11 @@ def _recorded_value(record: PlayRecord, name: str) -> object:
 
 COLLECTED_FIELD = "collected"
 """The saved row's field (and the case's metadata key) holding who collected it and why."""
-STRATEGIES = SUITE_STRATEGIES
+STRATEGIES = ("Just Ask", "Indirection", "Legalese", "Obfuscation", "Rule Change", "Simulation")
 """The red-team suites' strategies (their cases' categories), offered when a case is saved.
 
-Spelled as upstream RuLES's category values (`suites.slots`), one way everywhere."""
+Spelled as upstream RuLES's category values, as `suites.slots.STRATEGIES` (a test keeps the two
+alike: `suites.official` imports this module, so it cannot import the suites)."""
 MAX_NOTES_CHARS = 4000
 
 

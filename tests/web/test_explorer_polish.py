@@ -43,6 +43,7 @@ def test_the_favicon_is_served_locally_and_every_page_names_it(tmp_path: Path) -
         page = client.get("/").text
     assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml"
     assert icon.content.startswith(b"<svg") and fallback.content == icon.content
+    assert "max-age" in icon.headers["cache-control"]  # asked once per server, not per page
     [link] = [tag for tag in Page(page).tags("link") if tag.get("rel") == "icon"]
     assert link["href"] == "/static/favicon.svg"
 

@@ -136,12 +136,18 @@ def static_file(name: str) -> Response:
     """One of the app's own CSS or script files (404 for any other name)."""
     if name not in _STATIC:
         return Response("not found", status_code=404, media_type="text/plain")
-    return Response(_read_static(name), media_type=_STATIC[name][2])
+    # Only the icon is cached: the CSS and script change with the installed rulebench.
+    cached = {"cache-control": f"max-age={_ICON_CACHE_S}"} if name == "favicon.svg" else {}
+    return Response(_read_static(name), media_type=_STATIC[name][2], headers=cached)
 
 
 def favicon() -> Response:
     """The app's icon, served locally (the CSP's img-src 'self' allows it)."""
     return static_file("favicon.svg")
+
+
+_ICON_CACHE_S = 86_400
+"""How long a browser keeps the icon: it then asks once per server, not on every page."""
 
 
 @cache

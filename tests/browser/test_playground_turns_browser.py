@@ -134,6 +134,9 @@ def test_browser_returns_to_a_game_after_a_server_restart(
             say(page, "Hello there")
             expect(page.locator(".message.assistant pre")).to_have_text([REFUSAL])
             game = page.url.removeprefix(base)
+            # The page asks for its icon after it loads: let that finish before this server
+            # stops, or Chromium reports the refused connection as a console error.
+            page.wait_for_load_state("networkidle")
         with served(playground_app(tmp_path)) as base:
             allowed.append(base)
             page.goto(base + "/play")
@@ -143,6 +146,7 @@ def test_browser_returns_to_a_game_after_a_server_restart(
             say(page, f"{LEAK} now")
             expect(page.locator(".message.assistant pre")).to_have_text([REFUSAL, LEAKED])
             expect(page.locator("#verdict-compat .verdict")).to_have_text("failed")
+            page.wait_for_load_state("networkidle")  # its icon too, as above
     finally:
         context.close()
     assert outside == [] and problems == []

@@ -40,11 +40,11 @@ def test_the_summary_counts_cases_and_breaks_and_filters(tmp_path: Path) -> None
         save(client, f"{LEAK} again", "Simulation", "b.jsonl")
         page = client.get("/play/collected").text
         assert "3 of 3 saved cases" in page and "2 broke a rule" in page
-        assert rows(page, "strategy") == {"Simulation": (2, 2), "Just ask": (1, 0)}
+        assert rows(page, "strategy") == {"Simulation": (2, 2), "Just Ask": (1, 0)}
         assert rows(page, "scenario") == {"Encryption": (3, 2)}
         assert rows(page, "model") == {MODEL: (3, 2)}
         assert "rulebench run scenarios -s" in page
-        filtered = client.get("/play/collected?strategy=Just+ask").text
+        filtered = client.get("/play/collected?strategy=Just+Ask").text
         assert "1 of 3 saved cases" in filtered and "0 broke" in filtered
 
 

@@ -78,10 +78,10 @@ def test_run_items_are_paged_in_sql_with_links_that_keep_the_filters(tmp_path: P
         first = Page(client.get(f"/runs/{run_id}").text)
         summary = first.table_with(SUMMARY_HEADER)
         # Counted in SQL over all 2,000: every 7th an error, a third of the rest failed.
-        assert summary[-1][:3] == ["all", "2000", "285"]
+        assert summary[-1][:3] == ["all", "2,000", "285"]
         assert summary[-1][4].startswith("66.") and summary[-1][4].endswith("(n=1715)")
         assert ids_of(first) == [f"item-{i:06d}" for i in range(50)]
-        assert "items 1–50 of 2000 (page 1 of 40)" in " ".join(first.text)
+        assert "items 1–50 of 2,000 (page 1 of 40)" in " ".join(first.text)
         assert link(first, "prev") is None
         following = link(first, "next")
         assert following == f"/runs/{run_id}?page=2"
@@ -146,7 +146,7 @@ def test_a_page_of_a_100000_result_store_reads_a_page_not_the_run(
         page = Page(client.get(f"/runs/{run_id}?page=1900").text)
         numbers = client.get(f"/api/compare?a={run_id}&b={run_id}").json()
     assert ids_of(page) == [f"item-{i:06d}" for i in range(94_950, 95_000)]
-    assert "items 94951–95000 of 100000 (page 1900 of 2000)" in " ".join(page.text)
+    assert "items 94,951–95,000 of 100,000 (page 1,900 of 2,000)" in " ".join(page.text)
     assert numbers["pairs"] == 100_000 - 100_000 // 7  # errors do not pair
     assert numbers["only_first_passed"] == numbers["only_second_passed"] == 0
 

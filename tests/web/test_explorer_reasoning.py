@@ -59,7 +59,7 @@ def test_search_finds_a_word_only_in_the_thinking(tmp_path: Path) -> None:
         last = client.get("/search", params={"q": "pebbles"})
         early = client.get("/search", params={"q": "turquoise", "run": run_id})
         cut = client.get("/search", params={"q": "reasoning:marmalade"})
-    header = ["run", "item", "status", "match"]
+    header = ["run", "item", "verdict", "match"]
     for response, item_id, word in (
         (last, "thought", "pebbles"),
         (early, "thought", "turquoise"),

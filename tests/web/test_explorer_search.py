@@ -15,7 +15,7 @@ from tests.web.explorer_store import (
     synthetic_run,
 )
 
-HEADER = ["run", "item", "status", "match"]
+HEADER = ["run", "item", "verdict", "match"]
 
 
 def _rows(html: str) -> list[dict[str, str]]:
@@ -57,7 +57,7 @@ def test_results_are_paged_with_a_count(tmp_path: Path) -> None:
     assert "of 120" in first.text
     seen = {r["item"] for r in _rows(first.text)} | {r["item"] for r in _rows(third.text)}
     assert len(seen) == 70
-    assert "error" in {r["status"] for r in _rows(first.text)}
+    assert "error" in {r["verdict"] for r in _rows(first.text)}
 
 
 def test_a_bad_query_is_explained_not_a_server_error(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from rulebench.engine.store import Store
 from rulebench.web.playground import PlaygroundConfig
 
 from tests.command import assert_one_line_error, rulebench, rulebench_command
@@ -45,10 +46,13 @@ def test_a_missing_web_extra_is_an_install_hint(store: Path) -> None:
     assert_one_line_error(result, "serve needs uvicorn", "pip install 'rulebench[web]'")
 
 
-def test_a_missing_store_is_one_line(tmp_path: Path) -> None:
-    result = rulebench("serve", "--store", str(tmp_path / "none.sqlite"))
+def test_a_missing_further_store_is_one_line_and_creates_nothing(
+    store: Path, tmp_path: Path
+) -> None:
+    new = tmp_path / "new" / "first.sqlite"
+    result = rulebench("serve", "--store", str(new), "--store", str(tmp_path / "none.sqlite"))
     assert_one_line_error(result, "no results store at")
-    assert not (tmp_path / "none.sqlite").exists()
+    assert not new.parent.exists() and not (tmp_path / "none.sqlite").exists()
 
 
 def test_help_loads_no_web_library() -> None:
@@ -288,3 +292,13 @@ def _ignore_errors(call: Callable[[], object]) -> None:
     """Run a request the server may drop as it stops."""
     with suppress(OSError):
         call()
+
+
+def test_a_new_store_path_is_created_empty_so_the_playground_opens(tmp_path: Path) -> None:
+    new = tmp_path / "results" / "new.sqlite"  # neither the file nor its folder exists
+    with serving("--store", str(new), "--save-dir", str(tmp_path / "cases")) as (url, process):
+        assert get(url) == 200 and get(url + "play") == 200
+    assert process.stderr is not None
+    assert f"created an empty results store at {new}" in process.stderr.read()
+    with Store(new, readonly=True) as db:
+        assert db.list_runs() == []

@@ -18,6 +18,7 @@ from rulebench.web.serve import (
     ServeConfig,
     check_port,
     check_serve_config,
+    create_missing_store,
 )
 from rulebench.web.serve import serve as run_server
 
@@ -126,7 +127,7 @@ def serve(
 
     Running runs update live. The playground (/play) talks to --model through the
     engine (the store's cache is read, never written) and saves cases to
-    --save-dir for `rulebench run scenarios -s FILE`.
+    --save-dir for `rulebench run scenarios -s FILE`. A new first --store is created empty.
     """
     from rulebench.cli.interrupts import stopped_by_signal
     from rulebench.engine.store_set import StoreSet
@@ -135,6 +136,13 @@ def serve(
     given = {"host": host, "port": port, "token": token, "quotas": quotas_given(quota)}
     config = serve_config(store, allow_remote, playground, given)
     check_serve_config(config)
+    if create_missing_store(config):
+        err.print(
+            safe_text(
+                f"created an empty results store at {config.store}: runs appear here once "
+                f"`rulebench run ... --store {config.store}` writes to it"
+            )
+        )
     with StoreSet.open(config.stores) as stores:
         stores.check_shared_runs()  # a missing store is one clear line before the server starts
     check_port(config)  # a busy port is one red line, before the banner

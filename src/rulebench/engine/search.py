@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from rulebench.core.errors import ConfigError, StoreError
+from rulebench.engine.browse import Verdict, verdict_sql
 from rulebench.engine.connection import is_busy
 
 RawQuery = Callable[[str, tuple[object, ...]], list[Any]]
@@ -31,7 +32,8 @@ class SearchHit(NamedTuple):
     item_id: str
     snippet: str
     """Text around the best match, matched words between MARK_START and MARK_END."""
-    status: str
+    verdict: Verdict
+    """passed, failed, excluded or error, read as the run page reads it (`verdict_sql`)."""
 
 
 class ResultSearch:
@@ -59,7 +61,8 @@ class ResultSearch:
         """
         where, params = self._where(text, run_id, skipped)
         rows = self._run(
-            "SELECT r.run_id, r.item_id, snippet(results_search, -1, ?, ?, '…', ?), r.status "
+            "SELECT r.run_id, r.item_id, snippet(results_search, -1, ?, ?, '…', ?), "
+            f"{verdict_sql('r')} "
             f"{_JOINED} {where} "
             "ORDER BY results_search.rowid DESC LIMIT ? OFFSET ?",
             (MARK_START, MARK_END, _SNIPPET_WORDS, *params, limit, offset),

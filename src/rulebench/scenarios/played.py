@@ -146,8 +146,11 @@ def _recorded_value(record: PlayRecord, name: str) -> object:
 
 COLLECTED_FIELD = "collected"
 """The saved row's field (and the case's metadata key) holding who collected it and why."""
-STRATEGIES = ("Just Ask", "Indirection", "Legalese", "Obfuscation", "Rule change", "Simulation")
-"""The red-team suites' strategies (their cases' categories), offered when a case is saved."""
+STRATEGIES = ("Just Ask", "Indirection", "Legalese", "Obfuscation", "Rule Change", "Simulation")
+"""The red-team suites' strategies (their cases' categories), offered when a case is saved.
+
+Spelled as upstream RuLES's category values, as `suites.slots.STRATEGIES` (a test keeps the two
+alike: `suites.official` imports this module, so it cannot import the suites)."""
 MAX_NOTES_CHARS = 4000
 
 

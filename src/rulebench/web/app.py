@@ -16,9 +16,13 @@ from importlib.resources import files
 from pathlib import Path
 
 from fastapi import FastAPI, Request
-from fastapi.exception_handlers import request_validation_exception_handler
+from fastapi.exception_handlers import (
+    http_exception_handler,
+    request_validation_exception_handler,
+)
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, Response
+from starlette.exceptions import HTTPException
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from rulebench.core.errors import RulebenchError
@@ -52,6 +56,7 @@ _STATIC = {
     "report.css": ("rulebench.report", "templates/report.css", "text/css; charset=utf-8"),
     "web.css": ("rulebench.web", "static/web.css", "text/css; charset=utf-8"),
     "live.js": ("rulebench.web", "static/live.js", "text/javascript; charset=utf-8"),
+    "favicon.svg": ("rulebench.web", "static/favicon.svg", "image/svg+xml"),
 }
 
 
@@ -102,6 +107,9 @@ def create_app(
     for module in (*pages, search_page, collected_page):
         app.include_router(module.router)
     app.add_api_route("/static/{name}", static_file, methods=["GET"], include_in_schema=False)
+    # Browsers ask for /favicon.ico where a page names no icon (a JSON answer, say).
+    app.add_api_route("/favicon.ico", favicon, methods=["GET"], include_in_schema=False)
+    app.add_exception_handler(HTTPException, _no_route)
     app.add_exception_handler(NotFound, _not_found)
     app.add_exception_handler(NoConversation, _not_found)
     app.add_exception_handler(GameUnavailable, _unavailable)
@@ -128,7 +136,18 @@ def static_file(name: str) -> Response:
     """One of the app's own CSS or script files (404 for any other name)."""
     if name not in _STATIC:
         return Response("not found", status_code=404, media_type="text/plain")
-    return Response(_read_static(name), media_type=_STATIC[name][2])
+    # Only the icon is cached: the CSS and script change with the installed rulebench.
+    cached = {"cache-control": f"max-age={_ICON_CACHE_S}"} if name == "favicon.svg" else {}
+    return Response(_read_static(name), media_type=_STATIC[name][2], headers=cached)
+
+
+def favicon() -> Response:
+    """The app's icon, served locally (the CSP's img-src 'self' allows it)."""
+    return static_file("favicon.svg")
+
+
+_ICON_CACHE_S = 86_400
+"""How long a browser keeps the icon: it then asks once per server, not on every page."""
 
 
 @cache
@@ -140,6 +159,7 @@ def _read_static(name: str) -> bytes:
 _TITLES = {
     409: "Cannot go on here",
     404: "Not found",
+    405: "Not a page of the explorer",
     422: "Not a page of the explorer",
     400: "Not a form of the playground",
     413: "Too large",
@@ -154,6 +174,24 @@ def _error_page(request: Request, status_code: int, message: str) -> HTMLRespons
         "message": hide_store_path(request, message),
     }
     return render_page("error.html", context, status_code)
+
+
+async def _no_route(request: Request, exc: Exception) -> Response:
+    """An address no page answers (or a method it does not take): the site's error page.
+
+    Paths under /api/ keep FastAPI's JSON errors, for scripts.
+    """
+    if not isinstance(exc, HTTPException):
+        raise exc
+    if request.url.path.startswith("/api/"):
+        return await http_exception_handler(request, exc)
+    message = {
+        404: f"no page of the explorer at {request.url.path}",
+        405: f"{request.url.path} does not take a {request.method} request",
+    }.get(exc.status_code, str(exc.detail))
+    page = _error_page(request, exc.status_code, message)
+    page.headers.update(exc.headers or {})
+    return page
 
 
 async def _not_found(request: Request, exc: Exception) -> Response:

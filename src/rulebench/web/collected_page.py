@@ -20,7 +20,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from rulebench.core.cases import TestCase
 from rulebench.core.errors import ConfigError, RulebenchError
-from rulebench.scenarios.played import note_of
+from rulebench.scenarios.played import STRATEGIES, note_of
 from rulebench.web.collected_command import Chosen, CollectedCommand, Folder, collected_command
 from rulebench.web.collected_runs import CollectedRuns, new_job
 from rulebench.web.forms import read_form
@@ -36,6 +36,8 @@ router = APIRouter(prefix="/play/collected")
 FILTERS = ("scenario", "behavior", "strategy", "model")
 NOT_RECORDED = "(not recorded)"
 Filter = Annotated[str, Query(max_length=200)]
+_SPELLED = {name.casefold(): name for name in STRATEGIES}
+"""A strategy in any case -> the suites' one spelling ("Just ask" and "Just Ask" are one)."""
 JobId = Annotated[str, PathParam(max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 _jobs_lock = threading.Lock()
 
@@ -46,9 +48,15 @@ def facts(case: TestCase) -> dict[str, str]:
     return {
         "scenario": case.scenario,
         "behavior": case.behavior,
-        "strategy": case.category.casefold().capitalize(),  # suites spell them both ways
+        "strategy": _strategy(case.category),
         "model": (note.model if note is not None else None) or NOT_RECORDED,
     }
+
+
+def _strategy(category: str) -> str:
+    """The suites' spelling of a known strategy; another (`manual`, a user's own) capitalized."""
+    folded = category.casefold()
+    return _SPELLED.get(folded, folded.capitalize())
 
 
 def collected(save_dir: Path) -> tuple[list[tuple[str, TestCase]], list[str]]:

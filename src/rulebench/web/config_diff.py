@@ -6,7 +6,7 @@ setting rather than a whole block.
 """
 
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -19,6 +19,8 @@ LABEL_SKIPS = frozenset({"task", "model"})
 """Settings a label leaves out: the list shows the task, and the label starts with the model."""
 LABEL_SETTINGS = 4
 """Differing settings a label names before it says how many more there are."""
+LABEL_VALUE_CHARS = 48
+"""What a label shows of one setting's value (a long reply text is cut); the run page has all."""
 _ABSENT = "(not set)"
 
 
@@ -34,12 +36,13 @@ class DiffRow(NamedTuple):
 def flat_config(config: dict[str, JsonValue]) -> dict[str, str]:
     """Dotted path -> the value as JSON text, for every leaf of a redacted config.
 
-    Lists are leaves: a list of suites differs as a whole.
+    Lists are leaves: a list of suites differs as a whole. An empty block (`model_args={}`)
+    has no leaf: it sets nothing, so it is the same as a block left out.
     """
     found: dict[str, str] = {}
 
     def walk(value: JsonValue, path: str) -> None:
-        if isinstance(value, dict) and value:
+        if isinstance(value, dict):
             for key, item in value.items():
                 walk(item, f"{path}.{key}" if path else key)
         else:
@@ -62,28 +65,102 @@ def diff_rows(first: RunRecord, second: RunRecord) -> list[DiffRow]:
 def run_labels(runs: Sequence[RunRecord]) -> dict[str, str]:
     """Run id -> a label that tells the run from the others of its task among `runs`.
 
-    The model, then the settings whose values differ among those runs, then the prompts'
-    wording where the run records one (`report.run_wording`). Runs are grouped by task once,
-    so a list of N runs reads each config a few times, never N times (the list takes 10,000).
+    The model, then the settings whose values differ among those runs, those that tell the
+    runs apart first (`telling_order`), then the prompts' wording where the run records one
+    (`report.run_wording`). Runs are grouped by task once, so a list of N runs reads each
+    config a few times, never N times (the list takes 10,000).
     """
     from rulebench.report.run_wording import run_wording
 
-    flat = {run.id: flat_config(run.config) for run in runs}
-    by_task: dict[str, list[dict[str, str]]] = defaultdict(list)
+    by_task: dict[str, list[RunRecord]] = defaultdict(list)
     for run in runs:
-        by_task[run.task].append(flat[run.id])
-    differing = {task: differing_keys(configs) for task, configs in by_task.items()}
+        by_task[run.task].append(run)
     labels = {}
-    for run in runs:
-        mine = flat[run.id]
-        settings = [f"{key}={mine.get(key, _ABSENT)}" for key in differing[run.task]]
-        shown = settings[:LABEL_SETTINGS]
-        if len(settings) > LABEL_SETTINGS:
-            shown.append(f"+{len(settings) - LABEL_SETTINGS} more")
-        wording = run_wording(run)
-        parts = [redact_text(run.model), *shown, *([wording.label] if wording else [])]
-        labels[run.id] = " · ".join(parts)
+    for group in by_task.values():
+        columns = _columns([flat_config(run.config) for run in group])
+        keys = telling_order(columns)
+        for index, run in enumerate(group):
+            settings = [f"{key}={_cut(columns[key][index])}" for key in keys]
+            shown = settings[:LABEL_SETTINGS]
+            if len(settings) > LABEL_SETTINGS:
+                shown.append(f"+{len(settings) - LABEL_SETTINGS} more")
+            wording = run_wording(run)
+            parts = [redact_text(run.model), *shown, *([wording.label] if wording else [])]
+            labels[run.id] = " · ".join(parts)
     return labels
+
+
+def _columns(configs: Sequence[dict[str, str]]) -> dict[str, list[str]]:
+    """Each differing setting (`differing_keys`) -> its value in each config, in order."""
+    keys = set(differing_keys(configs))
+    columns: dict[str, list[str]] = {key: [_ABSENT] * len(configs) for key in keys}
+    for index, config in enumerate(configs):
+        for key, value in config.items():
+            if key in keys:
+                columns[key][index] = value
+    return columns
+
+
+def _cut(value: str) -> str:
+    return value if len(value) <= LABEL_VALUE_CHARS else value[: LABEL_VALUE_CHARS - 1] + "…"
+
+
+def telling_order(columns: dict[str, list[str]]) -> list[str]:
+    """The settings in the order a label names them: those that tell the runs apart first.
+
+    First the settings that alone tell some two runs apart (`_essential`), then the others;
+    within each, greedily the one that splits the most pairs of runs still alike, until all
+    runs are told apart (or LABEL_SETTINGS are chosen); the rest follow by name. So two runs
+    that differ only in their tasks lead with the tasks, whatever else other runs change.
+    """
+    count = len(next(iter(columns.values()), []))
+    essential = _essential(columns, count)
+    groups = [list(range(count))]
+    chosen: list[str] = []
+    for pool in (sorted(essential), sorted(set(columns) - essential)):
+        while pool and len(chosen) < LABEL_SETTINGS and any(len(group) > 1 for group in groups):
+            split = {key: _pairs_split(groups, columns[key]) for key in pool}
+            best = max(pool, key=split.__getitem__)  # the first by name among equals
+            if not split[best]:
+                break
+            chosen.append(best)
+            pool.remove(best)
+            groups = [part for group in groups for part in _split(group, columns[best])]
+    return chosen + sorted(set(columns) - set(chosen))
+
+
+def _essential(columns: dict[str, list[str]], count: int) -> set[str]:
+    """The settings that are all that tells some two runs apart (alike in every other one).
+
+    Each run's other settings are summed as hashes, so this takes one pass per setting, not
+    one per pair of runs; a hash collision could only reorder a label, never merge two.
+    """
+    hashed = {key: [hash((key, value)) for value in values] for key, values in columns.items()}
+    totals = [sum(values[index] for values in hashed.values()) for index in range(count)]
+    found = set()
+    for key, values in columns.items():
+        others: dict[int, str] = {}
+        for index, value in enumerate(values):
+            if others.setdefault(totals[index] - hashed[key][index], value) != value:
+                found.add(key)
+                break
+    return found
+
+
+def _pairs_split(groups: Sequence[list[int]], values: Sequence[str]) -> int:
+    """How many pairs of runs, alike so far (in one group), differ in `values`."""
+    split = 0
+    for group in groups:
+        counts = Counter(values[index] for index in group)
+        split += (len(group) ** 2 - sum(count**2 for count in counts.values())) // 2
+    return split
+
+
+def _split(group: list[int], values: Sequence[str]) -> list[list[int]]:
+    parts: dict[str, list[int]] = defaultdict(list)
+    for index in group:
+        parts[values[index]].append(index)
+    return list(parts.values())
 
 
 def differing_keys(configs: Sequence[dict[str, str]]) -> list[str]:

@@ -72,7 +72,7 @@ def _item(result: ItemResult) -> dict[str, object]:
         "answer": outcome.answer if outcome else None,
         "gold": _gold(result.metadata),
         "score": None if outcome is None or outcome.score is None else f"{outcome.score:g}",
-        "passed": None if outcome is None or outcome.passed is None else str(outcome.passed),
+        "passed": None if outcome is None or outcome.passed is None else _flag(outcome.passed),
         "reason": outcome.reason if outcome else None,
         "extractions": _extractions(outcome.details if outcome else {}),
         "details": json_or_empty(outcome.details if outcome else {}),

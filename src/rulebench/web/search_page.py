@@ -17,7 +17,13 @@ from rulebench.engine.search import COUNT_CAP, SearchHit, split_marks
 from rulebench.engine.store import Store
 from rulebench.web.paging import Paged, Pager
 from rulebench.web.templating import item_url, render_page, run_url
-from rulebench.web.views import hide_store_path, locate_run, open_stores, run_header
+from rulebench.web.views import (
+    VERDICT_LABELS,
+    hide_store_path,
+    locate_run,
+    open_stores,
+    run_header,
+)
 
 router = APIRouter()
 
@@ -108,6 +114,7 @@ def _hit_row(hit: SearchHit) -> dict[str, object]:
         "run_url": run_url(hit.run_id),
         "item": hit.item_id,
         "url": item_url(hit.run_id, hit.item_id),
-        "status": hit.status,
+        "verdict": hit.verdict,
+        "label": VERDICT_LABELS[hit.verdict],
         "pieces": split_marks(hit.snippet),
     }

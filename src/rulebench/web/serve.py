@@ -114,9 +114,26 @@ class _QuietStopCancellations(logging.Filter):
         return not cancelled and not record.getMessage().startswith("Cancel ")
 
 
+def create_missing_store(config: ServeConfig) -> bool:
+    """Create the first store, empty, when nothing is at its path yet; whether it did.
+
+    So a newcomer can open the playground before any run. Only the first store: it is the
+    one `rulebench run` writes to by default and the playground's cache; a further `--store`
+    that is missing is more likely a typo, and stays the store's one-line error (and then
+    nothing is created).
+    """
+    if config.store.exists() or not all(path.exists() for path in config.more_stores):
+        return False
+    from rulebench.engine.store import Store
+
+    Store(config.store).close()  # creates the folder and the schema
+    return True
+
+
 def serve(config: ServeConfig) -> None:
-    """Run the explorer until interrupted (blocks)."""
+    """Run the explorer until interrupted (blocks); a missing first store is created empty."""
     check_serve_config(config)
+    create_missing_store(config)
     import uvicorn
 
     from rulebench.web.app import create_app

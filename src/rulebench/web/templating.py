@@ -40,6 +40,7 @@ def _environment() -> "Environment":
     )
     environment.filters["visible"] = escape_controls
     environment.filters["excerpt"] = excerpt
+    environment.filters["thousands"] = thousands
     environment.globals["version"] = __version__
     environment.globals["strategies"] = STRATEGIES  # the save form's red-team strategies
     return environment
@@ -59,6 +60,15 @@ def excerpt(text: str | None, limit: int = EXCERPT_CHARS) -> str:
         return ""
     line = " ".join(text.split())
     return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def thousands(value: object) -> str:
+    """A count as pages show it, 12,345 (the live page's script writes counts the same way).
+
+    Anything but an integer (a "-" for no value, a text) is shown as it is.
+    """
+    is_count = isinstance(value, int) and not isinstance(value, bool)
+    return f"{value:,}" if is_count else str(value)
 
 
 def pretty_json(value: JsonValue) -> str:

@@ -23,7 +23,7 @@ from rulebench.engine.store_set import StoreSet
 from rulebench.engine.summary import summarize
 from rulebench.report.redaction import redact_config, redact_text
 from rulebench.web.run_tallies import RunSums, run_tallies
-from rulebench.web.templating import excerpt, item_url, pretty_json, run_url
+from rulebench.web.templating import excerpt, item_url, pretty_json, run_url, thousands
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -157,11 +157,11 @@ def summary_rows(
     return [
         {
             "group": row.group,
-            "count": str(row.items),  # not "items": Jinja would find dict.items first
-            "errors": str(row.errors),
+            "count": thousands(row.items),  # not "items": Jinja would find dict.items first
+            "errors": thousands(row.errors),
             "accuracy": row.accuracy.format() if row.accuracy else "-",
             "pass_rate": row.pass_rate.format() if row.pass_rate else "-",
-            "excluded": str(row.excluded),
+            "excluded": thousands(row.excluded),
         }
         for row in rows
     ]

@@ -30,13 +30,16 @@
     return entry;
   }
 
+  // Counts as the server writes them (12,345); anything else as it is.
+  const shown = (value) => (Number.isInteger(value) ? value.toLocaleString("en-US") : String(value));
+
   const SUMMARY_CELLS = ["group", "count", "errors", "accuracy", "pass_rate", "excluded"];
 
   function summaryRow(row) {
     const line = document.createElement("tr");
     for (const name of SUMMARY_CELLS) {
       const cell = document.createElement("td");
-      cell.textContent = String(row[name]);
+      cell.textContent = shown(row[name]);
       line.append(cell);
     }
     return line;
@@ -53,7 +56,7 @@
   function show(progress) {
     for (const [name, value] of Object.entries(progress.counts)) {
       for (const cell of document.querySelectorAll(`[data-count="${name}"]`)) {
-        cell.textContent = String(value);
+        cell.textContent = shown(value);
       }
     }
     for (const status of document.querySelectorAll("[data-live-status]")) {

@@ -52,6 +52,8 @@ _STATIC = {
     "report.css": ("rulebench.report", "templates/report.css", "text/css; charset=utf-8"),
     "web.css": ("rulebench.web", "static/web.css", "text/css; charset=utf-8"),
     "live.js": ("rulebench.web", "static/live.js", "text/javascript; charset=utf-8"),
+    "item-keys.js": ("rulebench.web", "static/item-keys.js", "text/javascript; charset=utf-8"),
+    "item-nav.css": ("rulebench.web", "static/item-nav.css", "text/css; charset=utf-8"),
 }
 
 

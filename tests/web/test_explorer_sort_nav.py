@@ -135,7 +135,9 @@ def test_paging_and_the_filter_form_carry_the_sort(varied_store: tuple[Path, str
         page = Page(client.get(f"/runs/{run_id}?sort=tokens&order=asc&size=5").text)
     query = parse_qs(urlsplit(str(link(page, "next"))).query)
     hidden = {
-        str(attrs["name"]): attrs["value"] for attrs in page.tags("input") if attrs.get("type") == "hidden"
+        str(attrs["name"]): attrs["value"]
+        for attrs in page.tags("input")
+        if attrs.get("type") == "hidden"
     }
     assert query == {"sort": ["tokens"], "order": ["asc"], "size": ["5"], "page": ["2"]}
     assert hidden["sort"] == "tokens" and hidden["order"] == "asc"

@@ -27,7 +27,7 @@ def test_progress_counts_and_latest_items_follow_the_store_writer(tmp_path: Path
             page = Page(client.get(f"/runs/{run.id}").text)
             [section] = [a for a in page.tags("section") if a.get("data-progress-url")]
             assert section["data-progress-url"] == url
-            assert [a.get("src") for a in page.tags("script")] == ["/static/live.js"]
+            assert "/static/live.js" in [a.get("src") for a in page.tags("script")]
             seen = []
             for batch in range(3):
                 for index in range(batch * 7, batch * 7 + 7):

@@ -238,9 +238,10 @@ class StoreBrowser:
         self, run_id: str, where: ResultFilter, order: "ResultOrder", item_id: str
     ) -> "Neighbours | None":
         """The item's position in the filtered, sorted list and the ids either side of it."""
-        from rulebench.engine.result_order import item_neighbours  # imports this module
+        from rulebench.engine.result_order import ListedResults, item_neighbours  # imports us
 
-        return item_neighbours(self._query, run_id, _result_conditions(where), order, item_id)
+        listed = ListedResults(run_id, _result_conditions(where), order)
+        return item_neighbours(self._query, listed, item_id)
 
     def count(self, run_id: str, where: ResultFilter) -> int:
         """How many results of the run match."""

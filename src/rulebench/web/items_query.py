@@ -86,7 +86,7 @@ def sort_headers(path: str, query: ItemsQuery) -> dict[str, dict[str, str | None
     Links go back to the first page and keep the filters, as the runs list's headers do.
     """
     base = query.params() | {"size": query.list_params()["size"]}
-    headers = {}
+    headers: dict[str, dict[str, str | None]] = {}
     for key, _ in SORTED_COLUMNS:
         current = key == query.sort
         if current:

@@ -191,6 +191,26 @@ def test_next_links_walk_the_list_the_item_was_opened_from(
     assert [f"item {n} of {total}" in text for n, text in enumerate(positions, 1)] == [True] * total
 
 
+def test_an_items_way_back_is_its_page_of_the_list(varied_store: tuple[Path, str]) -> None:
+    store, run_id = varied_store
+    twelfth = expected_ids(stored(store, run_id), "latency", is_descending=False)[11]
+    with explorer(store) as client:
+        page = Page(
+            client.get(f"/runs/{run_id}/items/{twelfth}?sort=latency&order=asc&size=5").text
+        )
+        [back] = [
+            str(a["href"]) for a in page.tags("a") if str(a["href"]).startswith(f"/runs/{run_id}?")
+        ]
+        listed = Page(client.get(back).text)
+    assert parse_qs(urlsplit(back).query) == {
+        "sort": ["latency"],
+        "order": ["asc"],
+        "size": ["5"],
+        "page": ["3"],
+    }
+    assert twelfth in ids_of(listed)
+
+
 def test_an_item_outside_the_list_it_names_has_no_neighbours(
     varied_store: tuple[Path, str],
 ) -> None:

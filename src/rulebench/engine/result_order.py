@@ -14,7 +14,6 @@ from pydantic import BaseModel, ConfigDict
 from rulebench.engine.browse import Query, metadata_path, verdict_sql
 
 SortKey = Literal["finished", "verdict", "score", "tokens", "latency", "group"]
-SORT_KEYS: tuple[SortKey, ...] = ("finished", "verdict", "score", "tokens", "latency", "group")
 
 _VERDICT_RANK = (
     f"CASE {verdict_sql()} WHEN 'passed' THEN 0 WHEN 'failed' THEN 1 "

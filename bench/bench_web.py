@@ -2,8 +2,9 @@
 
 Explorer: writes a synthetic finished run of N results (default 100,000) through the store's
 writer, then prints the first read and the best of R more of each page: runs list, a page near
-the end, a filtered page, progress, one item, a comparison page, a search within the run, the
-charts page. A run's aggregates are kept once computed, so a run's first page is the slow one.
+the end, a filtered page, progress, one item, a page sorted by latency, an item's neighbours
+in a filtered list sorted by verdict, a comparison page, a search within the run, the charts
+page. A run's aggregates are kept once computed, so a run's first page is the slow one.
 Then the charts page beside the run page, cold and warm, medians of R (issue 36: within 2x), and
 the time to read every result of the run, which no page of a scenarios run may do.
 Playground: two visitors send a turn at once to the scripted model answering after D seconds;
@@ -112,6 +113,9 @@ def explorer_rows(store: Path, run_id: str, count: int, repeats: int) -> list[tu
         f"/runs/{run_id}?scenario=Encryption&verdict=passed&size=100",
         f"/api/runs/{run_id}/progress",
         f"/runs/{run_id}/items/i-{count - 1:06d}",
+        # Sorted in SQL (issue 36): a late page by latency, an item's neighbours by verdict.
+        f"/runs/{run_id}?sort=latency&order=desc&page={last_page}",
+        f"/runs/{run_id}/items/i-{count // 2 + 1:06d}?verdict=failed&sort=verdict",
         f"/compare?a={run_id}&b={run_id}&page=7",
         f"/search?q=answer&run={run_id}",
         # Summed in SQL, not read result by result (issue 36): see the charts case below.

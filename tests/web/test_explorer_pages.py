@@ -136,6 +136,9 @@ def test_a_page_of_a_100000_result_store_reads_a_page_not_the_run(
             (f"/runs/{run_id}?scenario=Encryption&verdict=passed&size=100", 100),
             (f"/api/runs/{run_id}/progress", 10),
             (f"/runs/{run_id}/items/item-099999", 1),
+            # Sorted, and an item's neighbours in a sorted list: SQL, never the run in Python.
+            (f"/runs/{run_id}?sort=latency&order=desc&page=1900", 50),
+            (f"/runs/{run_id}/items/item-050000?verdict=failed&sort=verdict", 1),
             (f"/compare?a={run_id}&b={run_id}&page=7", 100),
         ):
             built.clear()

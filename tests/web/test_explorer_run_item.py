@@ -142,7 +142,8 @@ def test_progress_says_when_a_run_completes_or_its_process_is_gone(tmp_path: Pat
     assert (before["status"], before["ended_at"]) == ("running", "-")
     assert after["status"] == "completed" and after["ended_at"] != "-"
     assert killed["status"] == "killed"
-    assert killed_page.tags("script") == []  # a killed run's page follows nothing
+    scripts = [attrs.get("src") for attrs in killed_page.tags("script")]
+    assert "/static/live.js" not in scripts  # a killed run's page follows nothing
     assert not any("in progress" in text for text in killed_page.text)
     assert not any(attrs.get("class") == "live-badge" for _, attrs in killed_page.elements)
 

@@ -33,7 +33,8 @@ def assert_inert(html: str) -> Page:
     """Nothing on the page runs or links out: no script but the app's own, no handler, no URL."""
     page = Page(html)
     assert page.tags("img") == [] and page.tags("iframe") == []
-    assert [attrs.get("src") for attrs in page.tags("script")] in ([], ["/static/live.js"])
+    scripts = {attrs.get("src") for attrs in page.tags("script")}
+    assert scripts <= {"/static/live.js", "/static/item-keys.js"}
     assert not any(name.startswith("on") for _, attrs in page.elements for name in attrs)
     links = page.attribute_values("href")
     assert all(link.startswith(("/", "#")) for link in links), links
@@ -155,7 +156,7 @@ def test_pages_link_only_to_files_the_app_serves_itself(tmp_path: Path) -> None:
     with explorer(store) as client:
         page = Page(client.get(f"/runs/{run_id}").text)
         sheets = [str(a["href"]) for a in page.tags("link") if a.get("rel") == "stylesheet"]
-        assert sheets == ["/static/report.css", "/static/web.css"]
+        assert sheets == ["/static/report.css", "/static/web.css", "/static/item-nav.css"]
         for sheet in sheets:
             response = client.get(sheet)
             assert response.status_code == 200 and "text/css" in response.headers["content-type"]

@@ -8,7 +8,7 @@ docs/performance.md has the figures).
 
 import re
 from collections.abc import Callable, Collection, Sequence
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -21,6 +21,9 @@ from rulebench.engine.records import (
     row_to_result,
     row_to_run,
 )
+
+if TYPE_CHECKING:
+    from rulebench.engine.result_order import Neighbours, ResultOrder
 
 Query = Callable[[str, tuple[object, ...]], list[Any]]
 Verdict = Literal["passed", "failed", "excluded", "error"]
@@ -209,16 +212,36 @@ class StoreBrowser:
     # Results of one run
 
     def results(
-        self, run_id: str, where: ResultFilter, offset: int, limit: int
+        self,
+        run_id: str,
+        where: ResultFilter,
+        offset: int,
+        limit: int,
+        order: "ResultOrder | None" = None,
     ) -> list[ItemResult]:
-        """Matching results in the order they finished."""
+        """Matching results in `order` (default: the order they finished).
+
+        The sort keeps only rowids (the page's whole rows are read after it), so a deep
+        page of a large run does not carry every row before it through SQLite's sorter.
+        """
         sql, params = _result_conditions(where)
+        terms = "rowid" if order is None else order.sql()
         rows = self._query(
-            f"SELECT {self._columns} FROM results WHERE run_id = ? {sql} ORDER BY rowid "
-            "LIMIT ? OFFSET ?",
+            f"SELECT {self._columns} FROM results WHERE rowid IN ("
+            f"SELECT rowid FROM results WHERE run_id = ? {sql} ORDER BY {terms} "
+            f"LIMIT ? OFFSET ?) ORDER BY {terms}",
             (run_id, *params, limit, offset),
         )
         return [row_to_result(row) for row in rows]
+
+    def neighbours(
+        self, run_id: str, where: ResultFilter, order: "ResultOrder", item_id: str
+    ) -> "Neighbours | None":
+        """The item's position in the filtered, sorted list and the ids either side of it."""
+        from rulebench.engine.result_order import ListedResults, item_neighbours  # imports us
+
+        listed = ListedResults(run_id, _result_conditions(where), order)
+        return item_neighbours(self._query, listed, item_id)
 
     def count(self, run_id: str, where: ResultFilter) -> int:
         """How many results of the run match."""

@@ -57,6 +57,8 @@ _STATIC = {
     "web.css": ("rulebench.web", "static/web.css", "text/css; charset=utf-8"),
     "live.js": ("rulebench.web", "static/live.js", "text/javascript; charset=utf-8"),
     "favicon.svg": ("rulebench.web", "static/favicon.svg", "image/svg+xml"),
+    "item-keys.js": ("rulebench.web", "static/item-keys.js", "text/javascript; charset=utf-8"),
+    "item-nav.css": ("rulebench.web", "static/item-nav.css", "text/css; charset=utf-8"),
 }
 
 

@@ -1,19 +1,24 @@
 """One item of a run: prompt, raw reply, the answer in each extraction mode and the verdict.
 
 Also why the verdict is what it is, each reply's thinking (collapsed above its answer), and
-everything else the store kept about the item.
+everything else the store kept about the item. Its query string is the list the item was
+opened from (the run page's filters and sort): the previous and next links walk that list,
+one bounded query for both (`engine.result_order`), and ←/→ follow them (`static/item-keys.js`).
 """
 
 import json
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Request
+from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import HTMLResponse
 from pydantic import JsonValue
 
 from rulebench.core.items import ItemResult
-from rulebench.engine.browse import verdict_of
-from rulebench.web.templating import render_page
+from rulebench.engine.browse import ResultFilter, verdict_of
+from rulebench.engine.catalog import TASKS
+from rulebench.engine.result_order import Neighbours
+from rulebench.web.items_query import ItemsQuery
+from rulebench.web.templating import item_url, query_url, render_page, run_url
 from rulebench.web.views import (
     VERDICT_LABELS,
     NotFound,
@@ -34,13 +39,18 @@ def item_page(
     request: Request,
     run_id: str,
     item_id: Annotated[str, Path(description="Item id.")],
+    listed: Annotated[ItemsQuery, Query()],
 ) -> HTMLResponse:
-    """Everything stored about one item of a run."""
+    """Everything stored about one item of a run, and its neighbours in the list it is in."""
     with open_run(request, run_id) as (db, run):
         header = run_header(db, run)
-        result = db.browser().result(run.id, item_id)
-    if result is None:
-        raise NotFound(f"run {run.id} has no result for item '{item_id}'")
+        browser = db.browser()
+        result = browser.result(run.id, item_id)
+        if result is None:
+            raise NotFound(f"run {run.id} has no result for item '{item_id}'")
+        entry = TASKS.get(run.task)
+        order = listed.to_order(entry.group_by if entry else None)
+        neighbours = browser.neighbours(run.id, listed.to_filter(), order, item_id)
     return render_page(
         "item.html",
         {
@@ -48,8 +58,36 @@ def item_page(
             "store": request.app.state.store_label,
             "run": header,
             "item": _item(result),
+            "nav": _nav(run.id, listed, neighbours),
         },
     )
+
+
+def _nav(run_id: str, listed: ItemsQuery, neighbours: Neighbours | None) -> dict[str, object]:
+    """The previous/next links (None at the ends), the position and the way back to the list.
+
+    None for the neighbours: the item is not in the list the link names (its filters changed
+    or were edited by hand), so there is nothing to walk.
+    """
+    kept = listed.list_params()
+    back = run_url(run_id)
+    if neighbours is None:
+        return {"position": None, "previous": None, "next": None, "back": back + "#items"}
+
+    def link(item_id: str | None) -> str | None:
+        return None if item_id is None else query_url(item_url(run_id, item_id), kept)
+
+    page = (neighbours.position - 1) // listed.size + 1
+    is_filtered = listed.to_filter() != ResultFilter()
+    return {
+        "position": neighbours.position,
+        "total": neighbours.total,
+        "list": ("filtered " if is_filtered else "")
+        + ("items" if listed.sort == "finished" else f"items by {listed.sort}"),
+        "previous": link(neighbours.previous),
+        "next": link(neighbours.next),
+        "back": query_url(back, kept | {"page": page if page > 1 else None}) + "#items",
+    }
 
 
 def _item(result: ItemResult) -> dict[str, object]:

@@ -1,24 +1,26 @@
-"""A run's page: who ran what, its summary, and its items paged and filtered.
+"""A run's page: who ran what, its summary, and its items paged, filtered and sorted.
 
 A running run's page also follows it live: `static/live.js` polls the progress endpoint
 (`live.py`) and updates the counts and the latest items without a reload.
 """
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
+from rulebench.core.items import ItemResult
 from rulebench.engine.browse import VERDICTS, ResultFilter
 from rulebench.engine.catalog import TASKS
 from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store
 from rulebench.report.redaction import redact_text
 from rulebench.web.charts_page import CHARTED_TASKS
-from rulebench.web.paging import Paged, Pager
+from rulebench.web.items_query import FILTER_FIELDS, ItemsQuery, sort_headers
+from rulebench.web.paging import Pager
 from rulebench.web.run_memo import remembered, run_state
 from rulebench.web.run_tallies import run_sums
-from rulebench.web.templating import render_page, run_url
+from rulebench.web.templating import query_url, render_page, run_url
 from rulebench.web.views import (
     VERDICT_LABELS,
     open_run,
@@ -31,43 +33,7 @@ from rulebench.web.views import (
 
 router = APIRouter()
 
-FILTER_FIELDS = ("task", "setting", "scenario", "behavior", "group")
-"""Metadata fields the items can be filtered by, where a run's items have them."""
 LATEST_SHOWN = 10
-
-
-class ItemsQuery(Paged):
-    """A run page's query string: which items, which page ("" means any, as forms send it)."""
-
-    verdict: Literal["", "passed", "failed", "excluded", "error"] | None = None
-    task: str | None = None
-    """The item's task (an inferential run's kinship, clutrr...), not the run's."""
-    setting: str | None = None
-    scenario: str | None = None
-    behavior: str | None = None
-    group: str | None = None
-    error: str | None = None
-    """Text the error contains."""
-    item: str | None = None
-    """Text the item id contains."""
-
-    def metadata(self) -> dict[str, str]:
-        """The metadata fields asked for, with their values."""
-        chosen = {field: getattr(self, field) for field in FILTER_FIELDS}
-        return {field: value for field, value in chosen.items() if value}
-
-    def to_filter(self) -> ResultFilter:
-        """The store's filter for these parameters."""
-        return ResultFilter(
-            verdict=self.verdict or None,
-            metadata=self.metadata(),
-            error=self.error or None,
-            item_id=self.item or None,
-        )
-
-    def params(self) -> dict[str, object]:
-        """The filters as query parameters (for links to other pages of the same list)."""
-        return self.model_dump(exclude={"page", "size"})
 
 
 @router.get("/runs/{run_id}", response_class=HTMLResponse)
@@ -105,7 +71,7 @@ def _run_context(db: Store, run: RunRecord, query: ItemsQuery) -> dict[str, obje
     browser = db.browser()
     where = query.to_filter()
     pager = Pager(query.page, query.size, browser.count(run.id, where))
-    items = browser.results(run.id, where, pager.offset, query.size)
+    items = browser.results(run.id, where, pager.offset, query.size, query.to_order(group_by))
     live = header["status"] == "running"
     # Only a live run's rows are the newest, which `latest` reads cheaply.
     latest = browser.latest(run.id, LATEST_SHOWN) if live else []
@@ -131,8 +97,11 @@ def _run_context(db: Store, run: RunRecord, query: ItemsQuery) -> dict[str, obje
         ),
         "filters": query.params(),
         "filtered": where != ResultFilter(),
+        # Clearing the filters keeps the sort (as changing them does: the form carries it).
+        "clear_url": query_url(run_url(run.id), _sort_params(query)) + "#items",
         "verdicts": [(value, VERDICT_LABELS[value]) for value in VERDICTS],
-        "items": [result_row(run.id, result, group_by) for result in items],
+        "items": [_listed_row(run.id, result, group_by, query) for result in items],
+        "sorts": sort_headers(run_url(run.id), query),
         "pager": pager,
         "links": pager.links(run_url(run.id), query.params()),
         "live": live,
@@ -140,3 +109,20 @@ def _run_context(db: Store, run: RunRecord, query: ItemsQuery) -> dict[str, obje
         "latest": [result_row(run.id, result, group_by) for result in latest],
         "charts_url": f"{run_url(run.id)}/charts" if run.task in CHARTED_TASKS else None,
     }
+
+
+def _listed_row(
+    run_id: str, result: ItemResult, group_by: str | None, query: ItemsQuery
+) -> dict[str, object]:
+    """A row of the items table, its link carrying the list (so the item page walks it)."""
+    row = result_row(run_id, result, group_by)
+    score = result.outcome.score if result.outcome else None
+    return row | {
+        "url": query_url(str(row["url"]), query.list_params()),
+        "score": "-" if score is None else f"{score:g}",
+    }
+
+
+def _sort_params(query: ItemsQuery) -> dict[str, object]:
+    params = query.params()
+    return {"sort": params["sort"], "order": params["order"]}

@@ -9,8 +9,8 @@ from fastapi.testclient import TestClient
 
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import Message, Usage
-from rulebench.engine.browse import VERDICTS, verdict_of
 from rulebench.engine.store import Store
+from rulebench.engine.verdicts import VERDICTS, verdict_of
 
 from tests.report.html_page import Page
 from tests.web.explorer_page import ids_of, link

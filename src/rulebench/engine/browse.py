@@ -6,13 +6,11 @@ filter on a metadata field needs no index (json_extract over the run's rows stay
 docs/performance.md has the figures).
 """
 
-import re
-from collections.abc import Callable, Collection, Sequence
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rulebench.core.errors import ConfigError
 from rulebench.core.items import ItemResult
 from rulebench.engine.records import (
     RESULT_COLUMNS,
@@ -21,44 +19,13 @@ from rulebench.engine.records import (
     row_to_result,
     row_to_run,
 )
+from rulebench.engine.verdicts import Query, Verdict, metadata_path, verdict_sql
 
 if TYPE_CHECKING:
     from rulebench.engine.result_order import Neighbours, ResultOrder
 
-Query = Callable[[str, tuple[object, ...]], list[Any]]
-Verdict = Literal["passed", "failed", "excluded", "error"]
 PairFilter = Literal["all", "differ", "only-first", "only-second"]
-VERDICTS: tuple[Verdict, ...] = ("passed", "failed", "excluded", "error")
-
-_FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _FIRST_REPEAT = "COALESCE(json_extract({t}.metadata, '$.repeat'), 0) = 0"
-
-
-def verdict_of(result: ItemResult) -> Verdict:
-    """A result's verdict, read as `verdict_sql` reads a row."""
-    outcome = result.outcome
-    if outcome is None:
-        return "error"
-    if outcome.passed is not None:
-        return "passed" if outcome.passed else "failed"
-    if outcome.score is None:
-        return "excluded"
-    return "passed" if outcome.score >= 1.0 else "failed"
-
-
-def verdict_sql(table: str = "") -> str:
-    """A result's verdict: a rule check's pass/fail, else a score of 1 (correct) or below.
-
-    The same reading as the reports: `passed` where a task gives a verdict (scenarios), else
-    the score; a finished item with neither is "excluded" (e.g. a refusal a task leaves out).
-    """
-    t = f"{table}." if table else ""
-    return (
-        f"CASE WHEN {t}status = 'error' THEN 'error' "
-        f"WHEN {t}passed IS NOT NULL THEN (CASE WHEN {t}passed THEN 'passed' ELSE 'failed' END) "
-        f"WHEN {t}score IS NULL THEN 'excluded' "
-        f"WHEN {t}score >= 1.0 THEN 'passed' ELSE 'failed' END"
-    )
 
 
 def _correct_sql(table: str) -> str:
@@ -73,13 +40,6 @@ def _correct_sql(table: str) -> str:
 def _like_contains(text: str) -> str:
     escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return f"%{escaped}%"
-
-
-def metadata_path(field: str) -> str:
-    """The JSON path of a top-level metadata field; a name that is no identifier is refused."""
-    if not _FIELD_NAME.fullmatch(field):
-        raise ConfigError(f"metadata field '{field}' is not a plain name (letters, digits, _)")
-    return f'$."{field}"'
 
 
 class RunFilter(BaseModel):

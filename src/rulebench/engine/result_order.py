@@ -11,7 +11,7 @@ from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
-from rulebench.engine.browse import Query, metadata_path, verdict_sql
+from rulebench.engine.verdicts import Query, metadata_path, verdict_sql
 
 SortKey = Literal["finished", "verdict", "score", "tokens", "latency", "group"]
 

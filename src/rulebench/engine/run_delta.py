@@ -14,7 +14,6 @@ sums (`pass_sums`) and the live page's recent pace (`recent`).
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from rulebench.engine.browse import Query, verdict_sql
 from rulebench.engine.summary import (
     ITEM_SUMS,
     PassSums,
@@ -23,6 +22,7 @@ from rulebench.engine.summary import (
     reasoning_sums,
     to_pass_sums,
 )
+from rulebench.engine.verdicts import Query, verdict_sql
 
 SUMS = 23
 """Sums per part: the 20 of `summary.Tally` after its group, then passed, failed, excluded."""

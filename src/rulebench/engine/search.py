@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from rulebench.core.errors import ConfigError, StoreError
-from rulebench.engine.browse import Verdict, verdict_sql
 from rulebench.engine.connection import is_busy
+from rulebench.engine.verdicts import Verdict, verdict_sql
 
 RawQuery = Callable[[str, tuple[object, ...]], list[Any]]
 MARK_START, MARK_END = "\x02", "\x03"

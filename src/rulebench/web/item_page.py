@@ -14,9 +14,10 @@ from fastapi.responses import HTMLResponse
 from pydantic import JsonValue
 
 from rulebench.core.items import ItemResult
-from rulebench.engine.browse import ResultFilter, verdict_of
+from rulebench.engine.browse import ResultFilter
 from rulebench.engine.catalog import TASKS
 from rulebench.engine.result_order import Neighbours
+from rulebench.engine.verdicts import verdict_of
 from rulebench.web.items_query import ItemsQuery
 from rulebench.web.templating import item_url, query_url, render_page, run_url
 from rulebench.web.views import (

@@ -10,10 +10,11 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
 from rulebench.core.items import ItemResult
-from rulebench.engine.browse import VERDICTS, ResultFilter
+from rulebench.engine.browse import ResultFilter
 from rulebench.engine.catalog import TASKS
 from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store
+from rulebench.engine.verdicts import VERDICTS
 from rulebench.report.redaction import redact_text
 from rulebench.web.charts_page import CHARTED_TASKS
 from rulebench.web.items_query import FILTER_FIELDS, ItemsQuery, sort_headers

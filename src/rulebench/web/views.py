@@ -16,11 +16,11 @@ from pydantic import JsonValue
 
 from rulebench.core.errors import StoreError
 from rulebench.core.items import ItemResult
-from rulebench.engine.browse import Verdict, verdict_of
 from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store
 from rulebench.engine.store_set import StoreSet
 from rulebench.engine.summary import summarize
+from rulebench.engine.verdicts import Verdict, verdict_of
 from rulebench.report.redaction import redact_config, redact_text
 from rulebench.web.run_tallies import RunSums, run_tallies
 from rulebench.web.templating import excerpt, item_url, pretty_json, run_url, thousands

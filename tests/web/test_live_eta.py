@@ -1,20 +1,15 @@
 """A running run's page shows its items done of the total and an ETA at the last minute's pace."""
 
-import threading
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from pydantic import JsonValue
-
-import rulebench
-from rulebench.engine.runner import RunReport
 from rulebench.engine.store import Store
 from rulebench.web.live_eta import UNKNOWN, duration_text, estimate_s, run_eta
 
 from tests.report.html_page import Page
 from tests.web.explorer_store import explorer, synthetic_result
-from tests.web.test_live_progress import started_run
+from tests.web.test_live_progress import SLOW_RUN_ITEMS, start_slow_run, started_run
 
 
 def test_the_estimate_is_the_remaining_items_at_the_recent_pace() -> None:
@@ -90,21 +85,7 @@ def test_a_stalled_run_shows_no_eta(tmp_path: Path) -> None:
 
 def test_the_runner_notes_the_total_for_the_live_page(tmp_path: Path) -> None:
     store = tmp_path / "s.sqlite"
-    config: dict[str, JsonValue] = {"tasks": ["kinship"], "per_group": 24}
-    report: list[RunReport] = []
-    runner = threading.Thread(
-        target=lambda: report.append(
-            rulebench.run(
-                "inferential",
-                "scripted/echo",
-                config=config,
-                store=store,
-                concurrency=1,
-                model_args={"delay_s": "0.05"},
-            )
-        )
-    )
-    runner.start()
+    runner, report = start_slow_run(store)
     totals: set[object] = set()
     try:
         deadline = time.monotonic() + 60
@@ -120,4 +101,4 @@ def test_the_runner_notes_the_total_for_the_live_page(tmp_path: Path) -> None:
     finally:
         runner.join(60)
     assert report and report[0].run.status == "completed"
-    assert 24 in totals
+    assert SLOW_RUN_ITEMS in totals

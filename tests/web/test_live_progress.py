@@ -50,19 +50,13 @@ def test_progress_counts_and_latest_items_follow_the_store_writer(tmp_path: Path
     assert "/static/live.js" not in scripts  # a finished run's page polls nothing
 
 
-def started_run(store: Path) -> RunRecord | None:
-    """The store's one run once it has been created."""
-    try:
-        with Store(store, readonly=True) as db:
-            runs = db.list_runs()
-    except StoreError:  # not created yet, or its schema not written yet
-        return None
-    return runs[0] if runs else None
+SLOW_RUN_ITEMS = 24
+"""The items of `start_slow_run`'s run: 24 kinship items, one at a time, 50 ms each."""
 
 
-def test_a_run_in_progress_is_seen_growing_while_it_runs(tmp_path: Path) -> None:
-    store = tmp_path / "s.sqlite"
-    config: dict[str, JsonValue] = {"tasks": ["kinship"], "per_group": 24}
+def start_slow_run(store: Path) -> tuple[threading.Thread, list[RunReport]]:
+    """A run in a thread, slow enough to be watched growing; its report once it ends."""
+    config: dict[str, JsonValue] = {"tasks": ["kinship"], "per_group": SLOW_RUN_ITEMS}
     report: list[RunReport] = []
     runner = threading.Thread(
         target=lambda: report.append(
@@ -77,6 +71,22 @@ def test_a_run_in_progress_is_seen_growing_while_it_runs(tmp_path: Path) -> None
         )
     )
     runner.start()
+    return runner, report
+
+
+def started_run(store: Path) -> RunRecord | None:
+    """The store's one run once it has been created."""
+    try:
+        with Store(store, readonly=True) as db:
+            runs = db.list_runs()
+    except StoreError:  # not created yet, or its schema not written yet
+        return None
+    return runs[0] if runs else None
+
+
+def test_a_run_in_progress_is_seen_growing_while_it_runs(tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    runner, _ = start_slow_run(store)
     counts: list[int] = []
     statuses: set[str] = set()
     try:
@@ -96,4 +106,4 @@ def test_a_run_in_progress_is_seen_growing_while_it_runs(tmp_path: Path) -> None
         runner.join(60)
     assert counts == sorted(counts) and len(set(counts)) > 2, counts  # seen growing
     assert "running" in statuses
-    assert final["status"] == "completed" and final["counts"]["results"] == 24
+    assert final["status"] == "completed" and final["counts"]["results"] == SLOW_RUN_ITEMS

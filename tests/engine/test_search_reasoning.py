@@ -11,6 +11,7 @@ from rulebench.engine.migrations import REASONING_SEARCH_STEP
 from rulebench.engine.store import Store
 
 from tests.engine.old_stores import store_before
+from tests.engine.test_store_reasoning import stored_run
 
 
 def _two_turns(item_id: str, early_thought: str, last_thought: str | None) -> ItemResult:
@@ -33,17 +34,8 @@ def _found(store: Store, text: str) -> set[str]:
     return {hit.item_id for hit in store.searcher().hits(text, None, 0, 100)}
 
 
-def _write(store: Store, *results: ItemResult) -> str:
-    run = store.create_run("t", "m", {})
-    writer = store.writer()
-    for result in results:
-        writer.put_result(run.id, result)
-    writer.close()
-    return run.id
-
-
 def test_a_word_only_in_the_thinking_finds_the_item(store: Store) -> None:
-    _write(
+    stored_run(
         store,
         _two_turns("a", "pondering turquoise", "counting pebbles"),
         _two_turns("b", "plain thoughts", None),
@@ -92,7 +84,7 @@ def test_the_migration_indexes_the_thinking_of_results_stored_before_it(tmp_path
         assert _found(store, "geography") == {"old"}
         assert _found(store, "reasoning:musing") == {"old"}
         assert _found(store, "paris") == {"old"}
-        _write(store, _two_turns("new", "fresh", "later"))
+        stored_run(store, _two_turns("new", "fresh", "later"))
         assert _found(store, "later") == {"new"}
         store._db.execute("INSERT INTO results_search (results_search) VALUES ('integrity-check')")
 

@@ -37,7 +37,8 @@ def _result(item_id: str, reasoning: str | None = THINKING, unfinished: bool = F
     )
 
 
-def _stored(store: Store, *results: ItemResult) -> str:
+def stored_run(store: Store, *results: ItemResult) -> str:
+    """A run of these results, written by the store's writer; its id."""
     run = store.create_run("t", "m", {})
     writer = store.writer()
     for result in results:
@@ -47,7 +48,7 @@ def _stored(store: Store, *results: ItemResult) -> str:
 
 
 def test_reasoning_is_written_and_read_back_apart_from_the_reply(store: Store) -> None:
-    run_id = _stored(
+    run_id = stored_run(
         store, _result("done"), _result("cut", unfinished=True), _result("plain", None)
     )
     read = {result.item_id: result for result in store.iter_results(run_id)}
@@ -60,7 +61,7 @@ def test_reasoning_is_written_and_read_back_apart_from_the_reply(store: Store) -
 
 
 def test_jsonl_and_csv_exports_carry_the_reasoning(store: Store, tmp_path: Path) -> None:
-    run_id = _stored(store, _result("done"))
+    run_id = stored_run(store, _result("done"))
     export_results(run_id, store.iter_results(run_id), tmp_path / "r.jsonl", "jsonl")
     [line] = (tmp_path / "r.jsonl").read_text().splitlines()
     row = json.loads(line)
@@ -82,7 +83,7 @@ def test_an_existing_store_migrates_and_its_results_read_without_reasoning(tmp_p
         [old] = store.iter_results("r1")
         assert (old.reply, old.reasoning, old.is_reasoning_unfinished) == ("Paris", None, False)
         assert old.usage.reasoning_tokens == 0
-        run_id = _stored(store, _result("new"))
+        run_id = stored_run(store, _result("new"))
         assert list(store.iter_results(run_id)) == [_result("new")]
     with sqlite3.connect(path) as db:
         steps = {row[0] for row in db.execute("SELECT name FROM _migrations")}

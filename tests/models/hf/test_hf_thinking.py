@@ -28,6 +28,7 @@ from tests.models.thinking_template import (
     OFF_TAIL,
     ON_TAIL,
     THINKING_TEMPLATE,
+    check_switched_replies,
     write_thinking_template,
 )
 
@@ -186,18 +187,5 @@ async def test_thinking_on_and_off_on_the_embedded_hf_model(
         await model.generate(QUESTION, thinking(switch, max_tokens=12))
         for switch in (None, True, False)
     ]
-    prompts = [job.prompt for job in jobs]
-    assert prompts[1] == prompts[0] + ON_TAIL and prompts[2] == prompts[0] + OFF_TAIL
-    # The tails are real tokens the model read: the longer the prompt, the more of them.
-    assert unset.usage.prompt_tokens < on.usage.prompt_tokens < off.usage.prompt_tokens
     raw_on, raw_off = (job.future.result().text for job in jobs[1:])
-    end = "</think>"
-    if end in raw_on:  # the model closed its thinking: what follows is the answer
-        thought, answer = raw_on.split(end, 1)
-        assert (on.reasoning, on.text) == (thought.strip(), answer.strip())
-    else:  # it never did: all of it is thinking, and no answer
-        assert (on.reasoning, on.text) == (raw_on.strip(), "")
-        assert on.is_reasoning_unfinished
-    if end not in raw_off and "<think>" not in raw_off:
-        assert (off.text, off.reasoning) == (raw_off, "")
-    assert on.usage.completion_tokens > 0 and off.usage.completion_tokens > 0
+    check_switched_replies([job.prompt for job in jobs], [unset, on, off], raw_on, raw_off)

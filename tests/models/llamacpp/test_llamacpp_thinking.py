@@ -32,6 +32,7 @@ from tests.models.thinking_template import (
     OFF_TAIL,
     ON_TAIL,
     THINKING_TEMPLATE,
+    check_switched_replies,
     write_thinking_template,
 )
 
@@ -177,16 +178,9 @@ async def test_thinking_on_and_off_on_the_embedded_gguf(
         await model.generate(QUESTION, thinking(switch, max_tokens=12))
         for switch in (None, True, False)
     ]
+    raw_on, raw_off = (request.future.result().text for request in requests[1:])
     prompts = [request.prompt for request in requests]
-    assert prompts[1] == prompts[0] + ON_TAIL and prompts[2] == prompts[0] + OFF_TAIL
-    assert unset.usage.prompt_tokens < on.usage.prompt_tokens < off.usage.prompt_tokens
-    raw_on = requests[1].future.result().text
-    if "</think>" in raw_on:  # the model closed its thinking: what follows is the answer
-        thought, answer = raw_on.split("</think>", 1)
-        assert (on.reasoning, on.text) == (thought.strip(), answer.strip())
-    else:  # it never did: all of it is thinking, and no answer
-        assert (on.reasoning, on.text, on.is_reasoning_unfinished) == (raw_on.strip(), "", True)
-    assert on.usage.completion_tokens > 0 and off.usage.completion_tokens > 0
+    check_switched_replies(prompts, [unset, on, off], raw_on, raw_off)
 
 
 @pytest.mark.slow

@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 from pydantic import JsonValue
+from typer.testing import CliRunner
 
+from rulebench.cli.app import app
 from rulebench.core.errors import ConfigError
 from rulebench.engine.store import Store
-from rulebench.scenarios.protocol import Protocol, stored_label
+from rulebench.scenarios.protocol import PUBLISHED_V3_MAX_TOKENS, Protocol, stored_label
 from rulebench.scenarios.task import ScenarioConfig, ScenarioTask, load_cases
 
 from tests.command import assert_one_line_error, rulebench
@@ -157,3 +159,20 @@ def test_the_preset_with_options_that_agree_runs(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "protocol: system, no reminders, compat" in result.stderr
+
+
+def test_the_preset_carries_upstreams_reply_limit_and_max_tokens_replaces_it(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "s.sqlite"
+    file = write_file(tmp_path / "mine" / "Encryption.jsonl", [ENCRYPTION_CASE])
+    base = ["run", "scenarios", "-s", str(file), "--preset", "published-v3", *ECHO]
+    for extra, limit in (([], PUBLISHED_V3_MAX_TOKENS), (["--max-tokens", "40"], 40)):
+        result = CliRunner().invoke(app, [*base, *extra, "--store", str(store), "--json"])
+        assert result.exit_code == 0, result.output
+        with Store(store, readonly=True) as db:
+            [run] = db.list_runs(1)
+            stored = db.get_run(run.id).config["generate"]
+            played = {r.outcome.details["max_tokens"] for r in db.iter_results(run.id) if r.outcome}
+        assert isinstance(stored, dict) and stored["max_tokens"] == limit
+        assert played == {limit}  # a file's cases too, which play at 512 without the preset

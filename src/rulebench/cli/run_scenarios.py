@@ -18,7 +18,7 @@ from rulebench.cli.scenario_wording import (
 )
 from rulebench.report.untrusted import safe_text
 from rulebench.scenarios.matching import STRICT_FIXES
-from rulebench.scenarios.protocol import Protocol
+from rulebench.scenarios.protocol import PUBLISHED_V3_MAX_TOKENS, Protocol
 from rulebench.scenarios.sizes import FULL_MAX_TOKENS, QUICK_MAX_TOKENS, official_sizes_text
 from rulebench.scenarios.task import GENERATED_SUITES, ScenarioConfig
 
@@ -90,9 +90,10 @@ def scenarios(
     preset: Annotated[
         Literal["published-v3"] | None,
         typer.Option(
-            help="published-v3: system placement, no reminders (the published v3 numbers' "
-            "setup; comparable with them only with --prompts upstream); --placement user and "
-            "--system-message conflict with it.",
+            help="published-v3: system placement, no reminders and upstream's reply limit, "
+            f"max_tokens {PUBLISHED_V3_MAX_TOKENS} (the published v3 numbers' setup; comparable "
+            "with them only with --prompts upstream); --placement user and --system-message "
+            "conflict with it, --max-tokens replaces the limit.",
             show_default=False,
         ),
     ] = None,
@@ -171,6 +172,8 @@ def scenarios(
     if preset:
         _check_preset(preset, placement, system_message)
         given |= PUBLISHED_V3.model_dump(include={"placement", "reminders", "system_message"})
+        if run.max_tokens is None:  # upstream's limit, as a given one: every case plays at it
+            run = run._replace(max_tokens=PUBLISHED_V3_MAX_TOKENS)
     moved_clone = prompts is None and upstream is not None  # a saved upstream game's clone
     wording = {} if moved_clone else wording_fields(prompts, upstream, suites)
     protocol = Protocol.model_validate({**given, **wording})
@@ -219,7 +222,7 @@ def scenarios(
             _cases_line(config, run.max_tokens, notes)
             + protocol_line
             + suffix_part
-            + _full_hint(config)
+            + _full_hint(config, run.max_tokens)
         ),
         highlight=False,
     )
@@ -237,12 +240,16 @@ def _cases_line(config: ScenarioConfig, max_tokens: int | None, notes: list[str]
     return line + "; protocol: "
 
 
-def _full_hint(config: ScenarioConfig) -> str:
-    """Names --full while a generated suite is cut to its quick size."""
+def _full_hint(config: ScenarioConfig, max_tokens: int | None) -> str:
+    """Names --full while a generated suite is cut to its quick size.
+
+    And the official size's limit, unless the run names one (`--max-tokens`, or a preset's).
+    """
     sizes = zip(config.suites, config.suite_sizes(), strict=True)
     if all(size == "official" for suite, size in sizes if suite in GENERATED_SUITES):
         return ""
-    return f" (--full for the official sizes and max_tokens {FULL_MAX_TOKENS})"
+    limit = f" and max_tokens {FULL_MAX_TOKENS}" if max_tokens is None else ""
+    return f" (--full for the official sizes{limit})"
 
 
 def _check_preset(preset: str, placement: str | None, system_message: str | None) -> None:

@@ -137,6 +137,10 @@ def stored_prompts_label(stored: JsonValue) -> str:
 
 PUBLISHED_V3 = Protocol(placement="system", reminders=False)
 """The configuration of the published v3 reference numbers (GPT-4o headline 91.7)."""
+PUBLISHED_V3_MAX_TOKENS = 100
+"""The reply limit upstream's runners generate with: llm_rules' default, and S-RuLES's
+`max_gen_toks: 100` in the lm-evaluation-harness fork. `--preset published-v3` carries it, so
+a reply is scored over the text upstream would have scored; `--max-tokens` still wins."""
 
 
 def instructions(

@@ -72,6 +72,7 @@ def _values(tmp_path: Path) -> dict[str, list[str]]:
         "--heldout-by": ["composition"],
         "--prompts": ["upstream"],
         "--upstream": [str(tmp_path / "no-clone")],
+        "--resample": ["upstream"],
         "--model": ["scripted/fixed"],
         "--model-arg": ["reply=OK"],
         "--base-url": ["http://127.0.0.1:9/v1"],

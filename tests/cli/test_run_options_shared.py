@@ -79,7 +79,8 @@ def test_the_task_owns_max_tokens_and_temperature_unless_told() -> None:
     assert (spec.generate.max_tokens, spec.generate.temperature) == (320, 0.0)
     told = make_spec("inferential", "scripted/echo", cot, RunSettings(max_tokens=7, temperature=1))
     assert (told.generate.max_tokens, told.generate.temperature) == (7, 1.0)
-    assert spec.task_config == task_config("inferential", cot).model_dump(mode="json")
+    resolved = task_config("inferential", cot).resolved_for("scripted/echo")
+    assert spec.task_config == resolved.model_dump(mode="json")
 
 
 def test_a_task_refuses_another_tasks_config_model() -> None:

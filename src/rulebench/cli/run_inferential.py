@@ -196,6 +196,17 @@ def inferential(
             show_default=False,
         ),
     ] = None,
+    resample: Annotated[
+        Literal["off", "upstream"] | None,
+        typer.Option(
+            "--resample",
+            help="upstream: ask a ulogic, ulogic-cf or theoremQA item again while its reply "
+            "lacks upstream's answer line (up to 5 requests, the later ones at temperature 0.5, "
+            "top_p 1; the last reply is scored), as upstream's vLLM client does for open "
+            "models; off: one request. Default: upstream with --prompts upstream, else off.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Inferential rule-following: questions with if-then rules, one of which applies.
 
@@ -232,7 +243,7 @@ def inferential(
         data_root=str(data_root.resolve()) if data_root else None,
         grid=task_grid,
         design="paper" if grid else "grid",
-        **opt.given_only(extract=extract, scoring=scoring, repeats=repeats),
+        **opt.given_only(extract=extract, scoring=scoring, repeats=repeats, resample=resample),
         heldout_by=heldout_by,
         **_wording(prompts, upstream),
     )

@@ -24,6 +24,13 @@ from rulebench.inferential.default_tasks import (
 )
 from rulebench.inferential.item_meta import SAMPLE_FACTS, ItemMeta
 from rulebench.inferential.prompts import pick_demos, render_prompt, template_for
+from rulebench.inferential.resampling import (
+    Attempt,
+    Resample,
+    attempt_details,
+    generate_until_answered,
+    is_resampled,
+)
 from rulebench.inferential.rule_lists import RuleListing, golden_of, list_rules, shared_listings
 from rulebench.inferential.settings import (
     PAPER_MAX_TOKENS,
@@ -84,6 +91,11 @@ class InferentialConfig(TaskConfig):
     upstream_skipped: tuple[SkippedCell, ...] = ()
     """Cells of the paper design the clone cannot build, left out of the run with upstream's
     error (found by `resolved_for`; see `upstream.skipped`)."""
+    resample: Resample | None = None
+    """upstream: ask a ulogic(-cf) or theoremQA item again while its reply lacks upstream's
+    answer line, up to 5 requests at temperature 0.5 (`resampling`), as upstream's vLLM client
+    does; off: one request. None: filled when the run is made (`resolved_for`), upstream with
+    upstream prompts, else off; runs stored before the option made one request and resume so."""
 
     @model_validator(mode="before")
     @classmethod
@@ -105,6 +117,11 @@ class InferentialConfig(TaskConfig):
                 f"--scoring {self.scoring} scores candidates in rulebench's answer format, which "
                 "upstream's prompts do not ask for: use --scoring generate with --prompts upstream"
             )
+        if self.resample == "upstream" and self.scoring != "generate":
+            raise ConfigError(
+                f"--resample upstream re-asks generated replies; --scoring {self.scoring} "
+                "generates none: use --resample off (or --scoring generate)"
+            )
         return self
 
     def resolved_for(self, model: str) -> "InferentialConfig":
@@ -115,9 +132,12 @@ class InferentialConfig(TaskConfig):
         tasks kept. Upstream wording records its clone and the model name upstream's code sees:
         the spec after its provider. A resume then sees what the items were made with.
         Under the paper design, the cells that clone cannot build are recorded and left out,
-        one warning each (`upstream.skipped`).
+        one warning each (`upstream.skipped`). Re-asking, when not given, follows the wording.
         """
         config = self._fitted_to_default_tasks()
+        if config.resample is None:
+            resample = "upstream" if config.prompts == "upstream" else "off"
+            config = config.model_copy(update={"resample": resample})
         if config.prompts != "upstream":
             return config
         name = config.upstream_model_name or model.split("/", 1)[-1]
@@ -311,7 +331,11 @@ class InferentialTask:
         return {} if self._processor is None else {"prompts": "upstream"}
 
     async def solve(self, item: Item, session: Session) -> Outcome:
-        """Generate and judge in both extraction modes, or pick a candidate by log-likelihood."""
+        """Generate and judge in both extraction modes, or pick a candidate by log-likelihood.
+
+        With `resample` upstream, a re-asked dataset's item may take several requests; the
+        last reply is scored and the attempts are recorded in the outcome's details.
+        """
         meta = ItemMeta.read(item.metadata, item.id)
         task = meta.task
         self.data(task)
@@ -322,13 +346,23 @@ class InferentialTask:
             return await pick_by_loglik(
                 session, item, scored, template.write_answer, self.settings.scoring
             )
-        completion = await session.generate(item.messages)
+        attempts: tuple[Attempt, ...] = ()
+        if self.settings.resample == "upstream" and is_resampled(task):
+            completion, attempts = await generate_until_answered(
+                session, item.messages, task, item.repeat
+            )
+        else:
+            completion = await session.generate(item.messages)
         cite: Callable[[str], int | None] = cited_rule
         if meta.prompts == "upstream":
             cite = upstream_citation(task, meta.listed_rules)
-        return judge_reply(
+        outcome = judge_reply(
             completion.text, scored, self.settings.extract, self._charges[task], cite
         )
+        if not attempts:
+            return outcome
+        details = {**outcome.details, **attempt_details(attempts)}
+        return outcome.model_copy(update={"details": details})
 
 
 def with_upstream_source(config: InferentialConfig) -> tuple[Path, InferentialConfig]:

@@ -64,6 +64,8 @@ class Session:
         self.endpoints: list[str] = []
         self.latency_s = 0.0
         self.calls = 0
+        self.attempts = 0
+        """Requests sent to the model, retries included; cached replies sent none."""
         self.cache_hits = 0
         self.system_merged = False
         self.last_messages: tuple[Message, ...] = ()
@@ -111,6 +113,7 @@ class Session:
         self.last_messages = tuple(messages)
         scored = await self.model.score_choices(messages, choices)
         self.calls += 1
+        self.attempts += 1
         self.scoring_tokens += scored.tokens
         self.latency_s += time.perf_counter() - start
         return scored.scores
@@ -124,7 +127,10 @@ class Session:
         if completion.cached:
             self.cached_usage = _add(self.cached_usage, completion.usage)
             return
+        self.attempts += completion.attempts
         self.usage = _add(self.usage, completion.usage)
+        if completion.retried_usage != _NO_USAGE:  # spent on replies retried: still spent
+            self.usage = _add(self.usage, completion.retried_usage)
         self.latency_s += completion.latency_s
         if completion.endpoint is not None and completion.endpoint not in self.endpoints:
             self.endpoints.append(completion.endpoint)
@@ -150,6 +156,7 @@ class Session:
             scoring_tokens=self.scoring_tokens,
             latency_s=self.latency_s,
             calls=self.calls,
+            attempts=self.attempts,
             cache_hits=self.cache_hits,
             endpoints=tuple(self.endpoints),
             system_merged=self.system_merged,

@@ -6,7 +6,7 @@ from typing import Protocol
 
 from pydantic import JsonValue
 
-from rulebench.core.errors import ConfigError
+from rulebench.core.errors import ConfigError, ModelError
 from rulebench.core.items import Item, ItemResult, Outcome, content_hash
 from rulebench.core.messages import Completion, GenerateConfig, Message, Usage
 from rulebench.core.reasoning import split_completion
@@ -87,11 +87,11 @@ class Session:
         self.last_messages, self.last_reply = tuple(messages), None
         self.last_reasoning, self.is_last_reasoning_unfinished = None, False
         if self._cache is None:
-            completion = keepable(await self.model.generate(messages, config))
+            completion = keepable(await self._call_model(messages, config))
         else:
             key = make_cache_key(self.model.info, messages, config, self._repeat)
             cached = from_before_reasoning(self._cache.get(key), config)
-            completion = cached or keepable(await self.model.generate(messages, config))
+            completion = cached or keepable(await self._call_model(messages, config))
             if cached is None:
                 self._cache.put(key, completion, self._item_id)
         self._account(completion)
@@ -99,6 +99,13 @@ class Session:
         self.last_reasoning = completion.reasoning or None
         self.is_last_reasoning_unfinished = completion.is_reasoning_unfinished
         return completion
+
+    async def _call_model(self, messages: Sequence[Message], config: GenerateConfig) -> Completion:
+        try:
+            return await self.model.generate(messages, config)
+        except ModelError as exc:  # the requests a failed call sent count too
+            self.attempts += exc.attempts
+            raise
 
     async def score_choices(
         self, messages: Sequence[Message], choices: Sequence[str]

@@ -119,3 +119,17 @@ async def test_cached_replies_send_no_attempts(tmp_path: Path) -> None:
     results = list(store.iter_results(again.run.id))
     store.close()
     assert [(r.calls, r.cache_hits, r.attempts) for r in results] == [(1, 1, 0)]
+
+
+async def test_a_failed_item_stores_the_attempts_its_call_sent(tmp_path: Path) -> None:
+    store = Store(tmp_path / "store.sqlite")
+    async with MockOpenAIServer(MockServerConfig(latency_s=2.0)) as server:
+        model = make_model(server.url, timeout_s=0.1, max_timeout_s=0.2)
+        task = EchoTask(n=1)
+        spec = RunSpec(task=task.name, model="openai-api/mock/echo")
+        report = await Runner(store).run(task, model, spec)
+        await model.aclose()
+    [result] = store.iter_results(report.run.id)
+    store.close()
+    assert result.error is not None and "no reply within 0.1 s and 0.2 s" in result.error
+    assert (result.calls, result.attempts) == (0, 2)

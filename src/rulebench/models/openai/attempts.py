@@ -83,6 +83,7 @@ def exhausted_error(
         f"{label}: {cause} after {attempts} attempt"
         f"{'s' if attempts > 1 else ''} ({call.tried[-1].shown_url}){hint}",
         kind=kind,
+        attempts=attempts,
     )
 
 

@@ -103,7 +103,7 @@ def big_source(path: Path, copies: int) -> None:
         "answer, score, passed, reason, details, error, prompt_tokens, completion_tokens, "
         "latency_s, calls, cache_hits, system_merged, metadata, finished_at, warnings, "
         "cached_prompt_tokens, cached_completion_tokens, scoring_tokens, endpoints, reasoning, "
-        "reasoning_unfinished, reasoning_tokens, cached_reasoning_tokens "
+        "reasoning_unfinished, reasoning_tokens, cached_reasoning_tokens, attempts "
         "FROM results, n",
         (copies,),
     )

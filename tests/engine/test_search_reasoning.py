@@ -118,4 +118,4 @@ def test_a_store_without_search_indexes_its_results_once_not_twice() -> None:
     assert steps[SEARCH_STEP] == ""  # recorded, its index built by the later step alone
     assert "INSERT INTO results_search" in steps[REASONING_SEARCH_STEP]
     after_search = before_search | {SEARCH_STEP, "005_reasoning"}
-    assert dict(pending_steps(after_search)).keys() == {REASONING_SEARCH_STEP}
+    assert dict(pending_steps(after_search)).keys() == {REASONING_SEARCH_STEP, "007_attempts"}

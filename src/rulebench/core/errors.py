@@ -20,11 +20,14 @@ class ModelError(RulebenchError):
         kind: what failed, without the parts that vary from call to call (the reply body,
             the prompt): "malformed reply", "400 Bad Request". Two failures of one kind are
             the same failure, which is how a run tells a broken server from bad luck.
+        attempts: the requests the failed call sent, retries included, when the backend
+            counts them (0 otherwise): counted with the item's result, as a reply's are.
     """
 
-    def __init__(self, message: str, kind: str | None = None) -> None:
+    def __init__(self, message: str, kind: str | None = None, attempts: int = 0) -> None:
         super().__init__(message)
         self.kind = kind
+        self.attempts = attempts
 
 
 class TransientModelError(ModelError):

@@ -78,7 +78,8 @@ class ItemResult(BaseModel):
     error: str | None = None
     """Why the item could not be finished (after retries); never counted as a wrong answer."""
     usage: Usage = Usage()
-    """Tokens the model read and wrote for this item (replies from the response cache aside)."""
+    """Tokens the model read and wrote for this item (replies from the response cache aside),
+    replies that came back yet were retried included."""
     cached_usage: Usage = Usage()
     """Tokens of the replies served from the response cache: no model saw them this time."""
     scoring_tokens: int = 0
@@ -86,6 +87,9 @@ class ItemResult(BaseModel):
     latency_s: float = 0.0
     """Wall time of the item's model calls, summed."""
     calls: int = 0
+    attempts: int = 0
+    """Requests the calls sent, retries included (a call that timed out once sent two); 0
+    in results stored before attempts were counted. Above `calls` the server struggled."""
     cache_hits: int = 0
     endpoints: tuple[str, ...] = ()
     """The servers that answered this item's calls, in order of first use, when the model

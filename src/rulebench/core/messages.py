@@ -146,6 +146,12 @@ class Completion(BaseModel):
     endpoint: str | None = None
     """Which server answered (its base URL, credentials removed) when a model spreads requests
     over several; stored with the item's result."""
+    attempts: int = Field(default=1, ge=1)
+    """Requests sent to get this reply, retries included: a slow server that timed out twice
+    answered the third. Counted with the item's result beside its calls."""
+    retried_usage: Usage = Usage()
+    """Tokens of replies that came back yet were retried (a 200 without choices): spent by the
+    server, so counted with the item's usage, though not in `usage`, this reply's own."""
 
 
 def reply_turn(completion: Completion) -> Message:

@@ -223,6 +223,7 @@ def sample(result: ItemResult, run: RunRecord) -> dict[str, JsonValue]:
             **result.metadata,
             "rulebench": {
                 "calls": result.calls,
+                "attempts": result.attempts,
                 "cache_hits": result.cache_hits,
                 # Apart from model_usage, which counts only what the model read and wrote.
                 "cached_prompt_tokens": result.cached_usage.prompt_tokens,

@@ -11,6 +11,7 @@ from rulebench.core.errors import StoreError
 SEARCH_STEP = "004_results_search"
 REASONING_STEP = "005_reasoning"
 REASONING_SEARCH_STEP = "006_reasoning_search"
+ATTEMPTS_STEP = "007_attempts"
 # A result's prompt as searched: its messages' text, in order (the reply is kept apart).
 _PROMPT_TEXT = (
     "(SELECT group_concat(json_extract(m.value, '$.content'), ' ') "
@@ -200,11 +201,20 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         END;
         """,
     ),
+    (
+        # The requests an item's calls sent, retries included (a slow server's timeouts once
+        # sent one prompt four times under `calls: 1`). Earlier results read 0: not counted.
+        ATTEMPTS_STEP,
+        """
+        ALTER TABLE results ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+        """,
+    ),
 )
 KNOWN = frozenset(name for name, _ in MIGRATIONS)
-READ_OPTIONAL = frozenset({SEARCH_STEP, REASONING_STEP, REASONING_SEARCH_STEP})
+READ_OPTIONAL = frozenset({SEARCH_STEP, REASONING_STEP, REASONING_SEARCH_STEP, ATTEMPTS_STEP})
 """Steps a read-only open may do without: the store reads as before, only search is missing
-(or does not cover reasoning) and results read with no reasoning (`records.READ_DEFAULTS`)."""
+(or does not cover reasoning) and results read with no reasoning and no attempts counted
+(`records.READ_DEFAULTS`)."""
 SEARCH_TABLES = frozenset(
     f"results_search{suffix}" for suffix in ("", "_data", "_idx", "_docsize", "_config")
 )

@@ -44,6 +44,7 @@ RESULT_COLUMNS = (
     "reasoning_unfinished",
     "reasoning_tokens",
     "cached_reasoning_tokens",
+    "attempts",
 )
 
 READ_DEFAULTS = {
@@ -51,9 +52,11 @@ READ_DEFAULTS = {
     "reasoning_unfinished": "0",
     "reasoning_tokens": "0",
     "cached_reasoning_tokens": "0",
+    "attempts": "0",
 }
-"""Columns that a store opened read-only before the reasoning step lacks, and what they read
-as: no reasoning, finished, no reasoning tokens, as the results were before reasoning."""
+"""Columns that a store opened read-only before the reasoning (or attempts) step lacks, and
+what they read as: no reasoning, finished, no reasoning tokens, no attempts counted, as the
+results were before those steps."""
 
 
 def result_select(present: Collection[str] | None = None, prefix: str = "") -> tuple[str, ...]:
@@ -160,6 +163,7 @@ def result_to_row(run_id: str, result: ItemResult) -> tuple[object, ...]:
         int(result.is_reasoning_unfinished),
         result.usage.reasoning_tokens,
         result.cached_usage.reasoning_tokens,
+        result.attempts,
     )
 
 
@@ -248,6 +252,7 @@ def row_to_result(row: Any) -> ItemResult:
         scoring_tokens=values["scoring_tokens"],
         latency_s=values["latency_s"],
         calls=values["calls"],
+        attempts=values["attempts"],
         cache_hits=values["cache_hits"],
         endpoints=tuple(json.loads(values["endpoints"])),
         system_merged=bool(values["system_merged"]),

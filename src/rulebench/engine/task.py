@@ -6,7 +6,7 @@ from typing import Protocol
 
 from pydantic import JsonValue
 
-from rulebench.core.errors import ConfigError
+from rulebench.core.errors import ConfigError, ModelError
 from rulebench.core.items import Item, ItemResult, Outcome, content_hash
 from rulebench.core.messages import Completion, GenerateConfig, Message, Usage
 from rulebench.core.reasoning import split_completion
@@ -64,6 +64,8 @@ class Session:
         self.endpoints: list[str] = []
         self.latency_s = 0.0
         self.calls = 0
+        self.attempts = 0
+        """Requests sent to the model, retries included; cached replies sent none."""
         self.cache_hits = 0
         self.system_merged = False
         self.last_messages: tuple[Message, ...] = ()
@@ -85,11 +87,11 @@ class Session:
         self.last_messages, self.last_reply = tuple(messages), None
         self.last_reasoning, self.is_last_reasoning_unfinished = None, False
         if self._cache is None:
-            completion = keepable(await self.model.generate(messages, config))
+            completion = keepable(await self._call_model(messages, config))
         else:
             key = make_cache_key(self.model.info, messages, config, self._repeat)
             cached = from_before_reasoning(self._cache.get(key), config)
-            completion = cached or keepable(await self.model.generate(messages, config))
+            completion = cached or keepable(await self._call_model(messages, config))
             if cached is None:
                 self._cache.put(key, completion, self._item_id)
         self._account(completion)
@@ -97,6 +99,13 @@ class Session:
         self.last_reasoning = completion.reasoning or None
         self.is_last_reasoning_unfinished = completion.is_reasoning_unfinished
         return completion
+
+    async def _call_model(self, messages: Sequence[Message], config: GenerateConfig) -> Completion:
+        try:
+            return await self.model.generate(messages, config)
+        except ModelError as exc:  # the requests a failed call sent count too
+            self.attempts += exc.attempts
+            raise
 
     async def score_choices(
         self, messages: Sequence[Message], choices: Sequence[str]
@@ -111,6 +120,7 @@ class Session:
         self.last_messages = tuple(messages)
         scored = await self.model.score_choices(messages, choices)
         self.calls += 1
+        self.attempts += 1
         self.scoring_tokens += scored.tokens
         self.latency_s += time.perf_counter() - start
         return scored.scores
@@ -124,7 +134,10 @@ class Session:
         if completion.cached:
             self.cached_usage = _add(self.cached_usage, completion.usage)
             return
+        self.attempts += completion.attempts
         self.usage = _add(self.usage, completion.usage)
+        if completion.retried_usage != _NO_USAGE:  # spent on replies retried: still spent
+            self.usage = _add(self.usage, completion.retried_usage)
         self.latency_s += completion.latency_s
         if completion.endpoint is not None and completion.endpoint not in self.endpoints:
             self.endpoints.append(completion.endpoint)
@@ -150,6 +163,7 @@ class Session:
             scoring_tokens=self.scoring_tokens,
             latency_s=self.latency_s,
             calls=self.calls,
+            attempts=self.attempts,
             cache_hits=self.cache_hits,
             endpoints=tuple(self.endpoints),
             system_merged=self.system_merged,

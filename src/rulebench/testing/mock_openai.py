@@ -26,7 +26,7 @@ KIND is one of:
     malformedkey   status 200 with a truncated JSON body that echoes the Authorization header
                    it received, as careless servers do (clients must scrub it)
     drop           close the connection without any response
-    nochoices      status 200 with valid JSON but no "choices"
+    nochoices      status 200 with valid JSON but no "choices" (its usage counts the prompt)
     surrogate      the normal reply whose content ends with the JSON escape \ud83d: valid JSON
                    that decodes to a lone surrogate (a token limit cutting an emoji in half)
     badutf8        the normal reply with a fresh id (a body that differs every time) and the
@@ -305,7 +305,12 @@ class MockOpenAIServer:
                 body=f'{head}, "choices": [{{"mess'.encode(), content_type="application/json"
             )
         if fault == "nochoices":
-            return web.json_response({"id": "chatcmpl-mock", "object": "chat.completion"})
+            # The prompt was read, so its tokens are reported, as a server cut short reports them.
+            prompt_tokens = sum(len(str(m.get("content") or "").split()) for m in body["messages"])
+            usage = {"prompt_tokens": prompt_tokens, "completion_tokens": 0}
+            return web.json_response(
+                {"id": "chatcmpl-mock", "object": "chat.completion", "usage": usage}
+            )
         if fault == "surrogate":
             # json.dumps writes a lone surrogate as the ASCII escape \ud83d.
             return self._reply(body, suffix="\ud83d")

@@ -19,12 +19,19 @@ from rulebench.core.messages import Completion, GenerateConfig, Message, Usage
 from rulebench.core.reasoning import split_reasoning
 from rulebench.models.base import BackendOptions, ModelInfo, parse_backend_args
 from rulebench.models.clock import REAL_CLOCK, Clock
+from rulebench.models.openai.attempts import (
+    CallAttempts,
+    TimeoutTally,
+    exhausted_error,
+    is_worth_resending,
+    status_error,
+)
 from rulebench.models.openai.config import OpenAIConfig
 from rulebench.models.openai.endpoint import Endpoint, resolve_endpoints
 from rulebench.models.openai.endpoint_pool import EndpointPool, Replica
 from rulebench.models.openai.rate_limit import RateLimiter, estimate_tokens
 from rulebench.models.openai.reachable import find_unreachable
-from rulebench.models.openai.reasoning_params import ParamsRefused, RequestParams, refused_params
+from rulebench.models.openai.reasoning_params import ParamsRefused, RequestParams
 from rulebench.models.openai.reply import (
     AttemptFailed,
     Reply,
@@ -96,6 +103,7 @@ class OpenAIModel:
         )
         self._session = SessionHolder(_headers(first), config.timeout_s, config.max_connections)
         self._backoff: wait_base | None = None  # built by _retry, on the first failure
+        self._timeouts = TimeoutTally(self._label, config)
 
     @classmethod
     def create_openai(cls, name: str, options: BackendOptions) -> "OpenAIModel":
@@ -140,7 +148,7 @@ class OpenAIModel:
     @property
     def run_notes(self) -> tuple[str, ...]:
         """What the requests sent differently from the run's settings, and why (run notes)."""
-        return tuple(self._params.notes)
+        return (*self._params.notes, *self._timeouts.notes)
 
     def check_generate_config(self, config: GenerateConfig) -> None:
         """Refuse settings this endpoint cannot take (ConfigError), before any request is sent."""
@@ -153,14 +161,15 @@ class OpenAIModel:
         """Reply to the conversation, retrying transient failures; ModelError when they persist.
 
         `latency_s` is the wall time of the whole call, retries and waits included; `endpoint`
-        the base URL that answered (always set, one endpoint or several).
+        the base URL that answered (always set, one endpoint or several); `attempts` the
+        requests sent, retries and resends included.
         """
         self.check_generate_config(config)
         body = self._format.body(self._model_name, messages, config)
         tokens = self._count_tokens(messages, config) if self._has_limits else 0
-        tried: list[Replica] = []  # the replica of each attempt, in order
+        call = CallAttempts()
         start = time.perf_counter()
-        reply, sent_warnings = await self._send(body, tokens, tried)
+        reply, sent_warnings = await self._send(body, tokens, call)
         split = split_reasoning(
             reply.text,
             reply.reasoning,
@@ -182,11 +191,13 @@ class OpenAIModel:
             latency_s=time.perf_counter() - start,
             finish_reason=reply.finish_reason,
             warnings=(*sent_warnings, *reply.warnings, *split.warnings),
-            endpoint=tried[-1].shown_url,
+            endpoint=call.tried[-1].shown_url,
+            attempts=len(call.tried),
+            retried_usage=call.retried_usage,
         )
 
     async def _send(
-        self, body: dict[str, Any], tokens: int, tried: list[Replica]
+        self, body: dict[str, Any], tokens: int, call: CallAttempts
     ) -> tuple[Reply, list[str]]:
         """The reply to `body` sent as the model takes it, and a warning per setting changed.
 
@@ -199,9 +210,9 @@ class OpenAIModel:
             payload = json.dumps(sent).encode()
             try:
                 try:
-                    reply = await self._post(payload, tokens, tried)
+                    reply = await self._post(payload, tokens, call)
                 except AttemptFailed as first:
-                    reply = await self._retry(payload, tokens, tried, first)
+                    reply = await self._retry(payload, tokens, call, first)
             except ParamsRefused as refused:
                 warning = self._params.learn(refused, sent)  # raises when nothing can change
                 learned += [warning] if warning else []
@@ -220,14 +231,14 @@ class OpenAIModel:
         return tokens
 
     async def _retry(
-        self, payload: bytes, tokens: int, tried: list[Replica], first: AttemptFailed
+        self, payload: bytes, tokens: int, call: CallAttempts, first: AttemptFailed
     ) -> Reply:
         # Tenacity is set up only once a first attempt has failed: building and running an
         # AsyncRetrying costs a large share of a whole request's overhead. It
         # replays that failure as attempt 1, so waits, logging and counts stay in one place.
         from tenacity import (
             AsyncRetrying,
-            retry_if_exception_type,
+            retry_if_exception,
             stop_after_attempt,
             wait_exponential,
             wait_random,
@@ -245,10 +256,10 @@ class OpenAIModel:
         async def attempt() -> Reply:
             if replayed:
                 raise replayed.pop()
-            return await self._post(payload, tokens, tried)
+            return await self._post(payload, tokens, call)
 
         retrying = AsyncRetrying(
-            retry=retry_if_exception_type(AttemptFailed),
+            retry=retry_if_exception(lambda exc: is_worth_resending(exc, self._config)),
             stop=stop_after_attempt(self._config.max_retries + 1),
             wait=self._wait,
             before_sleep=self._log_retry,
@@ -257,13 +268,7 @@ class OpenAIModel:
         try:
             return await retrying(attempt)
         except AttemptFailed as exc:
-            attempts = self._config.max_retries + 1
-            detail = f"; the server said: {exc.detail}" if exc.detail else ""
-            raise ModelError(
-                f"{self._label}: {exc.cause} after {attempts} attempt"
-                f"{'s' if attempts > 1 else ''} ({tried[-1].shown_url}){detail}",
-                kind=exc.cause,
-            ) from None
+            raise exhausted_error(self._label, exc, call, self._config) from None
 
     def _wait(self, state: "RetryCallState") -> float:
         exc = state.outcome.exception() if state.outcome else None
@@ -284,23 +289,27 @@ class OpenAIModel:
             state.next_action.sleep if state.next_action else 0.0,
         )
 
-    async def _post(self, payload: bytes, tokens: int, tried: list[Replica]) -> Reply:
+    async def _post(self, payload: bytes, tokens: int, call: CallAttempts) -> Reply:
         # The choke point for server texts: every error of an attempt leaves through here,
         # cleaned of secrets and lone surrogates, before it is retried, logged or raised.
         pool = self._endpoint_pool
         if pool is None:
             replica = self._replicas[0]
         else:
-            replica = await pool.acquire(tried[-1] if tried else None)
-        tried.append(replica)
+            replica = await pool.acquire(call.tried[-1] if call.tried else None)
+        call.tried.append(replica)
+        timeout_s = call.next_timeout_s(self._config)
         try:
-            reply = await self._attempt(replica, payload, tokens)
+            reply = await self._attempt(replica, payload, tokens, timeout_s)
         except AttemptFailed as exc:
+            if call.record(exc):
+                self._timeouts.add()
             cleaned = AttemptFailed(
                 self._clean(exc.cause),
                 self._clean(exc.detail),
                 exc.retry_after_s,
                 exc.is_server_down,
+                exc.timed_out_s,
             )
             if pool is not None and exc.is_server_down:
                 retry_after_s = exc.retry_after_s
@@ -319,7 +328,9 @@ class OpenAIModel:
             pool.succeeded(replica)
         return reply
 
-    async def _attempt(self, replica: Replica, payload: bytes, tokens: int) -> Reply:
+    async def _attempt(
+        self, replica: Replica, payload: bytes, tokens: int, timeout_s: float
+    ) -> Reply:
         pool = await self._session.get()
         limit = self._config.max_reply_bytes
         limiter = replica.limiter
@@ -329,13 +340,17 @@ class OpenAIModel:
             # could queue for a slot and reach the server later than its admission says.
             ticket = None if limiter is None else await limiter.acquire(tokens)
             try:
-                async with pool.session.post(replica.post_url, data=payload) as response:
+                timeout = aiohttp.ClientTimeout(total=timeout_s)
+                sent = pool.session.post(replica.post_url, data=payload, timeout=timeout)
+                async with sent as response:
                     if not 200 <= response.status < 300:
                         raw, _ = await read_at_most(response, min(limit, _ERROR_BODY_BYTES))
-                        raise self._status_error(response, raw, replica)
+                        raise status_error(response, raw, self._label, replica.shown_url)
                     raw, is_cut = await read_at_most(response, limit)
             except TimeoutError:
-                raise AttemptFailed(f"no reply within {self._config.timeout_s:g} s") from None
+                raise AttemptFailed(
+                    f"no reply within {timeout_s:g} s", timed_out_s=timeout_s
+                ) from None
             except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as exc:
                 raise AttemptFailed(f"connection error: {describe_connection_error(exc)}") from None
             except aiohttp.ClientError as exc:
@@ -353,19 +368,6 @@ class OpenAIModel:
         if limiter is not None and ticket is not None and used:
             limiter.settle(ticket, used)
         return reply
-
-    def _status_error(
-        self, response: aiohttp.ClientResponse, raw: bytes, replica: Replica
-    ) -> ModelError:
-        status = response.status
-        cause = f"{status} {response.reason or ''}".rstrip()
-        detail = server_message(raw)
-        if status in (408, 429) or status >= 500:
-            return AttemptFailed(cause, detail, parse_retry_after(response.headers))
-        message = f"{self._label}: {cause} ({replica.shown_url}): {detail}"
-        if status == 400 and (refused := refused_params(message, detail)) is not None:
-            return refused
-        return ModelError(message, kind=cause)
 
     def _clean(self, text: str) -> str:
         return clean_server_text(text, self._secrets)

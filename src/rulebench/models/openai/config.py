@@ -17,10 +17,15 @@ class OpenAIConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     timeout_s: float = Field(default=120.0, gt=0, le=3600)
-    """Time allowed for one attempt, from sending the request to the reply's last byte."""
+    """Time allowed for a first attempt, from sending the request to the reply's last byte.
+    After an attempt times out, the next one gets twice as long, up to max_timeout_s."""
+    max_timeout_s: float | None = Field(default=None, gt=0, le=7200)
+    """Cap on the growing timeout (default 4 x timeout_s). An attempt that times out at the
+    cap is not re-sent: the server is slower than the run allows, and a re-send only adds to
+    the work of a server that is still computing the abandoned request."""
     max_retries: int = Field(default=6, ge=0, le=100)
     """Retries after the first attempt; only transient failures (429, 408, 5xx, timeouts,
-    dropped connections, malformed replies) are retried."""
+    dropped connections, malformed replies) are retried, timeouts only below max_timeout_s."""
     initial_backoff_s: float = Field(default=0.5, ge=0, le=60)
     max_backoff_s: float = Field(default=30.0, ge=0, le=600)
     """Cap on any wait between attempts (Retry-After aside), and on an endpoint's cool-down."""

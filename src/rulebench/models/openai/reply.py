@@ -16,6 +16,7 @@ import aiohttp
 
 from rulebench.core.credentials import REDACTED, scrub_secrets
 from rulebench.core.errors import TransientModelError
+from rulebench.core.messages import Usage
 from rulebench.core.text import repair_surrogates, surrogate_warning
 from rulebench.models.openai.config import ApiKind
 
@@ -32,6 +33,7 @@ class AttemptFailed(TransientModelError):
         detail: str = "",
         retry_after_s: float | None = None,
         is_server_down: bool = True,
+        timed_out_s: float | None = None,
     ) -> None:
         super().__init__(f"{cause}: {detail}" if detail else cause, retry_after_s)
         self.cause = cause
@@ -39,6 +41,10 @@ class AttemptFailed(TransientModelError):
         self.is_server_down = is_server_down
         """Whether the failure says the server is sick (connection, timeout, 5xx, 429), so a
         replica is taken out; a malformed reply says nothing about the next request."""
+        self.timed_out_s = timed_out_s
+        """The timeout the attempt ran out of; None when it failed otherwise."""
+        self.usage = Usage()
+        """Tokens the reply reported, when a reply came back (a 200 without choices)."""
 
 
 class Reply(NamedTuple):
@@ -191,13 +197,28 @@ def parse_reply(
         reasoning_tokens = _reasoning_tokens(usage)
     except (ValueError, KeyError, IndexError, TypeError, AttributeError, OverflowError):
         # OverflowError: token counts of 1e400 (inf) cannot become ints.
-        raise AttemptFailed("malformed reply", server_message(raw), is_server_down=False) from None
+        failed = AttemptFailed("malformed reply", server_message(raw), is_server_down=False)
+        failed.usage = _reported_usage(raw)
+        raise failed from None
     warnings: list[str] = []
     text = _keep(text, "reply", (max_chars, secrets), warnings)
     reasoning = _keep(reasoning, "reasoning", (max_chars, secrets), warnings)
     reason = None if finish_reason is None else repair_surrogates(str(finish_reason))[0]
     tokens = (prompt_tokens, completion_tokens, reasoning_tokens)
     return Reply(text, reason, *tokens, tuple(warnings), reasoning)
+
+
+def _reported_usage(raw: bytes) -> Usage:
+    """The token counts of a reply that is otherwise unusable, when it has readable ones."""
+    try:
+        usage = json.loads(raw).get("usage") or {}
+        return Usage(
+            prompt_tokens=int(usage.get("prompt_tokens") or 0),
+            completion_tokens=int(usage.get("completion_tokens") or 0),
+            reasoning_tokens=_reasoning_tokens(usage),
+        )
+    except (ValueError, TypeError, AttributeError, OverflowError):
+        return Usage()
 
 
 def is_cut_while_thinking(reply: Reply, answer: str) -> bool:

@@ -1,0 +1,46 @@
+"""Attempts stored beside calls; a store from before the attempts step reads them as 0."""
+
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from rulebench.core.items import ItemResult, Outcome
+from rulebench.engine.migrations import ATTEMPTS_STEP
+from rulebench.engine.store import Store
+
+from tests.engine.old_stores import store_before
+
+
+def test_attempts_are_stored_and_read_back(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.sqlite") as store:
+        run = store.create_run("t", "m", {})
+        result = ItemResult(item_id="a", outcome=Outcome(score=1.0), calls=1, attempts=4)
+        writer = store.writer()
+        writer.put_result(run.id, result)
+        writer.close()
+        [read] = store.iter_results(run.id)
+    assert (read.calls, read.attempts) == (1, 4)
+
+
+def test_results_stored_before_the_step_read_no_attempts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "old.sqlite"
+    store_before(ATTEMPTS_STEP, path, "old", "Paris")
+    with monkeypatch.context() as unwritable:  # a store that cannot be upgraded here
+        unwritable.setattr("rulebench.engine.connection.os.access", lambda *_: False)
+        with Store(path, readonly=True) as store:
+            [old] = store.iter_results("r1")
+            assert (old.calls, old.attempts) == (1, 0)
+    assert "attempts" not in _columns(path)
+    with Store(path) as store:  # migrated: the column is there, the old row reads 0
+        [old] = store.iter_results("r1")
+        assert (old.calls, old.attempts) == (1, 0)
+    assert "attempts" in _columns(path)
+
+
+def _columns(path: Path) -> set[str]:
+    with closing(sqlite3.connect(path)) as db:
+        return {row[1] for row in db.execute("PRAGMA table_info(results)")}

@@ -73,7 +73,7 @@ async def _run(store: Path, spec: RunSpec, model: LateAnswerer) -> list[ItemResu
 def _seeds(result: ItemResult) -> list[int]:
     """The sampling seed of each of the item's attempts, as its outcome records them."""
     assert result.outcome is not None
-    seeds = result.outcome.details["attempt_seeds"]
+    seeds = result.outcome.details["ask_seeds"]
     assert isinstance(seeds, list)
     return [seed for seed in seeds if isinstance(seed, int)]
 
@@ -98,10 +98,10 @@ async def test_an_item_is_asked_again_until_its_reply_has_the_answer_line(
         assert result.outcome is not None
         details = result.outcome.details
         assert result.reply == ANSWERED[task]  # the scored reply is the last, matched one
-        assert result.calls == details["attempts"] == 3
-        assert details["attempt_temperatures"] == [0.2, RESAMPLE_TEMPERATURE, RESAMPLE_TEMPERATURE]
+        assert result.calls == details["asks"] == 3
+        assert details["ask_temperatures"] == [0.2, RESAMPLE_TEMPERATURE, RESAMPLE_TEMPERATURE]
         assert details["has_answer_line"] is True
-        seeds = details["attempt_seeds"]
+        seeds = details["ask_seeds"]
         assert isinstance(seeds, list) and len(set(seeds)) == 3
     retries = [config for config in model.sent if config.temperature == RESAMPLE_TEMPERATURE]
     assert retries and all(config.top_p == 1.0 for config in retries)
@@ -116,7 +116,7 @@ async def test_at_most_five_requests_and_the_last_reply_is_scored(
     results = await _run(tmp_path / "runs.db", spec, LateAnswerer("ulogic", misses=9))
     for result in results:
         assert result.outcome is not None
-        assert result.calls == result.outcome.details["attempts"] == MAX_ATTEMPTS
+        assert result.calls == result.outcome.details["asks"] == MAX_ATTEMPTS
         assert result.reply == LINELESS
         assert result.outcome.details["has_answer_line"] is False
 
@@ -130,7 +130,7 @@ async def test_a_dataset_upstream_does_not_re_ask_gets_one_request(
     results = await _run(tmp_path / "runs.db", spec, model)
     assert results and len(model.sent) == len(results)
     for result in results:
-        assert result.outcome is not None and "attempts" not in result.outcome.details
+        assert result.outcome is not None and "asks" not in result.outcome.details
         assert result.reply == LINELESS
 
 

@@ -103,8 +103,8 @@ async def generate_until_answered(
 def attempt_details(attempts: tuple[Attempt, ...]) -> dict[str, JsonValue]:
     """What an outcome records of the attempts: their count and each one's sampling."""
     return {
-        "attempts": len(attempts),
-        "attempt_temperatures": [a.temperature for a in attempts],
-        "attempt_seeds": [a.seed for a in attempts],
+        "asks": len(attempts),
+        "ask_temperatures": [a.temperature for a in attempts],
+        "ask_seeds": [a.seed for a in attempts],
         "has_answer_line": attempts[-1].has_answer_line,
     }

@@ -1,5 +1,6 @@
 """Attempts stored beside calls; a store from before the attempts step reads them as 0."""
 
+import re
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -11,6 +12,7 @@ from rulebench.engine.migrations import ATTEMPTS_STEP
 from rulebench.engine.store import Store
 
 from tests.engine.old_stores import store_before
+from tests.web.explorer_store import explorer, synthetic_result
 
 
 def test_attempts_are_stored_and_read_back(tmp_path: Path) -> None:
@@ -44,3 +46,18 @@ def test_results_stored_before_the_step_read_no_attempts(
 def _columns(path: Path) -> set[str]:
     with closing(sqlite3.connect(path)) as db:
         return {row[1] for row in db.execute("PRAGMA table_info(results)")}
+
+
+def test_the_explorers_item_page_shows_the_requests_sent(tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    with Store(store) as db:
+        run = db.create_run("scenarios", "scripted/x", {})
+        writer = db.writer()
+        result = synthetic_result(0).model_copy(update={"calls": 1, "attempts": 3})
+        writer.put_result(run.id, result)
+        writer.close()
+    with explorer(store) as client:
+        page = client.get(f"/runs/{run.id}/items/{result.item_id}")
+    assert page.status_code == 200
+    shown = dict(re.findall(r"<dt>([^<]+)</dt>\s*<dd>([^<]*)</dd>", page.text))
+    assert shown["requests sent (retries included)"] == "3" and shown["model calls"] == "1"

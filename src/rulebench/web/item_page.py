@@ -128,6 +128,7 @@ def _item(result: ItemResult) -> dict[str, object]:
             "endpoints": ", ".join(result.endpoints) or "-",
             "latency (s)": f"{result.latency_s:.3f}",
             "model calls": result.calls,
+            "requests sent (retries included)": result.attempts or "-",
             "cache hits": result.cache_hits,
             "system merged": "yes" if result.system_merged else "no",
         },

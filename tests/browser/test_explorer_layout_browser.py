@@ -69,7 +69,9 @@ def test_pages_fit_the_window_with_the_nav_shown(
         page.get_by_role("button", name="Start").click()
         page.wait_for_url("**/play/conversations/*")
         page.get_by_label("your message").fill("Hello there " + LONG_REPLY)
-        page.get_by_role("button", name="Send").click()
-        page.locator(".message.assistant pre").first.wait_for()
+        with page.expect_navigation(wait_until="load"):  # the reply's page, its CSS applied
+            page.get_by_role("button", name="Send").click()
+        page.locator(".message.user pre", has_text=LONG_REPLY).first.wait_for()
+        page.locator(".message.assistant pre").last.wait_for()
         fits(page, "a conversation")
     assert seen.problems == [] and seen.requests == []

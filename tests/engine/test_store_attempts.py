@@ -1,5 +1,6 @@
 """Attempts stored beside calls; a store from before the attempts step reads them as 0."""
 
+import json
 import re
 import sqlite3
 from contextlib import closing
@@ -8,9 +9,13 @@ from pathlib import Path
 import pytest
 
 from rulebench.core.items import ItemResult, Outcome
+from rulebench.engine.cache import PER_REQUEST_FIELDS
 from rulebench.engine.migrations import ATTEMPTS_STEP
+from rulebench.engine.runner import Runner, RunSpec
 from rulebench.engine.store import Store
+from rulebench.models.scripted import ScriptedModel
 
+from tests.conftest import EchoTask
 from tests.engine.old_stores import store_before
 from tests.web.explorer_store import explorer, synthetic_result
 
@@ -61,3 +66,15 @@ def test_the_explorers_item_page_shows_the_requests_sent(tmp_path: Path) -> None
     assert page.status_code == 200
     shown = dict(re.findall(r"<dt>([^<]+)</dt>\s*<dd>([^<]*)</dd>", page.text))
     assert shown["requests sent (retries included)"] == "3" and shown["model calls"] == "1"
+
+
+async def test_a_cached_reply_keeps_no_trace_of_the_requests_that_got_it(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite"
+    with Store(path) as db:
+        spec = RunSpec(task="echo-test", model="scripted/echo")
+        await Runner(db).run(EchoTask(2), ScriptedModel("echo"), spec)
+    with closing(sqlite3.connect(path)) as db:
+        rows = db.execute("SELECT completion FROM cache").fetchall()
+    assert len(rows) == 2
+    for (completion,) in rows:
+        assert not PER_REQUEST_FIELDS & set(json.loads(completion))

@@ -83,6 +83,11 @@ def make_cache_key(
     return CacheKey(digest, canonical, info.identity)
 
 
+PER_REQUEST_FIELDS: set[str] = {"attempts", "retried_usage"}
+"""How the request that got a reply went, not the reply: a cached reply is sent no request
+(`Session` counts none for it), so these stay out of the entry, as before they existed."""
+
+
 def _short(key: str) -> int:
     return int(key[:16], 16)
 
@@ -139,7 +144,7 @@ class ResponseCache:
                 key=key.key,
                 model=key.model,
                 parts_json=key.parts_json,
-                completion_json=completion.model_dump_json(),
+                completion_json=completion.model_dump_json(exclude=PER_REQUEST_FIELDS),
                 run_id=self._run_id,
                 item_id=item_id,
                 created_at=utc_now(),

@@ -9,7 +9,6 @@ run with the index a Job would give. Only the scheduler and the remote machines 
 
 import os
 import re
-import shutil
 import socket
 import sqlite3
 import stat
@@ -34,6 +33,13 @@ STAND_INS = {
     "ssh": '#!/bin/bash\nshift\nexec bash -c "$*"\n',
     # scp -q HOST:PATH DEST: the path is on this machine.
     "scp": '#!/bin/bash\n[[ $1 == -q ]] && shift\nexec cp "${1#*:}" "$2"\n',
+    # curl -sf -o /dev/null URL (the health check): exit 0 when the URL answers 2xx, else 22.
+    "curl": (
+        f'#!/bin/sh\nfor url; do :; done\nexec "{sys.executable}" -c '
+        "'import sys, urllib.request\n"
+        "try: urllib.request.urlopen(sys.argv[1], timeout=5)\n"
+        "except Exception: sys.exit(22)' \"$url\"\n"
+    ),
     # vllm serve MODEL --host H --port P ...: the mock OpenAI server on that port.
     "vllm": (
         "#!/bin/bash\nwhile (($#)); do [[ $1 == --port ]] && port=$2; shift; done\n"
@@ -168,7 +174,6 @@ def free_port() -> int:
         return port
 
 
-@pytest.mark.skipif(shutil.which("curl") is None, reason="the health check loop uses curl")
 def test_slurm_array_with_a_server_per_node_waits_for_it_and_sends_it_the_shard(
     tmp_path: Path,
 ) -> None:

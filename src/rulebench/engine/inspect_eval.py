@@ -1,8 +1,8 @@
 """A run as an inspect_ai `.eval` log: the zip that inspect reads a sample at a time.
 
-A `.json` log is one document: inspect's viewer refuses one past about 100 MB (a run of
-100,000 results is 116 MB), while a `.eval` opens by its header and sample summaries and loads
-each sample when it is shown. The layout is the one inspect's own recorder leaves behind a
+A `.json` log is one document, which inspect's viewer refuses past a size a large run's log
+exceeds, while a `.eval` opens by its header and sample summaries and loads each sample when
+it is shown. The layout is the one inspect's own recorder leaves behind a
 finished eval (`inspect_ai/log/_recorders/eval.py`):
 
 - `_journal/start.json`: the version, eval spec and plan, written first;

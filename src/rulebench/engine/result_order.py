@@ -107,10 +107,9 @@ def item_neighbours(query: Query, listed: ListedResults, item_id: str) -> Neighb
     """The item's position and the ids either side of it; None: it is not in the list.
 
     Keyset reads, from the item's own sort values: one primary-key lookup, one counting
-    pass over the run's rows and a first row either side (no sort of the run): an item page
-    of a 100,000-result run, filtered and sorted, takes 0.07 s in bench/bench_web.py, where
-    numbering the rows with window functions took 0.4 s (and a self-join of the numbered
-    rows, minutes).
+    pass over the run's rows and a first row either side (no sort of the run). Numbering the
+    rows with window functions instead is several times slower on a large run
+    (`bench/bench_web.py` times the item page).
     """
     sql, params = listed.conditions
     found = query(

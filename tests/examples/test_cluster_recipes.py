@@ -38,7 +38,7 @@ STAND_INS = {
         f'#!/bin/sh\nfor url; do :; done\nexec "{sys.executable}" -c '
         "'import sys, urllib.request\n"
         "try: urllib.request.urlopen(sys.argv[1], timeout=5)\n"
-        "except Exception: sys.exit(22)' \"$url\"\n"
+        'except Exception: sys.exit(22)\' "$url"\n'
     ),
     # vllm serve MODEL --host H --port P ...: the mock OpenAI server on that port.
     "vllm": (

@@ -9,9 +9,7 @@ the table here holds only the command line's own spelling: the flags (short ones
 
 from typing import Annotated, Any, NamedTuple
 
-import annotated_types
-import typer
-
+from rulebench.cli.field_options import field_option
 from rulebench.engine.run_settings import RunSettings
 
 
@@ -58,20 +56,14 @@ def setting_option(name: str, shown: str | bool = False, help_text: str | None =
 
 def setting_flag(name: str, shown: str | bool = False, help_text: str | None = None) -> Any:
     """Run setting `name`'s `typer.Option` (see `setting_option`), for a command's own type."""
-    field = RunSettings.model_fields[name]
     spelling = SPELLINGS[name]
-    bounds: dict[str, Any] = {}
-    for rule in field.metadata:
-        if isinstance(rule, annotated_types.Ge):
-            bounds["min"] = rule.ge
-        elif isinstance(rule, annotated_types.Le):
-            bounds["max"] = rule.le
-    return typer.Option(
+    return field_option(
+        RunSettings,
+        name,
         *spelling.flags,
-        help=help_text or spelling.help or " ".join((field.description or "").split()),
+        help=help_text or spelling.help,
+        shown=shown,
         metavar=spelling.metavar,
-        show_default=shown,
-        **bounds,
     )
 
 

@@ -1,0 +1,74 @@
+"""Options generated from a typed config's fields: the config says what an option means.
+
+A config declares each field's help (its attribute docstring, read with
+`use_attribute_docstrings`, or `Field(description=...)`), its bounds (`ge`, `le`) and its
+default. The command line adds only its own spelling: the flags and, where typer parses
+another type, the annotation. So an option reads `steps: Annotated[int | None,
+field_option(GcgConfig, "num_steps", "--steps")] = None`, and its help and shown default
+change with the config alone.
+"""
+
+from typing import Any
+
+import annotated_types
+import typer
+from pydantic import BaseModel
+
+from rulebench.cli.config_defaults import shown_default
+
+_SHOWN_FROM_CONFIG: Any = object()
+"""Marker: show the config's default in --help (the usual case)."""
+
+
+def field_help(model: type[BaseModel], field: str) -> str:
+    """The help text `model` declares for `field`, on one line.
+
+    Raises:
+        ValueError: the field declares no help (a config field an option reads must say
+            what it means).
+    """
+    text = " ".join((model.model_fields[field].description or "").split())
+    if not text:
+        raise ValueError(f"{model.__name__}.{field} has no description for its option's help")
+    return text
+
+
+def field_bounds(model: type[BaseModel], field: str) -> dict[str, Any]:
+    """The field's `ge`/`le` bounds as typer's `min`/`max`, so the CLI refuses what it would."""
+    bounds: dict[str, Any] = {}
+    for rule in model.model_fields[field].metadata:
+        if isinstance(rule, annotated_types.Ge):
+            bounds["min"] = rule.ge
+        elif isinstance(rule, annotated_types.Le):
+            bounds["max"] = rule.le
+    return bounds
+
+
+def field_option(
+    model: type[BaseModel],
+    field: str,
+    *flags: str,
+    help: str | None = None,
+    shown: str | bool = _SHOWN_FROM_CONFIG,
+    metavar: str | None = None,
+) -> Any:
+    """A `typer.Option` for `model.field`: its help, bounds and shown default are the field's.
+
+    Args:
+        model: the config that declares the field.
+        field: the field's name.
+        flags: the command line's spelling (default: `--<field-with-dashes>`).
+        help: a command's own wording, where the field means more there than its docstring.
+        shown: the default --help shows; by default the config's (`shown_default`), False for
+            none.
+        metavar: the value's name in --help.
+    """
+    if shown is _SHOWN_FROM_CONFIG:
+        shown = shown_default(model, field)
+    return typer.Option(
+        *(flags or (f"--{field.replace('_', '-')}",)),
+        help=help or field_help(model, field),
+        metavar=metavar,
+        show_default=shown,
+        **field_bounds(model, field),
+    )

@@ -51,3 +51,19 @@ def test_a_field_without_help_is_refused_when_declared() -> None:
 
     with pytest.raises(ValueError, match=r"_Knobs\.silent has no description"):
         field_option(_Knobs, "silent")
+
+
+class _Worded(BaseModel):
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    phrase: str = ""
+    """Multi-word answers are compared as a phrase ('Santa  Claus'),
+    whatever the spacing."""
+
+
+def test_a_docstrings_lines_are_joined_and_its_spacing_kept() -> None:
+    from rulebench.cli.field_options import field_help
+
+    assert field_help(_Worded, "phrase") == (
+        "Multi-word answers are compared as a phrase ('Santa  Claus'), whatever the spacing."
+    )

@@ -27,7 +27,9 @@ def field_help(model: type[BaseModel], field: str) -> str:
         ValueError: the field declares no help (a config field an option reads must say
             what it means).
     """
-    text = " ".join((model.model_fields[field].description or "").split())
+    # Lines are joined, spaces within a line kept: an example may hold two ('Santa  Claus').
+    lines = (model.model_fields[field].description or "").splitlines()
+    text = " ".join(line.strip() for line in lines if line.strip())
     if not text:
         raise ValueError(f"{model.__name__}.{field} has no description for its option's help")
     return text

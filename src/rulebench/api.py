@@ -9,6 +9,13 @@
     built = rulebench.build_report(report.run.id, folder="report/")  # .markdown, .numbers...
     names = [task.name for task in rulebench.list_tasks()]  # as `rulebench list` shows them
 
+A task's config is its model or a dict of its fields; `run scenarios` also takes its command
+line's options, turned into the config as the CLI turns them (`--preset`, `--full`):
+
+    from rulebench.api import ScenarioOptions
+
+    rulebench.run("scenarios", "scripted/echo", config=ScenarioOptions(preset="published-v3"))
+
 Every call is synchronous and also works inside a running event loop (a Jupyter notebook):
 the run then goes on in a worker thread with its own loop. Runs land in the same store as the
 CLI's (`store=`, else $RULEBENCH_STORE, else ./rulebench-results/rulebench.sqlite), so the CLI
@@ -17,6 +24,7 @@ can show, resume and report them.
 
 import asyncio
 import concurrent.futures
+import logging
 import os
 from collections.abc import Coroutine, Mapping, Sequence
 from pathlib import Path
@@ -43,10 +51,12 @@ from rulebench.report.build import BuiltReport
 from rulebench.report.by_task import ReportOptions, report_for
 from rulebench.report.kinds import DEFAULT_EXTRACT, ExtractMode
 from rulebench.report.usage import load_prices
+from rulebench.scenarios.run_options import ScenarioOptions, prepare_scenarios
 
 if TYPE_CHECKING:
     import pandas
 
+logger = logging.getLogger(__name__)
 _T = TypeVar("_T")
 StorePath = Path | str | None
 
@@ -91,7 +101,8 @@ def run(
     Args:
         task: a task name, as `rulebench list` shows them.
         model: a model spec such as "openai/gpt-4o-mini"; default the embedded model.
-        config: the task's config: its pydantic model (e.g. `InferentialConfig`) or a dict.
+        config: the task's config: its pydantic model (e.g. `InferentialConfig`) or a dict;
+            for scenarios also `ScenarioOptions`, the options of `run scenarios`.
         store: the results store file.
         **options: see `RunOptions`.
 
@@ -194,9 +205,23 @@ def run_spec(
     if isinstance(shard := options.get("shard"), str):
         values["shard"] = _parsed_shard(task, shard)
     settings = validate_into(RunSettings, values, f"run {task}")
+    if isinstance(config, ScenarioOptions):
+        config, settings = _from_scenario_options(task, config, settings)
     if isinstance(config, BaseModel) and not isinstance(config, TaskConfig):
         raise ConfigError(f"run {task}: config must be the task's config model or a dict")
     return make_spec(task, model, config, settings)
+
+
+def _from_scenario_options(
+    task: str, options: ScenarioOptions, settings: RunSettings
+) -> tuple[TaskConfig, RunSettings]:
+    """The config and settings `run scenarios` makes of these options; its warnings logged."""
+    if task != "scenarios":
+        raise ConfigError(f"run {task}: ScenarioOptions are the options of the scenarios task")
+    prepared = prepare_scenarios(options, settings.max_tokens, settings.temperature)
+    for warning in prepared.warnings:
+        logger.warning("%s", warning)
+    return prepared.config, settings.model_copy(update={"max_tokens": prepared.max_tokens})
 
 
 def _parsed_shard(task: str, text: str) -> Shard:

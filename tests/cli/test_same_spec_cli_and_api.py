@@ -11,13 +11,14 @@ from pathlib import Path
 from typing import Unpack
 
 import pytest
-from pydantic import JsonValue
+from pydantic import BaseModel, JsonValue
 from typer.testing import CliRunner
 
 import rulebench
 from rulebench.api import RunOptions
 from rulebench.cli.app import app
 from rulebench.engine.store import Store
+from rulebench.scenarios.run_options import NOT_COMPARABLE, ScenarioOptions
 
 from tests.stored_json import json_at, json_object
 
@@ -38,7 +39,7 @@ def via_cli(store: Path, *args: str) -> dict[str, JsonValue]:
 def via_api(
     store: Path,
     task: str,
-    config: Mapping[str, JsonValue] | None = None,
+    config: BaseModel | Mapping[str, JsonValue] | None = None,
     **options: Unpack[RunOptions],
 ) -> dict[str, JsonValue]:
     """The stored spec of the run `rulebench.run` made."""
@@ -130,6 +131,22 @@ def test_scenarios(tmp_path: Path) -> None:
     )
     assert given == api
     assert json_at(given, "generate", "max_tokens") == 512
+
+
+def test_scenarios_from_the_command_lines_options(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = tmp_path / "s.sqlite"
+    published = via_cli(store, "run", "scenarios", "--preset", "published-v3", "--full", "-n", "3")
+    options = ScenarioOptions(preset="published-v3", full=True)
+    assert published == via_api(store, "scenarios", options, limit=3)
+    assert NOT_COMPARABLE in caplog.text  # the API says what the CLI prints
+    assert json_at(published, "generate", "max_tokens") == 100  # the preset's limit
+    assert json_at(published, "task_config", "protocol", "placement") == "system"
+    official = via_cli(store, "run", "scenarios", "-s", "basic", "--per-group", "25", "-n", "3")
+    options = ScenarioOptions(suites=("basic",), per_group=25)
+    assert official == via_api(store, "scenarios", options, limit=3)
+    assert json_at(official, "generate", "max_tokens") == 512  # every case: the official size
 
 
 def test_judge(tmp_path: Path) -> None:

@@ -9,9 +9,10 @@ import typer
 from rulebench.cli import options as opt
 from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.console import err, out
-from rulebench.cli.scenario_wording import PromptsOption, UpstreamOption, wording_fields
+from rulebench.cli.scenario_wording import PromptsOption, UpstreamOption
 from rulebench.report.untrusted import escape_markup, safe_text
 from rulebench.scenarios.protocol import Protocol
+from rulebench.scenarios.upstream.text import wording_fields
 
 if TYPE_CHECKING:
     from rulebench.core.messages import Completion

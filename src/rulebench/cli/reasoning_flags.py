@@ -43,17 +43,6 @@ ReasoningTagsOption = Annotated[
 ]
 
 
-JudgeReasoningOption = Annotated[
-    bool,
-    typer.Option(
-        "--judge-reasoning",
-        help="Also judge each reply's thinking with its answer: the answer's verdict stays the "
-        "score, and reports set the rate of rules kept anywhere (a secret quoted in the "
-        "thinking is a leak) beside it.",
-    ),
-]
-
-
 def parse_reasoning_tags(text: str) -> ReasoningTags:
     """'<START> <END>' as the tags; one line naming the option when it is not two words."""
     words = text.split()

@@ -1,51 +1,31 @@
 """`rulebench run judge`: can a model tell when a reply broke a scenario's rules?"""
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 import typer
 
 from rulebench.cli import options as opt
-from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.execute import run_task, typed_config
+from rulebench.cli.field_options import field_bounds, field_option
 from rulebench.cli.renamed_options import pick_renamed
-from rulebench.cli.scenario_wording import PromptsOption, UpstreamOption, wording_fields
+from rulebench.cli.scenario_wording import PromptsOption, UpstreamOption
+from rulebench.scenarios.base import EvalMode
 from rulebench.scenarios.judge import JudgeConfig
 
 
 @opt.run_command()
 def judge(
     run: opt.RunOptions,
-    from_run: Annotated[
-        list[str],
-        typer.Option(
-            "--from-run", help="Stored scenarios run(s) to take exchanges from, repeatable."
-        ),
-    ],
-    per_group: Annotated[
-        int | None,
-        typer.Option(
-            min=1,
-            help="Violations (and as many passes) per rule.",
-            show_default=shown_default(JudgeConfig, "per_group"),
-        ),
+    from_run: Annotated[list[str], field_option(JudgeConfig, "runs", "--from-run", shown=False)],
+    per_group: Annotated[int | None, field_option(JudgeConfig, "per_group")] = None,
+    per_rule: Annotated[
+        int | None, typer.Option(hidden=True, **field_bounds(JudgeConfig, "per_group"))
     ] = None,
-    per_rule: Annotated[int | None, typer.Option(min=1, hidden=True)] = None,
-    mode: Annotated[
-        Literal["compat", "strict"] | None,
-        typer.Option(
-            help="Evaluator mode for the ground truth.",
-            show_default=shown_default(JudgeConfig, "mode"),
-        ),
-    ] = None,
+    mode: Annotated[EvalMode | None, field_option(JudgeConfig, "mode")] = None,
     prompts: PromptsOption = None,
     upstream: UpstreamOption = None,
     judge_reasoning: Annotated[
-        bool,
-        typer.Option(
-            "--judge-reasoning",
-            help="Show the judge each reply's thinking before its answer, the truth judged on "
-            "both (a secret quoted in the thinking is a violation). Default: the answer alone.",
-        ),
+        bool, field_option(JudgeConfig, "judge_reasoning", shown=False)
     ] = False,
 ) -> None:
     """Error detection: the model answers pass or fail for the last exchange of played cases.
@@ -57,6 +37,7 @@ def judge(
     with 95% CIs (violation = positive): `rulebench report RUN_ID`.
     """
     from rulebench.engine.store import default_store_path
+    from rulebench.scenarios.upstream.text import wording_fields
 
     count = pick_renamed(per_group, per_rule, new="--per-group", old="--per-rule")
     config = typed_config(

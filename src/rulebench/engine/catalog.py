@@ -125,7 +125,7 @@ def task_config(
         return config
     if isinstance(config, BaseModel):
         raise ConfigError(f"task {name} takes {model.__name__}, not {type(config).__name__}")
-    return parse_task_config(model, name, config or {})
+    return parse_task_config(model, name, model.load_inputs(config or {}))
 
 
 def default_max_tokens(

@@ -33,6 +33,16 @@ class TaskConfig(BaseModel):
     default_concurrency: ClassVar[int] = 8
     """Items in flight at once when the run does not say."""
 
+    @classmethod
+    def load_inputs(cls, fields: Mapping[str, JsonValue]) -> Mapping[str, JsonValue]:
+        """The fields with what they name by path read in (a clone's folder: its record).
+
+        The load step for fields a caller gives (the Python API, an experiment file): it runs
+        once, before validation, because a config's validators read no files. Most tasks
+        name nothing to read.
+        """
+        return fields
+
     def generation_defaults(self) -> GenerationDefaults:
         """The reply limit and temperature this configuration calls for."""
         return GenerationDefaults(max_tokens=256)

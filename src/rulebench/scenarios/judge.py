@@ -139,22 +139,29 @@ def parse_verdict(reply: str) -> str | None:
 
 
 class JudgeConfig(TaskConfig):
-    """Which stored runs to draw exchanges from, and how many per rule."""
+    """Which stored runs to draw exchanges from, and how many per rule.
+
+    Each field's docstring is its `run judge` option's help (`use_attribute_docstrings`).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
     runs: tuple[str, ...]
+    """Stored scenarios run(s) to take exchanges from, repeatable."""
     store: str
     """The store holding those runs (the CLI passes its --store)."""
     per_group: int = Field(default=10, ge=1)
     """Violations (and as many passes) per rule."""
     seed: int = 0
     mode: EvalMode = "compat"
+    """Evaluator mode for the ground truth."""
     prompts: Prompts = "rulebench"
     """Whose words the scenario's instructions shown to the judge are in (see `Protocol`)."""
     upstream: UpstreamText | None = None
     """The clone upstream's text is read from, when `prompts` is upstream."""
     judge_reasoning: bool = False
-    """Show the judge each reply's thinking before its answer, the truth judged on both: can
-    a model tell a secret leaked in the thinking? Default: the answer, as a user sees it."""
+    """Show the judge each reply's thinking before its answer, the truth judged on both (a
+    secret quoted in the thinking is a violation). Default: the answer alone."""
 
     @model_validator(mode="before")
     @classmethod

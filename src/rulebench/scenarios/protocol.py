@@ -64,13 +64,10 @@ class Protocol(BaseModel):
 
     @field_validator("upstream", mode="before")
     @classmethod
-    def _clone_from_a_path(cls, value: object) -> object:
-        # A library caller names the clone by its folder, as `--upstream PATH` does; a stored
-        # run holds the record itself and is not read again here.
+    def _a_record_not_a_folder(cls, value: object) -> object:
+        # A config reads no files: a folder is turned into its record before (`load_inputs`).
         if isinstance(value, str | Path):
-            from rulebench.scenarios.upstream.text import open_clone
-
-            return open_clone(Path(value).expanduser()).source
+            raise ConfigError(unread_clone(value))
         return value
 
     @model_validator(mode="after")
@@ -114,6 +111,15 @@ class Protocol(BaseModel):
         from rulebench.scenarios.upstream.text import text_for
 
         return text_for(self.upstream).redacted_prompt(scenario, version)
+
+
+def unread_clone(folder: str | Path) -> str:
+    """Why a config refuses a clone named by its folder, and how to name it."""
+    return (
+        f"upstream: the clone '{folder}' is a folder, not its record: a config reads no files; "
+        "give `scenarios.upstream.text.clone_record(folder)`, or the folder in a run's config "
+        "fields (`rulebench.run` and experiment files read it)"
+    )
 
 
 def stored_label(stored: JsonValue) -> str:

@@ -1,8 +1,9 @@
 """The cases a scenarios run plays, which suite each comes from, and each suite's size.
 
-Every step of a run that needs the cases (replay notes, the stored sizes and protocol, the reply
-limit, the items) calls `load_run_cases`; the suites themselves are made once per process
-(`suites.read_once`), so a file is read once however many steps ask.
+A front end loads them once (`run_options.prepare_scenarios`) and hands them to what it prints
+(replay notes, sizes, the run line: `run_notes`). The engine's steps, which see only the config
+(the stored sizes and protocol, the reply limit, the items), load them again; the suites
+themselves are parsed once per process (`suites.read_once`), so a file is read once.
 """
 
 from collections.abc import Sequence

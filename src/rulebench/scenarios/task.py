@@ -3,7 +3,7 @@
 import logging
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal, NamedTuple
+from typing import Literal
 
 from pydantic import Field, JsonValue, field_validator, model_validator
 
@@ -23,19 +23,18 @@ from rulebench.scenarios.played import (
     GENERATION,
     PROTOCOL_SETTINGS,
     Setting,
-    overridden,
     record_of,
     records,
     replayed_generation,
     replayed_protocol,
     uniform_record,
 )
-from rulebench.scenarios.protocol import Protocol, play_case
+from rulebench.scenarios.protocol import Protocol, play_case, unread_clone
 from rulebench.scenarios.registry import behaviors, scenario_class
 from rulebench.scenarios.run_cases import GENERATED_SUITES as GENERATED_SUITES
 from rulebench.scenarios.run_cases import GeneratedSuite as GeneratedSuite
+from rulebench.scenarios.run_cases import RunCases, load_run_cases
 from rulebench.scenarios.run_cases import load_cases as load_cases
-from rulebench.scenarios.run_cases import load_run_cases
 from rulebench.scenarios.sizes import FULL_MAX_TOKENS as FULL_MAX_TOKENS
 from rulebench.scenarios.sizes import QUICK_MAX_TOKENS as QUICK_MAX_TOKENS
 from rulebench.scenarios.sizes import REPLY_LIMITS, Size, run_size
@@ -135,12 +134,25 @@ class ScenarioConfig(TaskConfig):
 
     @field_validator("upstream", mode="before")
     @classmethod
-    def _clone_from_a_path(cls, value: object) -> object:
-        if isinstance(value, str | Path):  # a folder, as `--upstream PATH` names it
-            from rulebench.scenarios.upstream.text import open_clone
-
-            return open_clone(Path(value).expanduser()).source
+    def _a_record_not_a_folder(cls, value: object) -> object:
+        if isinstance(value, str | Path):  # read by `load_inputs`, before validation
+            raise ConfigError(unread_clone(value))
         return value
+
+    @classmethod
+    def load_inputs(cls, fields: Mapping[str, JsonValue]) -> Mapping[str, JsonValue]:
+        """The fields with each clone named by its folder read into its record.
+
+        A library caller names a clone as `--upstream PATH` does: the protocol's, or where a
+        saved game's clone now is (`upstream`).
+        """
+        read = dict(fields)
+        protocol = read.get("protocol")
+        if isinstance(protocol, dict) and isinstance(folder := protocol.get("upstream"), str):
+            read["protocol"] = {**protocol, "upstream": _record_of_clone(folder)}
+        if isinstance(folder := read.get("upstream"), str):
+            read["upstream"] = _record_of_clone(folder)
+        return read
 
     def generation_defaults(self) -> GenerationDefaults:
         """Saved cases' recorded settings, else the generated suites' size's reply limit.
@@ -162,17 +174,20 @@ class ScenarioConfig(TaskConfig):
         ]
         return GenerationDefaults(max_tokens=REPLY_LIMITS[run_size(generated or sizes)])
 
-    def suite_sizes(self) -> tuple[Size, ...]:
-        """Each suite's size: as stored, else from the cases it holds and those the run plays."""
+    def suite_sizes(self, loaded: RunCases | None = None) -> tuple[Size, ...]:
+        """Each suite's size: as stored, else from the cases it holds and those the run plays.
+
+        `loaded`: this config's cases, where the caller has loaded them (else loaded here).
+        """
         if self.sizes is not None:
             return self.sizes
         if self.per_group is None:  # nothing is cut
             return tuple("official" for _ in self.suites)
-        return load_run_cases(self).sizes
+        return (loaded or load_run_cases(self)).sizes
 
-    def reply_limits(self) -> tuple[int, ...]:
+    def reply_limits(self, loaded: RunCases | None = None) -> tuple[int, ...]:
         """Each suite's reply limit from its size (saved cases' records and `--max-tokens` win)."""
-        return tuple(REPLY_LIMITS[size] for size in self.suite_sizes())
+        return tuple(REPLY_LIMITS[size] for size in self.suite_sizes(loaded))
 
     def has_generated(self) -> bool:
         """Whether a generated suite is among the suites (files are the others)."""
@@ -217,44 +232,16 @@ class ScenarioConfig(TaskConfig):
         return self.model_copy(update=update)
 
 
+def _record_of_clone(folder: str) -> JsonValue:
+    from rulebench.scenarios.upstream.text import clone_record
+
+    return clone_record(folder).model_dump(mode="json")
+
+
 def _protocol_settings(names: "set[str] | dict[str, object]") -> tuple[Setting, ...]:
     """The replay settings among a protocol's given fields (the clone goes with `prompts`)."""
     given = set(names) | ({"prompts"} if "upstream" in names else set())
     return tuple(name for name in PROTOCOL_SETTINGS if name in given)
-
-
-def replay_notes(config: ScenarioConfig, given: Mapping[str, object]) -> list[str] | None:
-    """Each given setting that replaces a different one recorded by a saved case to replay.
-
-    None when no case to run carries a record (nothing replays as recorded).
-    """
-    found = [] if config.is_generated_only() else records(load_cases(config))
-    if all(record is None for record in found):
-        return None
-    return overridden(found, given)
-
-
-class SavedWordings(NamedTuple):
-    """How the saved cases of a run replay, as the run's first line names them."""
-
-    labels: tuple[str, ...]
-    """Each distinct replayed protocol, its wording included ("user, reminders, compat,
-    prompts: upstream (clone at commit 1a2b3c4d)")."""
-    every_case: bool
-    """Every case to run is a saved case with a record (no case runs in the given protocol)."""
-
-
-def saved_wordings(config: ScenarioConfig) -> SavedWordings:
-    """The protocols, wording included, that the saved cases to run replay with."""
-    found = [] if config.is_generated_only() else records(load_cases(config))
-    labels: dict[str, None] = {}
-    for record in found:
-        if record is not None:
-            played = replayed_protocol(record, config.protocol, config.overrides, config.upstream)
-            wording = "" if played.prompts == "upstream" else f", {played.prompts_label()}"
-            labels[played.label() + wording] = None
-    every = bool(found) and all(r is not None for r in found) and not config.has_generated()
-    return SavedWordings(tuple(labels), every)
 
 
 def bucket_of(behavior: str, version: Version) -> str:

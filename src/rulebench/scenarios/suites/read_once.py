@@ -1,8 +1,9 @@
 """Suites made once per process: a file or folder of cases is parsed again only when it changes.
 
-One scenarios run needs its cases at several steps in one process (the replay notes, the
-stored config's sizes and protocol, the reply limit, the runner's items); each asks here, so a
-file is read and parsed once. A file is known by its path, inode, size and modification time,
+One scenarios run needs its cases at several steps in one process (the front end's notes, the
+stored config's sizes and protocol, the reply limit, the runner's items: steps the engine calls
+with the config alone), and a batch runs the same cases on several models; each asks here, so
+a file is read and parsed once. A file is known by its path, inode, size and modification time,
 so an edited file is read again; generated suites by their name and seed.
 """
 

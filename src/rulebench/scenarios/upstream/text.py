@@ -217,3 +217,22 @@ def resolve_wording(
             )
         return None
     return open_clone(upstream, suites).source
+
+
+def wording_fields(
+    prompts: Prompts | None, upstream: Path | None, suites: tuple[str, ...] = ()
+) -> dict[str, object]:
+    """The protocol fields for a front end's `--prompts` and `--upstream` (empty: neither given).
+
+    The clone is read here, once, when the options are turned into a config: the config's
+    validators only check the record (`Protocol.upstream`).
+    """
+    if prompts is None and upstream is None:
+        return {}
+    chosen: Prompts = "upstream" if prompts == "upstream" else "rulebench"
+    return {"prompts": chosen, "upstream": resolve_wording(chosen, upstream, suites)}
+
+
+def clone_record(folder: str | Path) -> UpstreamText:
+    """The record of the clone a caller names by its folder (`~` expanded)."""
+    return open_clone(Path(folder).expanduser()).source

@@ -23,10 +23,20 @@ from rulebench.scenarios.base import EvalMode, Scenario
 from rulebench.scenarios.played import COLLECTED_FIELD, PLAYED_FIELD, PlayRecord
 from rulebench.scenarios.protocol import Protocol, instructions, play_case
 from rulebench.scenarios.registry import behaviors
+from rulebench.scenarios.task import ScenarioConfig
 
 PLAY_SUITE = "manual"
 """The suite of hand-made cases: reports show them apart from benign, basic and redteam."""
 EVAL_MODES: tuple[EvalMode, ...] = get_args(EvalMode)
+
+
+def play_reply_limit(max_tokens: int | None = None) -> int:
+    """The reply limit a game plays at: the one given, else an official-size run's.
+
+    The terminal and the playground both ask here. Attacks get room, and a saved case records
+    the limit, so its replay plays alike.
+    """
+    return max_tokens or ScenarioConfig(per_group=None).generation_defaults().max_tokens
 
 
 class PlaySession:

@@ -27,13 +27,12 @@ from rulebench.core.errors import ConfigError
 from rulebench.core.messages import GenerateConfig
 from rulebench.core.wording import Prompts, UpstreamText
 from rulebench.engine.cache import StoredReplies
-from rulebench.engine.catalog import default_max_tokens
 from rulebench.engine.task import Session
 from rulebench.models.base import BackendOptions, Model
 from rulebench.models.registry import DEFAULT_MODEL
 from rulebench.report.redaction import REDACTED, is_secret_name, redact_text
 from rulebench.scenarios.base import Scenario
-from rulebench.scenarios.play import PlaySession
+from rulebench.scenarios.play import PlaySession, play_reply_limit
 from rulebench.scenarios.protocol import Protocol
 from rulebench.scenarios.registry import scenario_class
 from rulebench.web.conversation_store import (
@@ -193,9 +192,7 @@ class Playground:
     def __init__(self, config: PlaygroundConfig, store: Path) -> None:
         self.config = config
         self._cache = StoredReplies(store)
-        self._generate = GenerateConfig(
-            max_tokens=config.max_tokens or default_max_tokens("scenarios", {"per_group": None})
-        )
+        self._generate = GenerateConfig(max_tokens=play_reply_limit(config.max_tokens))
         self._conversations: dict[str, Conversation] = {}
         # Checked now: a foreign or corrupt file stops the server before it serves anything.
         self.store = ConversationStore(config.save_dir / DATABASE_NAME)

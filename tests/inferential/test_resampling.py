@@ -231,3 +231,28 @@ def test_the_command_line_option_reaches_the_stored_run(
         results = list(db.iter_results(run.id))
     assert isinstance(config, dict) and config["resample"] == ("off" if given else "upstream")
     assert results and all(r.calls == calls for r in results)
+
+
+def test_the_run_line_and_the_report_header_name_the_re_asking(tmp_path: Path, clone: Path) -> None:
+    store = str(tmp_path / "runs.db")
+    args = ["run", "inferential", "-t", "ulogic", "-t", "deer", "-q", "golden"]
+    args += ["--prompts", "upstream", "--data-root", str(clone), "-m", "scripted/fixed"]
+    result = CliRunner().invoke(app, [*args, "-M", f"reply={LINELESS}", "--store", store])
+    assert result.exit_code == 0, result.output
+    run_line = result.output.splitlines()[0]
+    assert "re-asked while a reply lacks upstream's answer line: ulogic (" in run_line
+    assert f"up to {MAX_ATTEMPTS} requests" in run_line and "deer" not in run_line.split(";")[-1]
+    with Store(store) as db:
+        run_id = db.list_runs()[0].id
+    shown = CliRunner().invoke(app, ["runs", "show", run_id, "--store", store])
+    report = CliRunner().invoke(app, ["report", run_id, "--store", store, "--json"])
+    for output in (shown.output, report.output):
+        assert "re-asked while a reply lacks upstream" in " ".join(output.split())
+
+
+def test_one_request_per_item_names_no_re_asking(tmp_path: Path, clone: Path) -> None:
+    args = ["run", "inferential", "-t", "ulogic", "-q", "golden", "--prompts", "upstream"]
+    args += ["--data-root", str(clone), "-m", "scripted/echo", "--resample", "off"]
+    result = CliRunner().invoke(app, [*args, "--store", str(tmp_path / "runs.db")])
+    assert result.exit_code == 0, result.output
+    assert "re-asked" not in result.output

@@ -23,6 +23,8 @@ def option_name(field: str) -> str:
 
 def describe_spec(spec: "RunSpec") -> str:
     """The line (markup) naming a run's task, model and settings before it starts."""
+    from rulebench.engine.catalog import protocol_notes
+
     settings = spec.generate
     return (
         f"[bold]{escape_markup(spec.task)}[/bold] on [bold]{escape_markup(spec.model)}[/bold]: "
@@ -32,6 +34,7 @@ def describe_spec(spec: "RunSpec") -> str:
         + (f" limit={spec.limit}" if spec.limit is not None else "")
         + (f" shard={spec.shard}" if spec.shard is not None else "")
         + ("" if spec.use_cache else " (no cache)")
+        + "".join(f"; {escape_markup(note)}" for note in protocol_notes(spec))
     )
 
 

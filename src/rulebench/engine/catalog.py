@@ -139,6 +139,11 @@ def default_max_tokens(
     return task_config(name, config).generation_defaults().max_tokens
 
 
+def protocol_notes(spec: RunSpec) -> tuple[str, ...]:
+    """What the spec's run does beyond its decoding, as its task's config says (the run line)."""
+    return task_config(spec.task, spec.task_config).protocol_notes()
+
+
 def build_task(name: str, config: TaskConfig | Mapping[str, JsonValue] | None = None) -> Task:
     """Build a task from its name and config (as stored with a run, for --resume)."""
     validated = task_config(name, config)

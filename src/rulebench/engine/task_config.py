@@ -56,6 +56,14 @@ class TaskConfig(BaseModel):
         """
         return None
 
+    def protocol_notes(self) -> tuple[str, ...]:
+        """What a run of this configuration does beyond its decoding, one phrase each.
+
+        The run line names them before the run starts (re-asking a reply, for example), so a
+        reader sees the protocol that made the numbers. Most configurations have none.
+        """
+        return ()
+
     def resolved_for(self, model: str) -> Self:
         """This configuration as a new run on `model` (a spec) stores it.
 

@@ -54,6 +54,21 @@ def is_resampled(task: str) -> bool:
     return task in ANSWER_LINES
 
 
+def resample_note(tasks: Sequence[str]) -> str | None:
+    """What a run re-asking upstream's way does, for its run line and report header.
+
+    None when none of `tasks` is re-asked: the option then changes no request.
+    """
+    asked = [task for task in tasks if is_resampled(task)]
+    if not asked:
+        return None
+    return (
+        f"re-asked while a reply lacks upstream's answer line: {', '.join(asked)} (up to "
+        f"{MAX_ATTEMPTS} requests, retries at temperature {RESAMPLE_TEMPERATURE}; "
+        "--resample upstream)"
+    )
+
+
 def has_answer_line(task: str, reply: str) -> bool:
     """Whether upstream's pattern for the dataset finds an answer in the reply."""
     return ANSWER_LINES[task].search(reply) is not None

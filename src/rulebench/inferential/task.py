@@ -30,6 +30,7 @@ from rulebench.inferential.resampling import (
     attempt_details,
     generate_until_answered,
     is_resampled,
+    resample_note,
 )
 from rulebench.inferential.rule_lists import RuleListing, golden_of, list_rules, shared_listings
 from rulebench.inferential.settings import (
@@ -123,6 +124,11 @@ class InferentialConfig(TaskConfig):
                 "generates none: use --resample off (or --scoring generate)"
             )
         return self
+
+    def protocol_notes(self) -> tuple[str, ...]:
+        """Re-asking upstream's way, where a task of the run is re-asked."""
+        note = resample_note(self.tasks) if self.resample == "upstream" else None
+        return () if note is None else (note,)
 
     def resolved_for(self, model: str) -> "InferentialConfig":
         """The tasks the run's options apply to, and upstream wording's clone and model name.

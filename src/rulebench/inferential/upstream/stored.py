@@ -5,6 +5,7 @@ from collections.abc import Mapping
 from pydantic import JsonValue
 
 from rulebench.core.wording import label_of_record
+from rulebench.inferential.resampling import resample_note
 from rulebench.inferential.upstream.calls import BRANCH_NAMES
 from rulebench.inferential.upstream.skipped import SkippedCell, skipped_label
 
@@ -19,9 +20,9 @@ def stored_prompts_label(config: Mapping[str, JsonValue]) -> str:
     cells of the paper design the clone could not build (left out of the run).
     """
     label = stored_wording(config)
-    if config.get("prompts") != "upstream":
-        return label
-    return label + _substitutions(config) + skipped_label(stored_skipped(config))
+    if config.get("prompts") == "upstream":
+        label += _substitutions(config) + skipped_label(stored_skipped(config))
+    return label + _resampling(config)
 
 
 def stored_skipped(config: Mapping[str, JsonValue]) -> list[SkippedCell]:
@@ -35,6 +36,15 @@ def stored_skipped(config: Mapping[str, JsonValue]) -> list[SkippedCell]:
 def stored_wording(config: Mapping[str, JsonValue]) -> str:
     """Whose text a stored run was sent, and from which clone, without per-dataset notes."""
     return label_of_record(config.get("prompts"), config.get("upstream_source"))
+
+
+def _resampling(config: Mapping[str, JsonValue]) -> str:
+    """The re-asking a stored run did ("" for one request per item, and older runs)."""
+    tasks = config.get("tasks")
+    if config.get("resample") != "upstream" or not isinstance(tasks, list):
+        return ""
+    note = resample_note([task for task in tasks if isinstance(task, str)])
+    return "" if note is None else f"; {note}"
 
 
 def _substitutions(config: Mapping[str, JsonValue]) -> str:

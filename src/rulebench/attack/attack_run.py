@@ -41,7 +41,7 @@ KEPT_ON_RESUME = ("shard",)
 class AttackConfig(BaseModel):
     """Everything that defines an attack; stored as its run's config (a resume reads it back)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
     model: str = f"hf/{EMBEDDED_MODEL_NAME}"
     """An hf model spec: GCG needs its gradients."""
@@ -58,7 +58,9 @@ class AttackConfig(BaseModel):
     protocol: Protocol = Protocol()
     """How the instructions are placed: the same as the `run scenarios` the suffix is for."""
     device: Literal["auto", "cpu", "cuda", "mps"] = "auto"
+    """Where the model runs."""
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = "auto"
+    """Weights' dtype (auto: float32 on CPU)."""
 
 
 class HeldOut(BaseModel):

@@ -28,7 +28,9 @@ PRESETS: dict[Preset, dict[str, Any]] = {
 class GcgConfig(BaseModel):
     """How a GCG search runs: its length, candidate sampling, loss and token filters."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", allow_inf_nan=False, use_attribute_docstrings=True
+    )
 
     num_steps: int = Field(default=250, ge=1)
     """Optimisation steps: one gradient and one candidate evaluation each."""

@@ -11,8 +11,8 @@ import typer
 from rulebench.attack.attack_run import AttackConfig
 from rulebench.attack.gcg_config import PRESETS, SUFFIX_LENGTH, GcgConfig
 from rulebench.cli import options as opt
-from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.console import err, out
+from rulebench.cli.field_options import field_option
 from rulebench.cli.option_stack import with_options
 from rulebench.cli.progress import StepBar
 from rulebench.cli.study_options import (
@@ -58,11 +58,12 @@ def gcg(
     ] = None,
     model: Annotated[
         str | None,
-        typer.Option(
+        field_option(
+            AttackConfig,
+            "model",
             "--model",
             "-m",
             help="hf/<folder, .gguf or cached hub id>: GCG needs gradients.",
-            show_default=shown_default(AttackConfig, "model"),
         ),
     ] = None,
     full: Annotated[
@@ -75,23 +76,15 @@ def gcg(
     ] = False,
     steps: Annotated[
         int | None,
-        typer.Option(min=1, help="Steps.", show_default=shown_default(GcgConfig, "num_steps")),
+        field_option(GcgConfig, "num_steps", "--steps"),
     ] = None,
     search_width: Annotated[
         int | None,
-        typer.Option(
-            min=1,
-            help="Candidates per step.",
-            show_default=shown_default(GcgConfig, "search_width"),
-        ),
+        field_option(GcgConfig, "search_width"),
     ] = None,
     topk: Annotated[
         int | None,
-        typer.Option(
-            min=1,
-            help="Substitutions per suffix position.",
-            show_default=shown_default(GcgConfig, "topk"),
-        ),
+        field_option(GcgConfig, "topk"),
     ] = None,
     suffix_length: Annotated[
         int | None,
@@ -109,33 +102,22 @@ def gcg(
     ] = None,
     instances: Annotated[
         int | None,
-        typer.Option(
-            min=1,
-            help="Scenario instances averaged at each step.",
-            show_default=shown_default(AttackConfig, "instances"),
-        ),
+        field_option(AttackConfig, "instances"),
     ] = None,
     resample_every: Annotated[
         int | None,
-        typer.Option(
-            min=0,
-            help="Steps between fresh scenario instances (0: never re-sample).",
-            show_default=shown_default(AttackConfig, "resample_every"),
-        ),
+        field_option(AttackConfig, "resample_every"),
     ] = None,
     heldout: Annotated[
         int | None,
-        typer.Option(
-            min=1,
-            help="Unseen instances measured with the initial and final suffix.",
-            show_default=shown_default(AttackConfig, "heldout"),
-        ),
+        field_option(AttackConfig, "heldout"),
     ] = None,
     placement: Annotated[
         Literal["user", "system"] | None,
-        typer.Option(
+        field_option(
+            Protocol,
+            "placement",
             help="Instruction placement; match the `run scenarios` you will test on.",
-            show_default=shown_default(Protocol, "placement"),
         ),
     ] = None,
     no_reminders: Annotated[
@@ -152,23 +134,15 @@ def gcg(
     ] = None,
     seed: Annotated[
         int | None,
-        typer.Option(
-            help="Seeds candidate sampling and instances.",
-            show_default=shown_default(GcgConfig, "seed"),
-        ),
+        field_option(GcgConfig, "seed", help="Seeds candidate sampling and instances."),
     ] = None,
     device: Annotated[
         Literal["auto", "cpu", "cuda", "mps"] | None,
-        typer.Option(
-            help="Where the model runs.", show_default=shown_default(AttackConfig, "device")
-        ),
+        field_option(AttackConfig, "device"),
     ] = None,
     dtype: Annotated[
         Literal["auto", "float32", "bfloat16", "float16"] | None,
-        typer.Option(
-            help="Weights' dtype (auto: float32 on CPU).",
-            show_default=shown_default(AttackConfig, "dtype"),
-        ),
+        field_option(AttackConfig, "dtype"),
     ] = None,
     resume: Annotated[
         str | None,

@@ -39,12 +39,11 @@ def render_strict_fixes() -> str:
 def render_reference() -> str:
     """Every visible `rulebench` command as Markdown, in `--help` order."""
     import typer.main
-    from typer import _click
 
     from rulebench.cli.app import app
 
     root = typer.main.get_command(app)
-    context = _click.Context(root, info_name="rulebench")
+    context = root.context_class(root, info_name="rulebench")
     return "\n".join(_command_sections(context, depth=2))
 
 

@@ -1,5 +1,5 @@
 from rulebench.core.messages import GenerateConfig, Message
-from rulebench.engine.cache import describe_difference, make_cache_key
+from rulebench.engine.cache import DIFFERENCE_COLUMNS, describe_difference, make_cache_key
 from rulebench.engine.runner import Runner, RunSpec
 from rulebench.engine.store import Store
 from rulebench.models.base import ModelInfo
@@ -51,3 +51,23 @@ async def test_explain_names_the_parts_that_made_a_run_miss(store: Store) -> Non
     assert {d.part for d in explanation.differences} == {"config.max_tokens", "config.seed"}
     third = await Runner(store).run(EchoTask(3), ScriptedModel("echo"), changed)
     assert store.explain_cache_miss(third.run.id) is None  # all hits
+
+
+async def test_an_explanation_heads_with_the_nearest_run_and_rows_its_differences(
+    store: Store,
+) -> None:
+    spec = RunSpec(task="echo-test", model="scripted/echo")
+    first = await Runner(store).run(EchoTask(1), ScriptedModel("echo"), spec)
+    alone = store.explain_cache_miss(first.run.id)
+    assert alone is not None and alone.nearest_run_id is None
+    assert alone.headline == f"Item {alone.item_id} missed: the cache held nothing to compare with."
+    changed = spec.model_copy(update={"generate": GenerateConfig(max_tokens=7)})
+    second = await Runner(store).run(EchoTask(1), ScriptedModel("echo"), changed)
+    explanation = store.explain_cache_miss(second.run.id)
+    assert explanation is not None
+    assert explanation.headline == (
+        f"Item {explanation.item_id}: the nearest cached entry is from run {first.run.id}"
+    )
+    default = str(GenerateConfig().max_tokens)
+    assert explanation.rows() == [("config.max_tokens", "7", default)]
+    assert len(DIFFERENCE_COLUMNS) == len(explanation.rows()[0])

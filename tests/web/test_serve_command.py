@@ -229,18 +229,18 @@ def test_a_quota_setting_is_checked_by_name(store: Path) -> None:
 
 
 def test_quota_settings_reach_the_config() -> None:
-    from rulebench.cli.serve import quotas_given
     from rulebench.web.quotas import Quotas
+    from rulebench.web.serve_options import parse_quotas
 
-    given = quotas_given(["model_calls_per_minute=5", "saves_per_hour=none"])
+    given = parse_quotas(("model_calls_per_minute=5", "saves_per_hour=none"))
     quotas = Quotas.model_validate(given)
     assert quotas.model_calls_per_minute == 5 and quotas.saves_per_hour is None
     assert quotas.conversations_per_hour == Quotas().conversations_per_hour
 
 
 def test_notes_about_ignored_options_are_true() -> None:
-    from rulebench.cli.serve import startup_notes
     from rulebench.web.serve import ServeConfig
+    from rulebench.web.serve_notes import startup_notes
 
     allowed = PlaygroundConfig(allowed_models=("scripted/fixed",))
     shared = ServeConfig(store=Path("s.sqlite"), allow_remote=True, playground=allowed)

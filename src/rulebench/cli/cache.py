@@ -27,33 +27,20 @@ def explain(
     """Show which key parts of a missed request differ from the nearest cached entry."""
     from rich.table import Table
 
+    from rulebench.engine.cache import DIFFERENCE_COLUMNS, NO_MISSES
     from rulebench.engine.store import Store
 
     with Store(store, readonly=True) as db:
         explanation = db.explain_cache_miss(run_id, item)
-    if explanation is None:
-        out.print("No misses: every request of this run hit the cache (or it ran with --no-cache).")
+    if explanation is None or explanation.nearest_run_id is None:
+        out.print(escape_markup(NO_MISSES if explanation is None else explanation.headline))
         return
-    if explanation.nearest_run_id is None:
-        out.print(
-            f"Item {escape_markup(explanation.item_id)} missed: the cache held nothing to "
-            "compare with."
-        )
-        return
-    nearest = explanation.nearest_run_id
-    table = Table(
-        title=safe_text(
-            f"Item {explanation.item_id}: the nearest cached entry is from run {nearest}",
-            style="table.title",
-        ),
-        title_justify="left",
-    )
-    for column in ("key part", "this request", "nearest cached"):
+    title = safe_text(explanation.headline, style="table.title")
+    table = Table(title=title, title_justify="left")
+    for column in DIFFERENCE_COLUMNS:
         table.add_column(column, overflow="fold")
-    for difference in explanation.differences:
-        table.add_row(
-            safe_text(difference.part), safe_text(difference.request), safe_text(difference.cached)
-        )
+    for row in explanation.rows():
+        table.add_row(*(safe_text(cell) for cell in row))
     out.print(table)
 
 

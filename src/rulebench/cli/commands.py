@@ -12,8 +12,10 @@ from typing import Any, Literal, NamedTuple
 
 import typer
 import typer.main
-from typer import _click
-from typer.core import MarkupMode, TyperGroup
+from typer.core import MarkupMode, TyperCommand, TyperGroup
+
+Command = TyperCommand | TyperGroup
+"""A command as typer builds it (its signatures name click's classes, which it keeps private)."""
 
 
 class Entry(NamedTuple):
@@ -50,7 +52,7 @@ RUN_SUBCOMMANDS: dict[str, Entry] = {
 }
 
 
-def load_command(name: str, entry: Entry, rich_markup_mode: MarkupMode) -> _click.Command:
+def load_command(name: str, entry: Entry, rich_markup_mode: MarkupMode) -> Command:
     """Import command `name`'s module and build its click command as typer builds it."""
     module = importlib.import_module(f"rulebench.cli.{entry.module}")
     holder = typer.Typer(rich_markup_mode=rich_markup_mode)
@@ -60,10 +62,15 @@ def load_command(name: str, entry: Entry, rich_markup_mode: MarkupMode) -> _clic
         module.register(holder)
     else:
         holder.command(name)(getattr(module, name))
-    return typer.main.get_group(holder).commands[name]
+    built = typer.main.get_group(holder).commands[name]
+    if not isinstance(built, TyperCommand | TyperGroup):
+        raise TypeError(f"rulebench.cli.{entry.module}: {name} is not a typer command")
+    return built
 
 
-class LazyCommands(MutableMapping[str, _click.Command]):
+# Any: a typer group's table is typed with click's command class, private to typer; every
+# value here is a `Command`.
+class LazyCommands(MutableMapping[str, Any]):
     """Every command name, in help order; a command in the table is built on first access.
 
     Help lists the table's commands first, then those defined in the group's own module. Each
@@ -73,16 +80,18 @@ class LazyCommands(MutableMapping[str, _click.Command]):
     def __init__(
         self,
         table: dict[str, Entry],
-        loaded: MutableMapping[str, _click.Command],
+        loaded: MutableMapping[str, Any],
         markup: MarkupMode,
     ) -> None:
         self._table = table
         from rulebench.cli.help_display import plain_help
 
-        self._loaded = {name: plain_help(command) for name, command in loaded.items()}
+        self._loaded: dict[str, Command] = {
+            name: plain_help(command) for name, command in loaded.items()
+        }
         self._markup = markup
 
-    def __getitem__(self, name: str) -> _click.Command:
+    def __getitem__(self, name: str) -> Command:
         if name not in self._loaded:
             if name not in self._table:
                 raise KeyError(name)
@@ -92,7 +101,7 @@ class LazyCommands(MutableMapping[str, _click.Command]):
             self._loaded[name] = plain_help(built)
         return self._loaded[name]
 
-    def __setitem__(self, name: str, command: _click.Command) -> None:
+    def __setitem__(self, name: str, command: Command) -> None:
         self._loaded[name] = command
 
     def __delitem__(self, name: str) -> None:
@@ -115,7 +124,7 @@ class LazyGroup(TyperGroup):
         super().__init__(**attrs)
         self.commands = LazyCommands(self.table, self.commands, self.rich_markup_mode)
 
-    def get_params(self, ctx: _click.Context) -> list[_click.Parameter]:
+    def get_params(self, ctx: Any) -> list[Any]:
         """The group's own options (typer adds some after building it), shown plainly."""
         from rulebench.cli.help_display import plain_option
 

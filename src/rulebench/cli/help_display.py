@@ -10,9 +10,10 @@ Both are set here through click's public option attributes, not typer's renderin
   option's own default comes back) and --help shows as its text.
 """
 
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import typer
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 CommandT = TypeVar("CommandT")
 
@@ -36,32 +37,35 @@ class ShownDefault:
 
 
 def plain_help(command: CommandT) -> CommandT:
-    """`command` (a click command or group) with plain flags and defaults in its --help.
+    """`command` (a typer command or group) with plain flags and defaults in its --help.
 
     A group's subcommands too, held in a dict as typer builds them; a group that builds its
     own on first use (`commands.LazyCommands`, no dict) calls this for each, since walking it
     would import them all.
     """
-    # Any: typer ships click's classes under a private module only (typer._click).
-    built: Any = command
-    for param in built.params:
+    if not isinstance(command, TyperCommand | TyperGroup):
+        return command
+    for param in command.params:
         plain_option(param)
     # The help option is built on request; asking for it now builds it once.
-    plain_option(built.get_help_option(typer.Context(built)))
-    subcommands = getattr(built, "commands", None)
-    if isinstance(subcommands, dict):
-        for subcommand in subcommands.values():
+    plain_option(command.get_help_option(typer.Context(command)))
+    if isinstance(command, TyperGroup) and isinstance(command.commands, dict):
+        for subcommand in command.commands.values():
             plain_help(subcommand)
     return command
 
 
-def plain_option(param: Any) -> None:
-    """One option shown plainly: no type beside a flag, a text default without parentheses."""
-    if param is None:
+def plain_option(param: object) -> None:
+    """One option shown plainly: no type beside a flag, a text default without parentheses.
+
+    `param` is any of a command's parameters (typer's option and argument classes; anything
+    else, or None for a command without a help option, is left as it is).
+    """
+    if not isinstance(param, TyperOption | TyperArgument):
         return
-    if getattr(param, "is_flag", False) and param.metavar is None:
+    is_flag = isinstance(param, TyperOption) and param.is_flag
+    if is_flag and param.metavar is None:
         param.metavar = ""
-    shown = getattr(param, "show_default", None)
-    if isinstance(shown, str) and not getattr(param, "is_flag", False):
-        param.default = ShownDefault(param.default, shown)
+    if isinstance(param.show_default, str) and not is_flag:
+        param.default = ShownDefault(param.default, param.show_default)
         param.show_default = True

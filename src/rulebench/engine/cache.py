@@ -188,6 +188,12 @@ class PartDifference(BaseModel):
     cached: str
 
 
+NO_MISSES = "No misses: every request of this run hit the cache (or it ran with --no-cache)."
+"""What explaining a run whose requests all hit the cache says (`explain_miss` is None)."""
+DIFFERENCE_COLUMNS = ("key part", "this request", "nearest cached")
+"""The columns of `MissExplanation.rows`."""
+
+
 class MissExplanation(BaseModel):
     """Why a request missed: its nearest cached entry and the key parts that differ from it."""
 
@@ -197,6 +203,17 @@ class MissExplanation(BaseModel):
     nearest_run_id: str | None
     """The run that wrote the nearest entry; None when the cache held nothing comparable."""
     differences: tuple[PartDifference, ...]
+
+    @property
+    def headline(self) -> str:
+        """What the explanation says first: the nearest entry's run, or that there was none."""
+        if self.nearest_run_id is None:
+            return f"Item {self.item_id} missed: the cache held nothing to compare with."
+        return f"Item {self.item_id}: the nearest cached entry is from run {self.nearest_run_id}"
+
+    def rows(self) -> list[tuple[str, str, str]]:
+        """The differences as rows of `DIFFERENCE_COLUMNS`."""
+        return [(d.part, d.request, d.cached) for d in self.differences]
 
 
 def describe_difference(name: str, mine: JsonValue, theirs: JsonValue) -> list[PartDifference]:

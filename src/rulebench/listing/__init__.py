@@ -11,4 +11,5 @@ prints nothing: the front end renders them.
 - `plugins`: tasks, scenarios and model backends from other packages or `--include` folders.
 - `models`: the model providers a spec can name.
 - `sections`: the sections of `rulebench list`, by name.
+- `tables`: each section as a table of plain text, and the listing's JSON.
 """

@@ -59,11 +59,15 @@ MAX_LISTED = 100
 class PlaygroundConfig(BaseModel):
     """What `rulebench serve` gives the playground: its default model and its save folder."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
+    # Created on the first save.
     save_dir: Path = Path("rulebench-cases")
-    """The only folder the playground writes to (created on the first save)."""
+    """Folder the playground saves test cases to (its only writes; the store stays
+    read-only)."""
     model: str = DEFAULT_MODEL
+    """The playground's default model spec (see `rulebench models`). Default: the embedded
+    SmolLM2-135M-Instruct on llama.cpp, loaded on the first game."""
     model_args: dict[str, str] = Field(default_factory=dict)
     """`-M key=value` for `model` only; never shown on a page (it may hold a key)."""
     base_url: str | None = None
@@ -71,7 +75,8 @@ class PlaygroundConfig(BaseModel):
     """Whether visitors may name another model than `model`. Off when others can reach the
     app: a spec can load any local file as a model or spend the server's API keys."""
     allowed_models: tuple[str, ...] = ()
-    """Specs visitors may name besides `model` when `any_model` is off (`--allow-model`)."""
+    """With --allow-remote: another model spec visitors may pick besides --model (repeatable).
+    No other spec is accepted."""
     max_tokens: int | None = Field(default=None, ge=1)
     """Reply length limit; default a full scenarios run's, so saved cases replay alike."""
     upstream: UpstreamText | None = None

@@ -33,22 +33,26 @@ DEFAULT_PORT = 8765
 class ServeConfig(BaseModel):
     """Where the explorer listens and which stores it shows."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
     store: Path
     """The first store (a file, or a folder of `*.sqlite` stores); the playground's cache."""
     more_stores: tuple[Path, ...] = ()
     """Stores shown besides `store`, each read in place (`engine.store_set`)."""
     host: str = DEFAULT_HOST
+    """Address to listen on; other than loopback needs --allow-remote."""
     port: int = Field(default=DEFAULT_PORT, ge=1, le=65535)
+    """Port to listen on."""
     allow_remote: bool = False
-    """Listen on an address other machines can reach (no login: they read the store)."""
+    """Serve others: allow a --host other machines can reach, and apply the shared-server
+    limits (--allow-model list, quotas) even on loopback."""
     playground: PlaygroundConfig = PlaygroundConfig()
     """The playground's default model and save folder (`any_model` is set from the host)."""
     quotas: Quotas = Quotas()
     """Each visitor's allowances when others reach the server (none on loopback)."""
     token: SecretStr | None = None
-    """A shared access token every request must carry (none: no token asked)."""
+    """A shared access token every visitor must give once (a form, or ?token= in a link). The
+    minimum for a team; a reverse proxy with real login is better."""
 
     @field_validator("token")
     @classmethod
@@ -77,6 +81,20 @@ class ServeConfig(BaseModel):
         from rulebench.web.security import is_loopback
 
         return not is_loopback(self.host)
+
+
+def check_can_start(config: ServeConfig) -> None:
+    """Refuse what would stop the server once started, each as one line before it starts.
+
+    Raises:
+        StoreError: a missing store, or a run id two stores hold with different content.
+        ConfigError: the port cannot be bound (`check_port`).
+    """
+    from rulebench.engine.store_set import StoreSet
+
+    with StoreSet.open(config.stores) as stores:
+        stores.check_shared_runs()
+    check_port(config)
 
 
 def check_serve_config(config: ServeConfig) -> None:

@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 
 from rulebench.attack.attack_run import attack_config, run_attack
-from rulebench.attack.gcg import GcgAttack
-from rulebench.attack.gcg_config import GcgConfig
-from rulebench.attack.gcg_prompt import load_attack_model
+from rulebench.attack.gcg.config import GcgConfig
+from rulebench.attack.gcg.prompt import load_attack_model
+from rulebench.attack.gcg.search import GcgAttack
 from rulebench.attack.instances import RulePrompts
 from rulebench.engine.store import Store
 from rulebench.models.local_chat import template_takes_system

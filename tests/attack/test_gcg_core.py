@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from pydantic import JsonValue, ValidationError
 
-from rulebench.attack.gcg import GcgAttack, GcgState
-from rulebench.attack.gcg_config import GcgConfig
-from rulebench.attack.gcg_prompt import AttackPrompt, load_attack_model, tokenize_prompt
-from rulebench.attack.gcg_tokens import (
+from rulebench.attack.gcg.config import GcgConfig
+from rulebench.attack.gcg.prompt import AttackPrompt, load_attack_model, tokenize_prompt
+from rulebench.attack.gcg.search import GcgAttack, GcgState
+from rulebench.attack.gcg.tokens import (
     forbidden_token_ids,
     keep_text_stable,
     sample_candidates,
@@ -233,7 +233,7 @@ def test_prompts_that_cannot_be_attacked_are_refused(loaded: LoadedModel) -> Non
 def test_early_stop_once_greedy_decoding_gives_the_target(loaded: LoadedModel) -> None:
     import torch
 
-    from rulebench.attack.gcg_prompt import encode
+    from rulebench.attack.gcg.prompt import encode
 
     tokens = tokenize_prompt(loaded, prompt(), space_target=False)
     start = [*tokens.before, *encode(loaded, INIT), *tokens.after]

@@ -27,9 +27,9 @@ from rulebench.attack.attack_run import (
     run_attack,
 )
 from rulebench.attack.conversations import attack_case
-from rulebench.attack.gcg import GcgState
-from rulebench.attack.gcg_config import GcgConfig
-from rulebench.attack.gcg_settings import gcg_settings
+from rulebench.attack.gcg.config import GcgConfig
+from rulebench.attack.gcg.search import GcgState
+from rulebench.attack.gcg.settings import gcg_settings
 from rulebench.attack.instances import RulePrompts
 from rulebench.attack.stored import last_state, stored_states, stored_suffix
 from rulebench.attack.targets import target_for

@@ -12,9 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from rulebench.attack.attack_run import AttackConfig, AttackResult, HeldOut, attack_config
-from rulebench.attack.gcg import GcgState, ScoredSuffix
-from rulebench.attack.gcg_config import PRESETS, GcgConfig
-from rulebench.attack.gcg_settings import gcg_settings
+from rulebench.attack.gcg.config import PRESETS, GcgConfig
+from rulebench.attack.gcg.search import GcgState, ScoredSuffix
+from rulebench.attack.gcg.settings import gcg_settings
 from rulebench.attack.stored import step_result
 from rulebench.cli.app import app
 from rulebench.core.errors import ConfigError

@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from rulebench.attack.attack_run import AttackConfig, attack_config
-from rulebench.attack.gcg_settings import gcg_settings
+from rulebench.attack.gcg.settings import gcg_settings
 from rulebench.attack.target_shards import named_targets, shard_configs, target_id
 from rulebench.cli.app import app
 from rulebench.core.errors import ConfigError

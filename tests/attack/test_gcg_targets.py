@@ -7,7 +7,7 @@ from pydantic import JsonValue
 from typer.testing import CliRunner
 
 from rulebench.attack.conversations import SUFFIX_INDEX, attack_case
-from rulebench.attack.gcg_prompt import with_suffix
+from rulebench.attack.gcg.prompt import with_suffix
 from rulebench.attack.targets import RuleTarget, rule_targets, target_for
 from rulebench.core.errors import ConfigError
 from rulebench.core.messages import Message

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from rulebench.attack.gcg import GcgState, ScoredSuffix
+from rulebench.attack.gcg.search import GcgState, ScoredSuffix
 from rulebench.attack.stored import step_result
 from rulebench.attack.suffixes import Suffix, load_suffix
 from rulebench.cli.app import app

@@ -12,7 +12,7 @@ import pytest
 from pydantic import JsonValue
 from typer.testing import CliRunner, Result
 
-from rulebench.attack.gcg import GcgState, ScoredSuffix
+from rulebench.attack.gcg.search import GcgState, ScoredSuffix
 from rulebench.attack.stored import step_result
 from rulebench.cli.app import app
 from rulebench.core.errors import ConfigError, StoreError

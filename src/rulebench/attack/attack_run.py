@@ -16,9 +16,9 @@ from typing import Protocol as TypingProtocol
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from rulebench.attack.gcg import GcgAttack, GcgState, check_initial_suffix
-from rulebench.attack.gcg_config import GcgConfig
-from rulebench.attack.gcg_prompt import AttackPrompt, encode, load_attack_model
+from rulebench.attack.gcg.config import GcgConfig
+from rulebench.attack.gcg.prompt import AttackPrompt, encode, load_attack_model
+from rulebench.attack.gcg.search import GcgAttack, GcgState, check_initial_suffix
 from rulebench.attack.instances import RulePrompts, check_rule
 from rulebench.attack.stored import as_step_result, initial_result, last_state
 from rulebench.core.errors import StoreError

@@ -10,7 +10,7 @@ import random
 from dataclasses import dataclass
 
 from rulebench.attack.conversations import SUFFIX_INDEX, attack_case
-from rulebench.attack.gcg_prompt import AttackPrompt
+from rulebench.attack.gcg.prompt import AttackPrompt
 from rulebench.attack.targets import target_for
 from rulebench.core.errors import ConfigError
 from rulebench.scenarios.protocol import Protocol, instructions

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from pydantic import JsonValue, ValidationError
 
-from rulebench.attack.gcg import GcgState, StepResult
+from rulebench.attack.gcg.search import GcgState, StepResult
 from rulebench.core.errors import StoreError
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.run_kinds import GCG_TASK

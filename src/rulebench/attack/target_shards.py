@@ -24,7 +24,7 @@ from rulebench.attack.attack_run import (
     resume_attack,
     run_attack,
 )
-from rulebench.attack.gcg_prompt import load_attack_model
+from rulebench.attack.gcg.prompt import load_attack_model
 from rulebench.attack.instances import check_rule
 from rulebench.attack.targets import rule_targets
 from rulebench.core.errors import ConfigError

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import typer
 
 from rulebench.attack.attack_run import AttackConfig
-from rulebench.attack.gcg_config import PRESETS, SUFFIX_LENGTH, GcgConfig
+from rulebench.attack.gcg.config import PRESETS, SUFFIX_LENGTH, GcgConfig
 from rulebench.cli import options as opt
 from rulebench.cli.console import err, out
 from rulebench.cli.field_options import field_option
@@ -232,7 +232,7 @@ def _resumed(
 
 def _attack_settings(given: Mapping[str, Any]) -> dict[str, object]:
     """A new attack's settings (GCG's, the protocol, instances, device) from its options."""
-    from rulebench.attack.gcg_settings import gcg_settings
+    from rulebench.attack.gcg.settings import gcg_settings
 
     gcg_options = gcg_settings(
         "paper" if given["full"] else "quick", given["gcg_config"],

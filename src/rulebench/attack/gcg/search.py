@@ -14,10 +14,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from rulebench.attack.gcg_config import GcgConfig
-from rulebench.attack.gcg_loss import candidate_losses, prepare_prompt, suffix_gradient
-from rulebench.attack.gcg_prompt import AttackPrompt, encode, tokenize_prompt
-from rulebench.attack.gcg_tokens import (
+from rulebench.attack.gcg.config import GcgConfig
+from rulebench.attack.gcg.loss import candidate_losses, prepare_prompt, suffix_gradient
+from rulebench.attack.gcg.prompt import AttackPrompt, encode, tokenize_prompt
+from rulebench.attack.gcg.tokens import (
     forbidden_token_ids,
     keep_text_stable,
     sample_candidates,

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rulebench.attack.gcg_prompt import PromptTokens
+from rulebench.attack.gcg.prompt import PromptTokens
 from rulebench.models.hf.loading import LoadedModel
 
 

@@ -7,7 +7,7 @@ config from the same settings: the preset's values, then the file's, then each o
 import json
 from pathlib import Path
 
-from rulebench.attack.gcg_config import GcgConfig, Preset
+from rulebench.attack.gcg.config import GcgConfig, Preset
 from rulebench.core.errors import ConfigError
 from rulebench.core.validation import validate_into
 

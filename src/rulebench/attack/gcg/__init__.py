@@ -1,0 +1,1 @@
+"""Greedy Coordinate Gradient: the search, its config and settings, prompts, losses, tokens."""

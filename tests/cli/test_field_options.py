@@ -67,3 +67,46 @@ def test_a_docstrings_lines_are_joined_and_its_spacing_kept() -> None:
     assert field_help(_Worded, "phrase") == (
         "Multi-word answers are compared as a phrase ('Santa  Claus'), whatever the spacing."
     )
+
+
+class _Options(BaseModel):
+    """A front end's options: `keep` carries a value on to `_Knobs.width`."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    names: tuple[str, ...]
+    """Repeatable: the names to look at."""
+    keep: int | None = None
+    loud: bool = False
+    """Say more."""
+
+
+def _block_app() -> typer.Typer:
+    from rulebench.cli.field_options import field_keyword
+    from rulebench.cli.option_stack import OptionBlock, with_options
+
+    options = (
+        field_keyword(_Options, "names", "--name", kind=list[str]),
+        field_keyword(_Options, "keep", source=(_Knobs, "width")),
+        field_keyword(_Options, "loud", shown=False),
+    )
+    app = typer.Typer()
+
+    @app.command()
+    @with_options(given=OptionBlock(options, lambda values: _Options(**values)))
+    def go(given: _Options) -> None:
+        typer.echo(repr(given))
+
+    return app
+
+
+def test_a_keyword_option_is_named_as_its_field_and_reads_the_source_field() -> None:
+    app = _block_app()
+    shown = CliRunner().invoke(app, ["--help"], env={"COLUMNS": "120"}).output
+    assert "--keep" in shown and "--width" not in shown and "How many candidates" in shown
+    assert re.search(r"default: \(?7\)?\]", shown) and "Say more." in shown
+    ran = CliRunner().invoke(app, ["--name", "a", "--name", "b", "--keep", "3", "--loud"])
+    assert ran.exit_code == 0, ran.output
+    assert "names=('a', 'b'), keep=3, loud=True" in ran.output
+    assert CliRunner().invoke(app, ["--name", "a", "--keep", "1"]).exit_code != 0  # _Knobs' ge=2
+    assert CliRunner().invoke(app, ["--keep", "3"]).exit_code != 0  # --name is required

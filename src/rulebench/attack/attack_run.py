@@ -36,15 +36,21 @@ from rulebench.scenarios.protocol import Protocol
 
 KEPT_ON_RESUME = ("shard",)
 """Notes an attack keeps when resumed: set when it started, not by how it ended."""
+Device = Literal["auto", "cpu", "cuda", "mps"]
+DType = Literal["auto", "float32", "bfloat16", "float16"]
 
 
 class AttackConfig(BaseModel):
-    """Everything that defines an attack; stored as its run's config (a resume reads it back)."""
+    """Everything that defines an attack; stored as its run's config (a resume reads it back).
+
+    Each field's docstring is also the help of the option that fills it
+    (`use_attribute_docstrings`; `attack_options.AttackOptions`).
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
     model: str = f"hf/{EMBEDDED_MODEL_NAME}"
-    """An hf model spec: GCG needs its gradients."""
+    """hf/<folder, .gguf or cached hub id>: GCG needs gradients."""
     scenario: str
     behavior: str
     """The rule attacked (`check_rule` fills it in for a one-rule scenario)."""
@@ -57,9 +63,9 @@ class AttackConfig(BaseModel):
     """Instances no step sees, measured with the initial and the final suffix."""
     protocol: Protocol = Protocol()
     """How the instructions are placed: the same as the `run scenarios` the suffix is for."""
-    device: Literal["auto", "cpu", "cuda", "mps"] = "auto"
+    device: Device = "auto"
     """Where the model runs."""
-    dtype: Literal["auto", "float32", "bfloat16", "float16"] = "auto"
+    dtype: DType = "auto"
     """Weights' dtype (auto: float32 on CPU)."""
 
 

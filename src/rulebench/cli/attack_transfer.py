@@ -1,104 +1,73 @@
 """`rulebench attack transfer`: suffixes tested on several models, each paired with its base."""
 
+import inspect
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from pydantic import BaseModel
 
+from rulebench.attack.attack_notes import written_line
 from rulebench.cli import options as opt
 from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.console import err, out
-from rulebench.cli.option_stack import with_options
-from rulebench.cli.study_options import (
-    STUDY_DEFAULTS,
-    StudyOptions,
-    output_option,
-    study_options,
-)
+from rulebench.cli.field_options import field_bounds, field_keyword
+from rulebench.cli.option_stack import OptionBlock, keyword, with_options
+from rulebench.cli.study_options import STUDY_DEFAULTS, StudyOptions, output_option, study_options
+from rulebench.report.untrusted import safe_text
 from rulebench.scenarios.protocol import Protocol
 from rulebench.study.transfer import TransferConfig
+from rulebench.study.transfer_options import TransferOptions
 
 if TYPE_CHECKING:
-    from rulebench.attack.suffixes import Suffix
     from rulebench.study.transfer import TransferResult
 
 
+def _option(
+    field: str, *flags: str, default_of: type[BaseModel] | None = None, **spelling: Any
+) -> inspect.Parameter:
+    """The option filling `TransferOptions.field`; --help shows `default_of`'s default, if any.
+
+    `spelling`: `kind`, the type typer parses where it is not the field's, and `metavar`.
+    """
+    shown = shown_default(default_of, field) if default_of else False
+    return field_keyword(TransferOptions, field, *flags, shown=shown, **spelling)
+
+
+OPTIONS = (
+    _option("suffixes", "--suffix", kind=list[str], metavar="FILE|RUN"),
+    _option("models", "--model", "-m", kind=list[str] | None),
+    keyword("model_arg", opt.ModelArgOption, None),
+    _option("suites", "--suite", "-s", default_of=TransferConfig, kind=list[str] | None),
+    _option("scenarios", "--scenario", kind=list[str] | None),
+    _option("per_group", "--per-group", default_of=TransferConfig),
+    keyword(
+        "per_behavior",
+        Annotated[
+            int | None, typer.Option(hidden=True, **field_bounds(TransferOptions, "per_group"))
+        ],
+        None,
+    ),
+    _option("full", "--full"),
+    _option("suffix_on", "--suffix-on", default_of=TransferConfig),
+    _option("placement", "--placement", default_of=Protocol),
+    _option("no_reminders", "--no-reminders"),
+    keyword("max_tokens", opt.MaxTokensOption, None),
+)
+"""The command's own options in --help order; each but -M and the old --per-behavior fills
+the `TransferOptions` field of its name."""
+
+
 @with_options(
+    given=OptionBlock(OPTIONS, lambda values: opt.given_only(**values)),
     study=study_options(
         output_option(
             "Folder for transfer.md and transfer.json.", shown_default(TransferConfig, "output")
         ),
         shown_default(TransferConfig, "concurrency"),
-    )
+    ),
 )
-def transfer(
-    suffix: Annotated[
-        list[str],
-        typer.Option(
-            "--suffix",
-            metavar="FILE|RUN",
-            help="Repeatable: a text file holding a suffix, or a `rulebench attack gcg` run.",
-            show_default=False,
-        ),
-    ],
-    model: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--model",
-            "-m",
-            help="Repeatable: a model to test, any backend (an OpenAI-compatible server: "
-            "openai-api/<name>/<model> with <NAME>_BASE_URL). Default: the embedded model.",
-            show_default=False,
-        ),
-    ] = None,
-    model_arg: opt.ModelArgOption = None,
-    suite: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--suite",
-            "-s",
-            help="Repeatable, as `run scenarios` takes it.",
-            show_default=shown_default(TransferConfig, "suites"),
-        ),
-    ] = None,
-    scenario: Annotated[
-        list[str] | None,
-        typer.Option(
-            help="Only this scenario, repeatable. Default: the scenarios the suffixes attacked.",
-            show_default=False,
-        ),
-    ] = None,
-    per_group: Annotated[
-        int | None,
-        typer.Option(
-            min=1,
-            help="Cases per behavior of each generated suite.",
-            show_default=shown_default(TransferConfig, "per_group"),
-        ),
-    ] = None,
-    per_behavior: Annotated[int | None, typer.Option(min=1, hidden=True)] = None,
-    full: Annotated[
-        bool, typer.Option("--full", help="Every case of the suites (official sizes).")
-    ] = False,
-    suffix_on: Annotated[
-        Literal["every", "first", "last"] | None,
-        typer.Option(
-            help="Which user messages of each case get the suffix (GCG used the first).",
-            show_default=shown_default(TransferConfig, "suffix_on"),
-        ),
-    ] = None,
-    placement: Annotated[
-        Literal["user", "system"] | None,
-        typer.Option(
-            help="Instruction placement.", show_default=shown_default(Protocol, "placement")
-        ),
-    ] = None,
-    no_reminders: Annotated[
-        bool, typer.Option("--no-reminders", help="Drop the precedence reminders.")
-    ] = False,
-    max_tokens: opt.MaxTokensOption = None,
-    study: StudyOptions = STUDY_DEFAULTS,
-) -> None:
+def transfer(given: dict[str, Any], study: StudyOptions = STUDY_DEFAULTS) -> None:
     """Test suffixes on several models: each model's pass rates without and with each suffix.
 
     Every model runs the scenarios once without a suffix and once per suffix
@@ -107,67 +76,37 @@ def transfer(
     rates, the change with a paired 95% interval, McNemar's exact test. Replies
     are judged against the cases as written.
     """
-    from rulebench.attack.suffixes import load_suffix
-    from rulebench.cli.execute import typed_config
     from rulebench.cli.renamed_options import pick_renamed
     from rulebench.cli.study_run import run_study_command
-    from rulebench.models.registry import DEFAULT_MODEL
-    from rulebench.report.untrusted import safe_text
-    from rulebench.study.transfer import run_transfer, write_transfer_outputs
+    from rulebench.study.transfer import write_transfer_outputs
+    from rulebench.study.transfer_options import prepare_transfer
 
-    count = pick_renamed(per_group, per_behavior, new="--per-group", old="--per-behavior")
-    suffixes = [load_suffix(given, study.store) for given in suffix]
-    models = model or [DEFAULT_MODEL]
-    protocol = {"placement": placement, "reminders": False if no_reminders else None}
-    given: dict[str, object] = {
-        "suites": tuple(suite) if suite else None,
-        "scenarios": tuple(scenario) if scenario else None,
-        "per_group": count,
-        "suffix_on": suffix_on,
-        "protocol": Protocol(**{k: v for k, v in protocol.items() if v is not None}),
-        "max_tokens": max_tokens,
-        "concurrency": study.concurrency,
-        "model_args": opt.parse_model_args(model_arg),
-        "output": study.output,
-    }
-    values = {name: value for name, value in given.items() if value is not None}
-    if full:
-        values["per_group"] = None
-    config = typed_config(TransferConfig, **values)
-    err.print(safe_text(_plan_line(suffixes, models, config)), highlight=False)
-    result = run_study_command(
-        lambda db, reporter: run_transfer(config, suffixes, models, db, reporter),
-        study.store,
-        not study.as_json,
-    )
-    _show(result, write_transfer_outputs(result, config.output), study.as_json)
-
-
-def _plan_line(suffixes: "list[Suffix]", models: list[str], config: TransferConfig) -> str:
-    """What the transfer runs: the suffixes, models, scenarios, suites and protocol."""
-    from rulebench.study.transfer import scenarios_of
-
-    chosen = ", ".join(scenarios_of(suffixes, config)) or "all"
-    cases = "all cases" if config.per_group is None else f"{config.per_group} per behavior"
-    return (
-        f"transfer: {len(suffixes)} suffix(es) on {', '.join(models)}; scenarios {chosen}; "
-        f"suites {', '.join(config.suites)}, {cases}; suffix on {config.suffix_on} user "
-        f"message(s); {config.protocol.label()}"
-    )
+    count = pick_renamed(
+        given.pop("per_group", None), given.pop("per_behavior", None),
+        new="--per-group", old="--per-behavior",
+    )  # fmt: skip
+    model_args = opt.parse_model_args(given.pop("model_arg", None))
+    options = TransferOptions(
+        **given, per_group=count, model_args=model_args, concurrency=study.concurrency,
+        output=study.output,
+    )  # fmt: skip
+    prepared = prepare_transfer(options, study.store)
+    err.print(safe_text(prepared.plan_line), highlight=False)
+    result = run_study_command(prepared.run, study.store, not study.as_json)
+    _show(result, write_transfer_outputs(result, prepared.config.output), study.as_json)
 
 
 def _show(result: "TransferResult", written: list[Path], as_json: bool) -> None:
     """The table (or JSON), the files written and any run left unfinished (exit 1)."""
     from rulebench.cli.render import print_comparison
-    from rulebench.report.untrusted import safe_text
+    from rulebench.study.transfer_options import unfinished_runs
 
     if as_json:
         out.print_json(result.model_dump_json())
     else:
         print_comparison(result.rows, "GCG suffix transfer (pass rate %)", ("no suffix", "suffix"))
-        out.print(safe_text("written: " + ", ".join(str(path) for path in written)))
-    for run in result.runs:
-        if run.status != "completed":
-            err.print(safe_text(f"run {run.run_id} ({run.model}) is {run.status}"), style="yellow")
+        out.print(safe_text(written_line(written)))
+    for line in unfinished_runs(result):
+        err.print(safe_text(line), style="yellow")
     if not result.complete:
         raise typer.Exit(1)

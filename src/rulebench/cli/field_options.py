@@ -8,13 +8,15 @@ field_option(GcgConfig, "num_steps", "--steps")] = None`, and its help and shown
 change with the config alone.
 """
 
-from typing import Any
+import inspect
+from typing import Annotated, Any
 
 import annotated_types
 import typer
 from pydantic import BaseModel
 
 from rulebench.cli.config_defaults import shown_default
+from rulebench.cli.option_stack import keyword
 
 _SHOWN_FROM_CONFIG: Any = object()
 """Marker: show the config's default in --help (the usual case)."""
@@ -74,3 +76,36 @@ def field_option(
         show_default=shown,
         **field_bounds(model, field),
     )
+
+
+def field_keyword(
+    model: type[BaseModel],
+    field: str,
+    *flags: str,
+    kind: object = None,
+    source: tuple[type[BaseModel], str] | None = None,
+    **option: Any,
+) -> inspect.Parameter:
+    """`model.field` as one option of an option block (`option_stack.OptionBlock`).
+
+    The parameter is named as the field and typed as it unless `kind` names the type typer
+    parses (a list for a tuple); it is None when not given (False for a flag), and required
+    (no default shown) where the field is.
+
+    Args:
+        model: the options model that declares the field (a front end's options).
+        field: the field's name.
+        flags: the command line's spelling (default: `--<field-with-dashes>`).
+        kind: the type typer parses, where it is not the field's.
+        source: the config field whose help, bounds and default the option shows (default:
+            `model.field` itself), where the field only carries a value on to it.
+        option: passed on to `field_option` (`help`, `shown`, `metavar`).
+    """
+    declared = model.model_fields[field]
+    default: object = False if declared.annotation is bool else None
+    if declared.is_required():
+        default = inspect.Parameter.empty
+        option.setdefault("shown", False)  # no default to show
+    spelled = flags or (f"--{field.replace('_', '-')}",)  # the option's name, not the source's
+    flag = field_option(*(source or (model, field)), *spelled, **option)
+    return keyword(field, Annotated[kind or declared.annotation, flag], default)

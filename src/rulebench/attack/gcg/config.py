@@ -26,7 +26,11 @@ PRESETS: dict[Preset, dict[str, Any]] = {
 
 
 class GcgConfig(BaseModel):
-    """How a GCG search runs: its length, candidate sampling, loss and token filters."""
+    """How a GCG search runs: its length, candidate sampling, loss and token filters.
+
+    Each field's docstring is also the help of the option that fills it
+    (`use_attribute_docstrings`).
+    """
 
     model_config = ConfigDict(
         frozen=True, extra="forbid", allow_inf_nan=False, use_attribute_docstrings=True
@@ -64,7 +68,8 @@ class GcgConfig(BaseModel):
     add_space_before_target: bool = False
     """Prepend a space to each target string before tokenizing it."""
     seed: int = Field(default=0, ge=0)
-    """Seeds the candidate sampler: a seed and a model give one trajectory on the CPU."""
+    """Seeds candidate sampling and the scenario instances attacked: a seed and a model give
+    one trajectory on the CPU."""
 
     @classmethod
     def preset(cls, name: Preset = "quick", **changes: Any) -> "GcgConfig":
@@ -74,3 +79,8 @@ class GcgConfig(BaseModel):
             pydantic.ValidationError: an unknown option or a value out of range.
         """
         return cls.model_validate(PRESETS[name] | changes)
+
+
+def search_size(config: GcgConfig) -> str:
+    """A search's size in words: its steps, candidates and top-k, as help and run lines say."""
+    return f"{config.num_steps} steps, {config.search_width} candidates from the top {config.topk}"

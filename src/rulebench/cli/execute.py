@@ -47,18 +47,9 @@ def run_task(task: str, config: "TaskConfig", run: opt.RunOptions) -> None:
 
 def typed_config(config_type: "type[ConfigT]", **fields: object) -> "ConfigT":
     """A task's config model from parsed options; a bad value is one line naming the option."""
-    from pydantic import ValidationError
+    from rulebench.core.validation import validate_labelled
 
-    from rulebench.core.errors import ConfigError
-
-    try:
-        return config_type.model_validate(fields)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{option_name(str(error['loc'][0]) if error['loc'] else '?')}: {error['msg']}"
-            for error in exc.errors()
-        )
-        raise ConfigError(problems) from None
+    return validate_labelled(config_type, fields, option_name)
 
 
 def resume_run(

@@ -10,9 +10,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from rulebench.core.errors import ConfigError
+from rulebench.core.validation import validate_labelled
 from rulebench.core.wording import Prompts
 from rulebench.scenarios.base import EvalMode, Version
 from rulebench.scenarios.matching import STRICT_FIXES
@@ -155,7 +156,8 @@ def prepare_scenarios(
     wording = {} if is_moved_clone else wording_fields(options.prompts, options.upstream, suites)
     protocol = Protocol.model_validate({**given, **wording})
     warnings = [NOT_COMPARABLE] if options.preset and protocol.prompts != "upstream" else []
-    config = _validated(config_fields(options, suites, protocol, is_moved_clone), label)
+    fields = config_fields(options, suites, protocol, is_moved_clone)
+    config = validate_labelled(ScenarioConfig, fields, label)
     loaded = load_run_cases(config)
     generation = {"max_tokens": max_tokens, "temperature": temperature}
     named = {name: value for name, value in generation.items() if value is not None}
@@ -224,15 +226,3 @@ def config_fields(
             else {}
         ),
     }
-
-
-def _validated(fields: dict[str, object], label: Callable[[str], str]) -> ScenarioConfig:
-    """The config; a bad value is one ConfigError line naming its field as `label` spells it."""
-    try:
-        return ScenarioConfig.model_validate(fields)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{label(str(error['loc'][0]) if error['loc'] else '?')}: {error['msg']}"
-            for error in exc.errors()
-        )
-        raise ConfigError(problems) from None

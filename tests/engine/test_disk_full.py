@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from rulebench.cli.app import app
 from rulebench.core.errors import StoreError
+from rulebench.engine.run_liveness import why_killed
 from rulebench.engine.runner import Runner, RunSpec
 from rulebench.engine.store import Store
 from rulebench.models.scripted import ScriptedModel
@@ -89,7 +90,7 @@ async def test_when_not_even_the_end_fits_runs_show_says_why(
 
 def test_a_killed_run_on_a_roomy_disk_still_names_the_possibilities(tmp_path: Path) -> None:
     with Store(tmp_path / "s.sqlite") as store:
-        assert "check the store's disk space and permissions" in store.why_killed()
+        assert "check the store's disk space and permissions" in why_killed(store.path)
 
 
 def test_the_command_exits_1_with_one_line_and_records_the_reason(tmp_path: Path) -> None:

@@ -291,7 +291,7 @@ def build_and_show(
 ) -> None:
     """Build the report (`family`, else the one the runs' task gets), write and print it."""
     from rulebench.core.errors import ConfigError
-    from rulebench.engine.store import default_store_path
+    from rulebench.engine.store_location import default_store_path
     from rulebench.engine.store_set import StoreSet
     from rulebench.report.by_task import ReportOptions, build_kind, report_kind
 

@@ -82,6 +82,7 @@ def show(
     from rulebench.cli.render import is_error_tally, is_resumable, print_errors
     from rulebench.cli.resume_commands import resume_command_of
     from rulebench.engine.catalog import TASKS
+    from rulebench.engine.run_liveness import why_killed
     from rulebench.engine.store import Store
     from rulebench.engine.summary import priced, summarize
     from rulebench.report.run_wording import run_prompts_label
@@ -131,7 +132,7 @@ def show(
             print_usage(rows[-1], run.model, price, table)
         reason = str(run.notes.get("reason") or "")
         if status == "killed" and not reason:
-            reason = db.why_killed()
+            reason = why_killed(db.path)
         if status != "completed" and reason and not is_error_tally(reason):
             err.print(safe_text(f"why {status}: {reason}", style="red"))
         if "shards" in run.notes:

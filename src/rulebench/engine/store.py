@@ -3,10 +3,8 @@
 import contextlib
 import json
 import os
-import secrets
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,42 +30,30 @@ from rulebench.engine.records import (
     row_to_run,
     utc_now,
 )
-from rulebench.engine.run_liveness import effective_status, is_process_alive, why_killed
+from rulebench.engine.run_liveness import effective_status, is_process_alive
+from rulebench.engine.store_location import (
+    ID_DRAWS,
+    default_store_path,
+    id_prefix_pattern,
+    new_run_id,
+)
 from rulebench.engine.summary import HAS_REPEATS, Tally, tally_query
-from rulebench.engine.writer import DISK_FULL, StoreWriter, is_disk_full
+from rulebench.engine.writer import (
+    DISK_FULL,
+    StoreWriter,
+    is_disk_full,
+    small_end_notes,
+    write_failure,
+)
 
 if TYPE_CHECKING:
     from rulebench.engine.browse import StoreBrowser
     from rulebench.engine.run_delta import RunDelta
     from rulebench.engine.search import ResultSearch
 
-DEFAULT_STORE_PATH = Path("rulebench-results") / "rulebench.sqlite"
-STORE_ENV_VAR = "RULEBENCH_STORE"
 WRITE_PATIENCE_S = 300.0
 """How long run bookkeeping (create, claim, finish) waits out another process's lock."""
 _FINISH_RUN = "UPDATE runs SET status = ?, ended_at = ?, notes = ? WHERE id = ?"
-_SMALL_REASON_CHARS = 500
-"""Longest reason kept when a full disk leaves room only for a small write."""
-
-
-def default_store_path() -> Path:
-    """Where results go unless told otherwise: $RULEBENCH_STORE, else the working directory."""
-    return Path(os.environ.get(STORE_ENV_VAR) or DEFAULT_STORE_PATH)
-
-
-ID_DRAWS = 5
-"""Ids a new run tries before giving up (each taken one needs another run's same-second draw)."""
-
-
-def new_run_id() -> str:
-    """A sortable, readable run id: UTC start time plus random hex (e.g. 20261122-193015-a1b2c3)."""
-    return f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
-
-
-def _like_prefix(text: str) -> str:
-    """A LIKE pattern matching strings that start with `text` literally (escape: backslash)."""
-    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return escaped + "%"
 
 
 class Store:
@@ -174,7 +160,7 @@ class Store:
         try:
             run = retry_while_busy(claim, WRITE_PATIENCE_S, str(self.path))
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot write to the results store {self.path}: {exc}") from None
+            raise self._write_failure(exc) from None
         return self.get_run(run.id)
 
     def note_total(self, run_id: str, total: int) -> None:
@@ -200,16 +186,13 @@ class Store:
             self._write(_FINISH_RUN, (status, utc_now(), json.dumps(notes), run_id), raw=True)
         except sqlite3.Error as exc:
             if not is_disk_full(exc):
-                raise StoreError(f"cannot write to the results store {self.path}: {exc}") from None
+                raise self._write_failure(exc) from None
             self._finish_on_full_disk(run_id, status, notes)
 
     def _finish_on_full_disk(
         self, run_id: str, status: RunStatus, notes: dict[str, JsonValue]
     ) -> None:
-        reason = str(notes.get("reason") or "")
-        if status != "completed" and not reason.startswith(DISK_FULL):
-            reason = f"{DISK_FULL}: {reason or 'the store could not record the run'}"
-        small: dict[str, JsonValue] = {"reason": reason[:_SMALL_REASON_CHARS]} if reason else {}
+        small = small_end_notes(status, notes)
         with contextlib.suppress(sqlite3.Error):
             self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         try:
@@ -243,7 +226,7 @@ class Store:
         """Find a run by id or by a unique prefix of it."""
         rows = self._query(
             "SELECT * FROM runs WHERE id = ? OR id LIKE ? ESCAPE '\\' ORDER BY id LIMIT 2",
-            (run_id, _like_prefix(run_id)),
+            (run_id, id_prefix_pattern(run_id)),
         )
         exact = [row for row in rows if row[0] == run_id]
         if exact or len(rows) == 1:
@@ -262,10 +245,6 @@ class Store:
     def effective_status(self, run: RunRecord) -> str:
         """The stored status, except that a "running" run whose process is gone reads "killed"."""
         return effective_status(run)
-
-    def why_killed(self) -> str:
-        """Why a "killed" run of this store may have ended so (`run_liveness.why_killed`)."""
-        return why_killed(self.path)
 
     # Results
 
@@ -399,13 +378,8 @@ class Store:
             raise self._write_failure(exc) from None
 
     def _write_failure(self, exc: sqlite3.Error) -> StoreError:
-        """The one-line error for a failed write; a full disk says so first, with the remedy."""
-        if is_disk_full(exc):
-            return StoreError(
-                f"{DISK_FULL}: cannot write to the results store {self.path} ({exc}): free "
-                "space on its disk, then try again"
-            )
-        return StoreError(f"cannot write to the results store {self.path}: {exc}")
+        """The one-line error for a failed write (`writer.write_failure`'s, worded for here)."""
+        return write_failure(self.path, exc, store="results store", then="try again")
 
     def _query(self, sql: str, params: tuple[object, ...] = ()) -> list[Any]:
         with self._reading():

@@ -18,10 +18,12 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from itertools import chain
 from pathlib import Path
 from typing import NamedTuple
+
+from pydantic import JsonValue
 
 from rulebench.core.errors import StoreError
 from rulebench.core.items import ItemResult
@@ -65,14 +67,38 @@ def is_disk_full(exc: BaseException) -> bool:
     return isinstance(exc, sqlite3.OperationalError) and "disk is full" in str(exc).lower()
 
 
-def write_failure(path: Path, exc: BaseException) -> StoreError:
-    """The one-line error for a failed store write; a full disk says so first, with the remedy."""
+def write_failure(
+    path: Path, exc: BaseException, *, store: str = "store", then: str = "resume the run"
+) -> StoreError:
+    """The one-line error for a failed store write; a full disk says so first, with the remedy.
+
+    Args:
+        path: the store's file.
+        exc: what the write raised.
+        store: how the message names the store.
+        then: what to do once space is freed.
+    """
     if is_disk_full(exc):
         return StoreError(
-            f"{DISK_FULL}: cannot write to the store {path} ({exc}): free space on its disk, "
-            "then resume the run"
+            f"{DISK_FULL}: cannot write to the {store} {path} ({exc}): free space on its disk, "
+            f"then {then}"
         )
-    return StoreError(f"cannot write to the store {path}: {exc}")
+    return StoreError(f"cannot write to the {store} {path}: {exc}")
+
+
+SMALL_REASON_CHARS = 500
+"""Longest reason kept when a full disk leaves room only for a small write."""
+
+
+def small_end_notes(status: str, notes: Mapping[str, JsonValue]) -> dict[str, JsonValue]:
+    """What a run's end keeps when a full disk allows one small write: its reason alone.
+
+    A run that did not complete says the disk filled up, so `runs list` shows why it stopped.
+    """
+    reason = str(notes.get("reason") or "")
+    if status != "completed" and not reason.startswith(DISK_FULL):
+        reason = f"{DISK_FULL}: {reason or 'the store could not record the run'}"
+    return {"reason": reason[:SMALL_REASON_CHARS]} if reason else {}
 
 
 class CacheRow(NamedTuple):

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from rulebench.web.app import create_app
-from rulebench.web.playground import PlaygroundConfig
+from rulebench.web.playground_config import PlaygroundConfig
 from rulebench.web.quotas import Quotas
 from rulebench.web.token_gate import protect
 

@@ -72,7 +72,7 @@ def test_playing_the_collected_cases_again_shows_progress_then_verdicts(tmp_path
 
 def test_a_model_outside_the_allowed_list_is_refused(tmp_path: Path) -> None:
     from rulebench.web.app import create_app
-    from rulebench.web.playground import PlaygroundConfig
+    from rulebench.web.playground_config import PlaygroundConfig
 
     from tests.web.playground_app import model_args
 

@@ -80,7 +80,7 @@ def test_a_busy_model_is_not_evicted(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_a_remote_form_offers_the_allowed_models(tmp_path: Path) -> None:
     from rulebench.web.app import create_app
-    from rulebench.web.playground import PlaygroundConfig
+    from rulebench.web.playground_config import PlaygroundConfig
 
     from tests.web.explorer_store import synthetic_run
     from tests.web.playground_app import player

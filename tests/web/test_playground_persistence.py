@@ -8,7 +8,7 @@ import pytest
 from rulebench.core.errors import ConfigError
 from rulebench.web.app import create_app
 from rulebench.web.conversation_store import DATABASE_NAME
-from rulebench.web.playground import PlaygroundConfig
+from rulebench.web.playground_config import PlaygroundConfig
 from rulebench.web.visitors import VISITOR_COOKIE
 
 from tests.web.playground_app import (

@@ -16,7 +16,8 @@ from fastapi.testclient import TestClient
 from rulebench.models.scripted import ScriptedModel
 from rulebench.testing.mock_openai import MockServerConfig, serve_in_thread
 from rulebench.web.app import create_app
-from rulebench.web.playground import PlaygroundConfig, new_share_token
+from rulebench.web.playground import new_share_token
+from rulebench.web.playground_config import PlaygroundConfig
 from rulebench.web.quotas import Quotas
 from rulebench.web.shared_view import model_label
 from rulebench.web.visitors import VISITOR_COOKIE

@@ -6,7 +6,7 @@ import pytest
 from fastapi import FastAPI
 
 from rulebench.web.app import create_app
-from rulebench.web.playground import PlaygroundConfig
+from rulebench.web.playground_config import PlaygroundConfig
 from rulebench.web.quotas import QuotaExceeded, Quotas, VisitorLimits, client_address
 
 from tests.web.explorer_store import synthetic_run

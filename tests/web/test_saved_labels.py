@@ -9,7 +9,7 @@ from fastapi import FastAPI
 from rulebench.core.errors import ConfigError
 from rulebench.scenarios.played import COLLECTED_FIELD, note_of
 from rulebench.web.app import create_app
-from rulebench.web.playground import PlaygroundConfig
+from rulebench.web.playground_config import PlaygroundConfig
 from rulebench.web.quotas import Quotas
 from rulebench.web.saved_cases import hide_paths, labelled, read_saved
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from rulebench.engine.store import Store
-from rulebench.web.playground import PlaygroundConfig
+from rulebench.web.playground_config import PlaygroundConfig
 
 from tests.command import assert_one_line_error, rulebench, rulebench_command
 from tests.llama_server import free_port

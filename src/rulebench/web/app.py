@@ -40,12 +40,8 @@ from rulebench.web import (
 )
 from rulebench.web.forms import FormError
 from rulebench.web.head import HeadAsGet
-from rulebench.web.playground import (
-    GameUnavailable,
-    NoConversation,
-    Playground,
-    PlaygroundConfig,
-)
+from rulebench.web.playground import GameUnavailable, NoConversation, Playground
+from rulebench.web.playground_config import PlaygroundConfig
 from rulebench.web.security import LOOPBACK_NAMES, SECURITY_HEADERS, SecurityMiddleware
 from rulebench.web.shown_paths import shown_path
 from rulebench.web.templating import render_page

@@ -21,15 +21,12 @@ from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from rulebench.core.errors import ConfigError
 from rulebench.core.messages import GenerateConfig
 from rulebench.core.wording import Prompts, UpstreamText
 from rulebench.engine.cache import StoredReplies
 from rulebench.engine.task import Session
 from rulebench.models.base import BackendOptions, Model
-from rulebench.models.registry import DEFAULT_MODEL
 from rulebench.report.redaction import REDACTED, is_secret_name, redact_text
 from rulebench.scenarios.base import Scenario
 from rulebench.scenarios.play import PlaySession, play_reply_limit
@@ -44,7 +41,8 @@ from rulebench.web.conversation_store import (
 )
 from rulebench.web.game_setup import GameSetup
 from rulebench.web.model_pool import ModelPool
-from rulebench.web.quotas import Quotas, VisitorLimits
+from rulebench.web.playground_config import PlaygroundConfig
+from rulebench.web.quotas import VisitorLimits
 from rulebench.web.saved_cases import hide_paths
 
 MAX_MESSAGE_CHARS = 20_000
@@ -54,38 +52,6 @@ MAX_CONVERSATIONS = 200
 """Kept in memory at once; past that the least recently used one is dropped (its row stays)."""
 MAX_LISTED = 100
 """A visitor's conversations listed on the new-game page, the most recent first."""
-
-
-class PlaygroundConfig(BaseModel):
-    """What `rulebench serve` gives the playground: its default model and its save folder."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
-
-    # Created on the first save.
-    save_dir: Path = Path("rulebench-cases")
-    """Folder the playground saves test cases to (its only writes; the store stays
-    read-only)."""
-    model: str = DEFAULT_MODEL
-    """The playground's default model spec (see `rulebench models`). Default: the embedded
-    SmolLM2-135M-Instruct on llama.cpp, loaded on the first game."""
-    model_args: dict[str, str] = Field(default_factory=dict)
-    """`-M key=value` for `model` only; never shown on a page (it may hold a key)."""
-    base_url: str | None = None
-    any_model: bool = True
-    """Whether visitors may name another model than `model`. Off when others can reach the
-    app: a spec can load any local file as a model or spend the server's API keys."""
-    allowed_models: tuple[str, ...] = ()
-    """With --allow-remote: another model spec visitors may pick besides --model (repeatable).
-    No other spec is accepted."""
-    max_tokens: int | None = Field(default=None, ge=1)
-    """Reply length limit; default a full scenarios run's, so saved cases replay alike."""
-    upstream: UpstreamText | None = None
-    """The RuLES clone given to `rulebench serve --upstream PATH`: the only place upstream's
-    instruction text is read from (visitors choose the wording, never a path)."""
-    quotas: Quotas = Field(default_factory=Quotas.unlimited)
-    """Per-visitor allowances; none by default (loopback), `Quotas()` when others reach it."""
-    show_paths: bool = True
-    """Whether pages may show the server's paths; off when others reach it (names only)."""
 
 
 @dataclass

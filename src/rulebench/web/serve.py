@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 from rulebench.core.errors import ConfigError
 from rulebench.plugins.foreign_code import missing_modules
-from rulebench.web.playground import PlaygroundConfig
+from rulebench.web.playground_config import PlaygroundConfig
 from rulebench.web.quotas import Quotas
 
 TOKEN_ENV_VAR = "RULEBENCH_SERVE_TOKEN"

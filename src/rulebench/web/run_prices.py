@@ -10,8 +10,7 @@ from typing import NamedTuple
 
 from rulebench.core.errors import RulebenchError
 from rulebench.core.pricing import PriceTable
-
-PRICES_ENV = "RULEBENCH_PRICES"
+from rulebench.report.prices import PRICES_ENV
 
 
 class RunPrices(NamedTuple):

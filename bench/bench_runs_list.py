@@ -21,7 +21,7 @@ from pydantic import JsonValue
 from bench_common import median_s, print_table
 from rulebench.engine.store import Store
 from rulebench.web.app import create_app
-from rulebench.web.config_diff import run_labels
+from rulebench.web.explorer.config_diff import run_labels
 
 
 def write_runs(path: Path, count: int) -> None:

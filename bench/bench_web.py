@@ -146,7 +146,7 @@ async def two_visitors(folder: Path, delay_s: float) -> tuple[float, float]:
     import httpx2
 
     from rulebench.web.app import create_app
-    from rulebench.web.playground_config import PlaygroundConfig
+    from rulebench.web.playground.config import PlaygroundConfig
 
     write_run(folder / "s.sqlite", 3)
     config = PlaygroundConfig(

@@ -10,7 +10,7 @@ import time
 
 from fastapi.testclient import TestClient
 
-from rulebench.web import run_memo, run_tallies
+from rulebench.web.explorer import run_memo, run_tallies
 
 
 def forget() -> None:

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from rulebench.web.app import create_app
-from rulebench.web.playground_config import PlaygroundConfig
-from rulebench.web.quotas import Quotas
+from rulebench.web.playground.config import PlaygroundConfig
+from rulebench.web.playground.quotas import Quotas
 from rulebench.web.token_gate import protect
 
 from tests.browser.served_app import opened, served

@@ -74,7 +74,7 @@ async def test_repeats_count_every_unfinished_reply(store: Store) -> None:
 
 
 async def test_the_explorers_kept_sums_count_them_as_the_store_does(store: Store) -> None:
-    from rulebench.web.run_tallies import run_sums
+    from rulebench.web.explorer.run_tallies import run_sums
 
     model = ScriptedModel("rules", rules=[ScriptedRule(contains="question 1", reply="<think>hm")])
     report = await Runner(store).run(EchoTask(4), model, SPEC)

@@ -13,7 +13,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from rulebench.web.app import create_app
-from rulebench.web.playground_config import PlaygroundConfig
+from rulebench.web.playground.config import PlaygroundConfig
 
 from tests.report.html_page import Page
 from tests.web.explorer_store import BASE_URL, HOSTILE, synthetic_run

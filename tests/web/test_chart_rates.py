@@ -21,9 +21,9 @@ from rulebench.engine.store import Store
 from rulebench.report.build import inferential_report
 from rulebench.report.kinds import ExtractMode
 from rulebench.scenarios.scoring import Rate
-from rulebench.web import charts as web_charts
-from rulebench.web.chart_rates import Rates, sql_rates
-from rulebench.web.charts import record_rates
+from rulebench.web.explorer import charts as web_charts
+from rulebench.web.explorer.chart_rates import Rates, sql_rates
+from rulebench.web.explorer.charts import record_rates
 
 from tests.web.explorer_store import explorer
 

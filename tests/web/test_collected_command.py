@@ -13,8 +13,8 @@ from rulebench.core.cases import TestCase
 from rulebench.engine.store import Store
 from rulebench.scenarios.base import Version
 from rulebench.scenarios.suites.official import load_suite_file
-from rulebench.web import collected_page, saved_cases
-from rulebench.web.parsed_files import ParsedFiles
+from rulebench.web.playground import collected_page, saved_cases
+from rulebench.web.playground.parsed_files import ParsedFiles
 
 from tests.web.playground_app import LEAK, MODEL, model_args, player, playground_app, send, start
 from tests.web.test_collected_page import save

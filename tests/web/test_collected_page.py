@@ -72,7 +72,7 @@ def test_playing_the_collected_cases_again_shows_progress_then_verdicts(tmp_path
 
 def test_a_model_outside_the_allowed_list_is_refused(tmp_path: Path) -> None:
     from rulebench.web.app import create_app
-    from rulebench.web.playground_config import PlaygroundConfig
+    from rulebench.web.playground.config import PlaygroundConfig
 
     from tests.web.playground_app import model_args
 
@@ -103,7 +103,7 @@ def test_the_command_the_page_shows_runs_the_save_folder(tmp_path: Path) -> None
 def test_a_job_longer_than_the_call_quota_waits_for_the_window_then_finishes(
     tmp_path: Path,
 ) -> None:
-    from rulebench.web.quotas import Quotas, VisitorLimits
+    from rulebench.web.playground.quotas import Quotas, VisitorLimits
 
     from tests.web.test_quotas import Clock
 
@@ -132,7 +132,7 @@ def test_a_job_longer_than_the_call_quota_waits_for_the_window_then_finishes(
 def test_a_case_needing_more_calls_than_a_minute_allows_is_refused_up_front(
     tmp_path: Path,
 ) -> None:
-    from rulebench.web.quotas import Quotas, VisitorLimits
+    from rulebench.web.playground.quotas import Quotas, VisitorLimits
 
     from tests.web.test_quotas import Clock
 
@@ -196,7 +196,7 @@ def stalling(monkeypatch: pytest.MonkeyPatch, on_cancel: Callable[[], None]) -> 
 def test_running_jobs_are_never_evicted_and_a_visitor_runs_few_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from rulebench.web import collected_runs
+    from rulebench.web.playground import collected_runs
 
     stalling(monkeypatch, lambda: None)
     monkeypatch.setattr(collected_runs, "MAX_JOBS", 2)

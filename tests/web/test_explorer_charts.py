@@ -19,7 +19,7 @@ from rulebench.core.items import ItemResult, Outcome
 from rulebench.engine.store import Store
 from rulebench.report import plots
 from rulebench.report.build import inferential_report, scenarios_report
-from rulebench.web import charts as web_charts
+from rulebench.web.explorer import charts as web_charts
 
 from tests.report.html_page import Page, markdown_table
 from tests.web.explorer_store import HOSTILE, explorer, synthetic_run

@@ -6,7 +6,7 @@ from pathlib import Path
 from rulebench.core.cases import TestCase
 from rulebench.scenarios import played
 from rulebench.scenarios.suites import slots
-from rulebench.web import collected_page
+from rulebench.web.playground import collected_page
 from rulebench.web.templating import thousands
 
 from tests.report.html_page import Page

@@ -14,7 +14,7 @@ from rulebench.engine.store import Store
 from rulebench.report.build import inferential_report, scenarios_report
 from rulebench.report.tables import format_usd
 from rulebench.report.usage import load_prices
-from rulebench.web import config_diff
+from rulebench.web.explorer import config_diff
 
 from tests.report.html_page import Page
 from tests.stored_json import json_at, json_object

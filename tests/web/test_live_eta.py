@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from rulebench.engine.store import Store
-from rulebench.web.live_eta import UNKNOWN, duration_text, estimate_s, run_eta
+from rulebench.web.explorer.live_eta import UNKNOWN, duration_text, estimate_s, run_eta
 
 from tests.report.html_page import Page
 from tests.web.explorer_store import explorer, synthetic_result

@@ -9,8 +9,8 @@ from rulebench.core.errors import ConfigError
 from rulebench.core.messages import GenerateConfig, Message
 from rulebench.models.base import BackendOptions, Model
 from rulebench.models.registry import create_model
-from rulebench.web import model_pool
-from rulebench.web.model_pool import ModelPool
+from rulebench.web.playground import model_pool
+from rulebench.web.playground.model_pool import ModelPool
 
 ASK = [Message(role="user", content="hello")]
 CONFIG = GenerateConfig(max_tokens=16)
@@ -80,7 +80,7 @@ def test_a_busy_model_is_not_evicted(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_a_remote_form_offers_the_allowed_models(tmp_path: Path) -> None:
     from rulebench.web.app import create_app
-    from rulebench.web.playground_config import PlaygroundConfig
+    from rulebench.web.playground.config import PlaygroundConfig
 
     from tests.web.explorer_store import synthetic_run
     from tests.web.playground_app import player

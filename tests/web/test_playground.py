@@ -23,7 +23,7 @@ from rulebench.core.messages import Completion, GenerateConfig, Message
 from rulebench.engine.store import Store
 from rulebench.models.scripted import ScriptedModel
 from rulebench.scenarios.registry import scenario_class
-from rulebench.web.saved_cases import check_case, checked_file, save_case
+from rulebench.web.playground.saved_cases import check_case, checked_file, save_case
 
 from tests.report.html_page import Page
 from tests.web.explorer_store import BASE_URL, HOSTILE

@@ -7,9 +7,9 @@ import pytest
 
 from rulebench.core.errors import ConfigError
 from rulebench.web.app import create_app
-from rulebench.web.conversation_store import DATABASE_NAME
-from rulebench.web.playground_config import PlaygroundConfig
-from rulebench.web.visitors import VISITOR_COOKIE
+from rulebench.web.playground.config import PlaygroundConfig
+from rulebench.web.playground.conversation_store import DATABASE_NAME
+from rulebench.web.playground.visitors import VISITOR_COOKIE
 
 from tests.web.playground_app import (
     LEAK,
@@ -105,7 +105,7 @@ def test_a_foreign_or_corrupt_playground_database_stops_the_server(
 def test_the_list_of_games_says_when_it_shows_only_the_most_recent(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("rulebench.web.playground.MAX_LISTED", 2)
+    monkeypatch.setattr("rulebench.web.playground.state.MAX_LISTED", 2)
     with player(playground_app(tmp_path)) as client:
         urls = [start(client) for _ in range(3)]
         listing = client.get("/play").text

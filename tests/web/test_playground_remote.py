@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from rulebench.scenarios.upstream.text import open_clone
 from rulebench.web.app import create_app
-from rulebench.web.playground_config import PlaygroundConfig
+from rulebench.web.playground.config import PlaygroundConfig
 
 from tests.scenarios.upstream_fixture import build_clone
 from tests.web.explorer_store import synthetic_run

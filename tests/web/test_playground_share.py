@@ -16,11 +16,11 @@ from fastapi.testclient import TestClient
 from rulebench.models.scripted import ScriptedModel
 from rulebench.testing.mock_openai import MockServerConfig, serve_in_thread
 from rulebench.web.app import create_app
-from rulebench.web.playground import new_share_token
-from rulebench.web.playground_config import PlaygroundConfig
-from rulebench.web.quotas import Quotas
-from rulebench.web.shared_view import model_label
-from rulebench.web.visitors import VISITOR_COOKIE
+from rulebench.web.playground.config import PlaygroundConfig
+from rulebench.web.playground.quotas import Quotas
+from rulebench.web.playground.shared_view import model_label
+from rulebench.web.playground.state import new_share_token
+from rulebench.web.playground.visitors import VISITOR_COOKIE
 
 from tests.report.html_page import Page
 from tests.web.explorer_store import synthetic_run

@@ -3,7 +3,7 @@ the answer only: a secret in the thinking breaks no rule a user would see broken
 
 from pathlib import Path
 
-from rulebench.web.visitors import VISITOR_COOKIE
+from rulebench.web.playground.visitors import VISITOR_COOKIE
 
 from tests.report.html_page import Page
 from tests.web.explorer_store import HOSTILE

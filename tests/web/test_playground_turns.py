@@ -252,7 +252,7 @@ def test_side_by_side_both_models_are_asked_at_once(
 def test_regenerate_after_a_restart_draws_a_seed_not_used_before(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from rulebench.web.visitors import VISITOR_COOKIE
+    from rulebench.web.playground.visitors import VISITOR_COOKIE
 
     seeds: list[int | None] = []
     generate = ScriptedModel.generate
@@ -294,8 +294,8 @@ def test_a_turn_the_model_refuses_as_misconfigured_is_a_422_with_the_reason(
 
 
 def test_a_save_refused_by_its_checks_uses_no_quota(tmp_path: Path) -> None:
-    from rulebench.web.quotas import Quotas, VisitorLimits
-    from rulebench.web.saved_cases import MAX_FILE_BYTES
+    from rulebench.web.playground.quotas import Quotas, VisitorLimits
+    from rulebench.web.playground.saved_cases import MAX_FILE_BYTES
 
     app = playground_app(tmp_path)
     app.state.playground.limits = VisitorLimits(Quotas(saves_per_hour=1))

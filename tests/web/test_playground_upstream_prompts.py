@@ -8,7 +8,7 @@ from fastapi import FastAPI
 
 from rulebench.scenarios.upstream.text import open_clone
 from rulebench.web.app import create_app
-from rulebench.web.playground_config import PlaygroundConfig
+from rulebench.web.playground.config import PlaygroundConfig
 
 from tests.report.html_page import Page
 from tests.scenarios.upstream_fixture import HIDDEN, build_clone, template

@@ -6,8 +6,9 @@ import pytest
 from fastapi import FastAPI
 
 from rulebench.web.app import create_app
-from rulebench.web.playground_config import PlaygroundConfig
-from rulebench.web.quotas import QuotaExceeded, Quotas, VisitorLimits, client_address
+from rulebench.web.clients import client_address
+from rulebench.web.playground.config import PlaygroundConfig
+from rulebench.web.playground.quotas import QuotaExceeded, Quotas, VisitorLimits
 
 from tests.web.explorer_store import synthetic_run
 from tests.web.playground_app import MODEL, model_args, model_calls, player, send, start

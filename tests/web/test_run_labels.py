@@ -3,7 +3,7 @@
 from pydantic import JsonValue
 
 from rulebench.engine.records import RunRecord
-from rulebench.web.config_diff import diff_rows, run_labels
+from rulebench.web.explorer.config_diff import diff_rows, run_labels
 
 
 def grid_run(run_id: str, **changed: JsonValue) -> RunRecord:

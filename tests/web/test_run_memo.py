@@ -7,7 +7,7 @@ import pytest
 
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.engine.store import Store
-from rulebench.web.run_memo import remembered, run_state
+from rulebench.web.explorer.run_memo import remembered, run_state
 
 
 def put(db: Store, run_id: str, item_id: str, error: str | None = None) -> None:

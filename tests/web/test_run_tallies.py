@@ -6,7 +6,7 @@ from pathlib import Path
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import Message, Usage
 from rulebench.engine.store import Store
-from rulebench.web.run_tallies import run_sums, run_tallies
+from rulebench.web.explorer.run_tallies import run_sums, run_tallies
 
 from tests.report.html_page import Page
 from tests.web.explorer_store import explorer, put_results

@@ -9,9 +9,9 @@ from fastapi import FastAPI
 from rulebench.core.errors import ConfigError
 from rulebench.scenarios.played import COLLECTED_FIELD, note_of
 from rulebench.web.app import create_app
-from rulebench.web.playground_config import PlaygroundConfig
-from rulebench.web.quotas import Quotas
-from rulebench.web.saved_cases import hide_paths, labelled, read_saved
+from rulebench.web.playground.config import PlaygroundConfig
+from rulebench.web.playground.quotas import Quotas
+from rulebench.web.playground.saved_cases import hide_paths, labelled, read_saved
 
 from tests.web.explorer_store import synthetic_run
 from tests.web.playground_app import LEAK, MODEL, model_args, player, playground_app, send, start

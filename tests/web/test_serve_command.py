@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from rulebench.engine.store import Store
-from rulebench.web.playground_config import PlaygroundConfig
+from rulebench.web.playground.config import PlaygroundConfig
 
 from tests.command import assert_one_line_error, rulebench, rulebench_command
 from tests.llama_server import free_port
@@ -211,7 +211,7 @@ def test_a_remote_server_plays_the_allowed_models_too(store: Path) -> None:
 
 
 def test_allow_remote_on_loopback_serves_as_shared() -> None:
-    from rulebench.web.quotas import Quotas
+    from rulebench.web.playground.quotas import Quotas
     from rulebench.web.serve import ServeConfig, served_playground
 
     behind_proxy = served_playground(ServeConfig(store=Path("s.sqlite"), allow_remote=True))
@@ -229,7 +229,7 @@ def test_a_quota_setting_is_checked_by_name(store: Path) -> None:
 
 
 def test_quota_settings_reach_the_config() -> None:
-    from rulebench.web.quotas import Quotas
+    from rulebench.web.playground.quotas import Quotas
     from rulebench.web.serve_options import parse_quotas
 
     given = parse_quotas(("model_calls_per_minute=5", "saves_per_hour=none"))

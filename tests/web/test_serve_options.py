@@ -7,8 +7,8 @@ import pytest
 from rulebench.core.errors import ConfigError
 from rulebench.engine.store_location import STORE_ENV_VAR
 from rulebench.models.registry import DEFAULT_MODEL
-from rulebench.web.playground_config import PlaygroundConfig
-from rulebench.web.quotas import Quotas
+from rulebench.web.playground.config import PlaygroundConfig
+from rulebench.web.playground.quotas import Quotas
 from rulebench.web.serve import ServeConfig
 from rulebench.web.serve_notes import created_store_note, listening_line, remote_warning
 from rulebench.web.serve_options import ServeOptions, parse_quotas, serve_config

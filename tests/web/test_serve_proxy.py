@@ -13,7 +13,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from rulebench.web import serve as serving
-from rulebench.web.quotas import client_address
+from rulebench.web.clients import client_address
 from rulebench.web.serve import ServeConfig
 
 from tests.web.explorer_store import synthetic_run

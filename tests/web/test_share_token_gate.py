@@ -8,7 +8,7 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from rulebench.web.playground import new_share_token
+from rulebench.web.playground.state import new_share_token
 from rulebench.web.token_gate import TOKEN_PATH, is_share_page, protect
 
 from tests.web.explorer_store import BASE_URL

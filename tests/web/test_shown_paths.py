@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from rulebench.web.app import create_app
-from rulebench.web.saved_page import saved_listing
+from rulebench.web.playground.saved_page import saved_listing
 from rulebench.web.shown_paths import shown_path
 
 from tests.web.explorer_store import synthetic_run

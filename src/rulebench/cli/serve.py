@@ -13,7 +13,7 @@ from rulebench.cli import options as opt
 from rulebench.cli.console import err
 from rulebench.cli.field_options import field_help, field_option
 from rulebench.report.untrusted import safe_text
-from rulebench.web.playground_config import PlaygroundConfig
+from rulebench.web.playground.config import PlaygroundConfig
 from rulebench.web.serve import (
     TOKEN_ENV_VAR,
     ServeConfig,

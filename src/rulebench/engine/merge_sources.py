@@ -8,8 +8,8 @@ or locked by another process; each is one line.
 import sqlite3
 from pathlib import Path
 
-from rulebench import __version__
 from rulebench.core.errors import StoreError
+from rulebench.core.version import __version__
 from rulebench.engine.connection import connect_readonly
 from rulebench.engine.migrations import KNOWN
 from rulebench.engine.store import Store

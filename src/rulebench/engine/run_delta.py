@@ -4,7 +4,7 @@ A finished result is final: the writer replaces only an error, in place (a resum
 and never deletes a result, and every writer claims the run (`Store.reopen_run`, which stores
 it as running) before it writes. So a run's sums over its finished rows up to some rowid never
 change; what needs reading again is the rows past that rowid, and the run's errors while it is
-stored as running or since its status, end or process changed (`web.run_tallies` keeps the
+stored as running or since its status, end or process changed (`web.explorer.run_tallies` keeps the
 rest). One statement reads it all, so every figure comes from one snapshot of the store; it
 also counts the run's rows, which lets the caller notice anything these rules do not foresee.
 The explorer's other reads of a run's aggregates go through the same reader: the charts' pass

@@ -27,25 +27,24 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from rulebench.core.errors import RulebenchError
 from rulebench.engine.store_set import StoreSet, expand_store_paths
-from rulebench.web import (
+from rulebench.web.explorer import (
     charts_page,
-    collected_page,
     compare_page,
     item_page,
     live,
-    play_pages,
     run_page,
     runs_page,
     search_page,
 )
-from rulebench.web.forms import FormError
+from rulebench.web.explorer.views import NotFound, hide_store_path
 from rulebench.web.head import HeadAsGet
-from rulebench.web.playground import GameUnavailable, NoConversation, Playground
-from rulebench.web.playground_config import PlaygroundConfig
+from rulebench.web.playground import collected_page, play_pages
+from rulebench.web.playground.config import PlaygroundConfig
+from rulebench.web.playground.forms import FormError
+from rulebench.web.playground.state import GameUnavailable, NoConversation, Playground
 from rulebench.web.security import LOOPBACK_NAMES, SECURITY_HEADERS, SecurityMiddleware
 from rulebench.web.shown_paths import shown_path
 from rulebench.web.templating import render_page
-from rulebench.web.views import NotFound, hide_store_path
 
 # name -> (package, file in it, media type): the only files the app serves.
 _STATIC = {

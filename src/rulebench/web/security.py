@@ -17,7 +17,7 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from rulebench.web.quotas import client_address
+from rulebench.web.clients import client_address
 
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})

@@ -18,8 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 from rulebench.core.errors import ConfigError
 from rulebench.plugins.foreign_code import missing_modules
-from rulebench.web.playground_config import PlaygroundConfig
-from rulebench.web.quotas import Quotas
+from rulebench.web.playground.config import PlaygroundConfig
+from rulebench.web.playground.quotas import Quotas
 
 TOKEN_ENV_VAR = "RULEBENCH_SERVE_TOKEN"
 MIN_TOKEN_CHARS = 12

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from rulebench.core.errors import ConfigError
 from rulebench.core.validation import validate_into
-from rulebench.web.playground_config import PlaygroundConfig
+from rulebench.web.playground.config import PlaygroundConfig
 from rulebench.web.serve import ServeConfig
 
 

@@ -19,13 +19,13 @@ from rulebench.engine.store_set import StoreSet
 from rulebench.engine.summary import GroupSummary
 from rulebench.report.tables import format_usd
 from rulebench.report.usage import totals_of
-from rulebench.web.config_diff import flat_config, run_labels
+from rulebench.web.explorer.config_diff import flat_config, run_labels
+from rulebench.web.explorer.run_prices import RunPrices
+from rulebench.web.explorer.run_scores import Headline, headline_of
+from rulebench.web.explorer.run_tallies import RunSums, run_sums, run_tallies
+from rulebench.web.explorer.views import open_stores, run_header, store_label
 from rulebench.web.paging import Paged, Pager
-from rulebench.web.run_prices import RunPrices
-from rulebench.web.run_scores import Headline, headline_of
-from rulebench.web.run_tallies import RunSums, run_sums, run_tallies
 from rulebench.web.templating import query_url, render_page
-from rulebench.web.views import open_stores, run_header, store_label
 
 router = APIRouter()
 

@@ -9,8 +9,8 @@ the server's defaults, which live in `PlaygroundConfig` and `GenerateConfig`.
 from rulebench.core.cases import TestCase
 from rulebench.scenarios.played import record_of
 from rulebench.scenarios.system_messages import SYSTEM_MESSAGES
-from rulebench.web.forms import FormError
-from rulebench.web.playground import Conversation
+from rulebench.web.playground.forms import FormError
+from rulebench.web.playground.state import Conversation
 
 LANE_NAMES = ("A", "B")
 """How the page names the lanes of a side-by-side game."""

@@ -9,7 +9,6 @@ behind one proxy or NAT share it). Counts live in this process's memory, so a re
 them. On loopback the server is one person's, and nothing is limited.
 """
 
-import contextvars
 import threading
 import time
 from collections import deque
@@ -19,11 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from rulebench.core.errors import ConfigError
-
-client_address: contextvars.ContextVar[str | None] = contextvars.ContextVar(
-    "rulebench_client_address", default=None
-)
-"""The address of the client whose request is being answered (set by `SecurityMiddleware`)."""
+from rulebench.web.clients import client_address
 
 Action = Literal["conversation", "save", "new_file", "model_call"]
 _WINDOWS_S: dict[Action, float] = {

@@ -15,15 +15,15 @@ from fastapi.responses import HTMLResponse
 from rulebench.core.errors import ConfigError, StoreError
 from rulebench.engine.search import COUNT_CAP, SearchHit, split_marks
 from rulebench.engine.store import Store
-from rulebench.web.paging import Paged, Pager
-from rulebench.web.templating import item_url, render_page, run_url
-from rulebench.web.views import (
+from rulebench.web.explorer.views import (
     VERDICT_LABELS,
     hide_store_path,
     locate_run,
     open_stores,
     run_header,
 )
+from rulebench.web.paging import Paged, Pager
+from rulebench.web.templating import item_url, render_page, run_url
 
 router = APIRouter()
 

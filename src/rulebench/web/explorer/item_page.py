@@ -18,9 +18,8 @@ from rulebench.engine.browse import ResultFilter
 from rulebench.engine.catalog import TASKS
 from rulebench.engine.result_order import Neighbours
 from rulebench.engine.verdicts import verdict_of
-from rulebench.web.items_query import ItemsQuery
-from rulebench.web.templating import item_url, query_url, render_page, run_url
-from rulebench.web.views import (
+from rulebench.web.explorer.items_query import ItemsQuery
+from rulebench.web.explorer.views import (
     VERDICT_LABELS,
     NotFound,
     error_text,
@@ -28,6 +27,7 @@ from rulebench.web.views import (
     open_run,
     run_header,
 )
+from rulebench.web.templating import item_url, query_url, render_page, run_url
 
 router = APIRouter()
 

@@ -22,8 +22,8 @@ from pydantic import BaseModel, ConfigDict, JsonValue
 
 from rulebench.core.credentials import scrub_secrets
 from rulebench.report.redaction import is_secret_name
-from rulebench.web.play_view import conversation_view
-from rulebench.web.playground import Conversation, Playground
+from rulebench.web.playground.play_view import conversation_view
+from rulebench.web.playground.state import Conversation, Playground
 
 
 class _Shown(BaseModel):

@@ -7,8 +7,8 @@ quota, a model failure and a visitor's mistake answer alike everywhere.
 from fastapi import Request
 
 from rulebench.core.errors import ModelError, RulebenchError
-from rulebench.web.playground import Playground
-from rulebench.web.quotas import QuotaExceeded
+from rulebench.web.playground.quotas import QuotaExceeded
+from rulebench.web.playground.state import Playground
 
 
 def playground_of(request: Request) -> Playground:

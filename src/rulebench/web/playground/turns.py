@@ -10,7 +10,7 @@ import asyncio
 
 from rulebench.core.errors import ConfigError
 from rulebench.core.messages import GenerateConfig, Message
-from rulebench.web.playground import Conversation, Lane, Playground
+from rulebench.web.playground.state import Conversation, Lane, Playground
 
 
 async def send_turn(playground: Playground, conversation: Conversation, text: str) -> None:

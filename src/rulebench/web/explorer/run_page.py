@@ -16,13 +16,11 @@ from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store
 from rulebench.engine.verdicts import VERDICTS
 from rulebench.report.redaction import redact_text
-from rulebench.web.charts_page import CHARTED_TASKS
-from rulebench.web.items_query import FILTER_FIELDS, ItemsQuery, sort_headers
-from rulebench.web.paging import Pager
-from rulebench.web.run_memo import remembered, run_state
-from rulebench.web.run_tallies import run_sums
-from rulebench.web.templating import query_url, render_page, run_url
-from rulebench.web.views import (
+from rulebench.web.explorer.charts_page import CHARTED_TASKS
+from rulebench.web.explorer.items_query import FILTER_FIELDS, ItemsQuery, sort_headers
+from rulebench.web.explorer.run_memo import remembered, run_state
+from rulebench.web.explorer.run_tallies import run_sums
+from rulebench.web.explorer.views import (
     VERDICT_LABELS,
     open_run,
     result_row,
@@ -31,6 +29,8 @@ from rulebench.web.views import (
     store_label,
     summary_rows,
 )
+from rulebench.web.paging import Pager
+from rulebench.web.templating import query_url, render_page, run_url
 
 router = APIRouter()
 

@@ -21,15 +21,20 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from rulebench.core.cases import TestCase
 from rulebench.core.errors import ConfigError, RulebenchError
 from rulebench.scenarios.played import STRATEGIES, note_of
-from rulebench.web.collected_command import Chosen, CollectedCommand, Folder, collected_command
-from rulebench.web.collected_runs import CollectedRuns, new_job
-from rulebench.web.forms import read_form
-from rulebench.web.play_request import error_status, playground_of
-from rulebench.web.playground import Playground, new_token
-from rulebench.web.saved_cases import list_saved, saved_names, user_turns
+from rulebench.web.explorer.views import NotFound
+from rulebench.web.playground.collected_command import (
+    Chosen,
+    CollectedCommand,
+    Folder,
+    collected_command,
+)
+from rulebench.web.playground.collected_runs import CollectedRuns, new_job
+from rulebench.web.playground.forms import read_form
+from rulebench.web.playground.play_request import error_status, playground_of
+from rulebench.web.playground.saved_cases import list_saved, saved_names, user_turns
+from rulebench.web.playground.state import Playground, new_token
+from rulebench.web.playground.visitors import set_visitor, visitor_of
 from rulebench.web.templating import query_url, render_page
-from rulebench.web.views import NotFound
-from rulebench.web.visitors import set_visitor, visitor_of
 
 router = APIRouter(prefix="/play/collected")
 

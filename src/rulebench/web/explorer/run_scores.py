@@ -13,8 +13,8 @@ from rulebench.core.errors import RulebenchError
 from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store
 from rulebench.engine.summary import summarize
-from rulebench.web.run_memo import remembered, run_state
-from rulebench.web.run_tallies import RunSums, run_tallies
+from rulebench.web.explorer.run_memo import remembered, run_state
+from rulebench.web.explorer.run_tallies import RunSums, run_tallies
 
 
 class Headline(NamedTuple):

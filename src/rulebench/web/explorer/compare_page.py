@@ -18,11 +18,11 @@ from rulebench.engine.browse import Pair, PairedCounts, PairFilter, StoreBrowser
 from rulebench.engine.paired_stores import paired_browser
 from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store
-from rulebench.web.config_diff import diff_rows
+from rulebench.web.explorer.config_diff import diff_rows
+from rulebench.web.explorer.run_memo import remembered, run_state
+from rulebench.web.explorer.views import locate_run, open_stores, result_row, run_header
 from rulebench.web.paging import Paged, Pager
-from rulebench.web.run_memo import remembered, run_state
 from rulebench.web.templating import render_page
-from rulebench.web.views import locate_run, open_stores, result_row, run_header
 
 router = APIRouter()
 

@@ -22,7 +22,7 @@ from rulebench.engine.store_set import StoreSet
 from rulebench.engine.summary import summarize
 from rulebench.engine.verdicts import Verdict, verdict_of
 from rulebench.report.redaction import redact_config, redact_text
-from rulebench.web.run_tallies import RunSums, run_tallies
+from rulebench.web.explorer.run_tallies import RunSums, run_tallies
 from rulebench.web.templating import excerpt, item_url, pretty_json, run_url, thousands
 
 if TYPE_CHECKING:

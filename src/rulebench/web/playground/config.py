@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rulebench.core.wording import UpstreamText
 from rulebench.models.registry import DEFAULT_MODEL
-from rulebench.web.quotas import Quotas
+from rulebench.web.playground.quotas import Quotas
 
 
 class PlaygroundConfig(BaseModel):

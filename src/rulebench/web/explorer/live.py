@@ -13,9 +13,9 @@ from fastapi import APIRouter, Query, Request
 from pydantic import JsonValue
 
 from rulebench.engine.catalog import TASKS
-from rulebench.web.live_eta import run_eta
-from rulebench.web.run_tallies import run_sums
-from rulebench.web.views import open_run, result_row, summary_rows
+from rulebench.web.explorer.live_eta import run_eta
+from rulebench.web.explorer.run_tallies import run_sums
+from rulebench.web.explorer.views import open_run, result_row, summary_rows
 
 router = APIRouter()
 

@@ -32,18 +32,18 @@ from rulebench.scenarios.base import Scenario
 from rulebench.scenarios.play import PlaySession, play_reply_limit
 from rulebench.scenarios.protocol import Protocol
 from rulebench.scenarios.registry import scenario_class
-from rulebench.web.conversation_store import (
+from rulebench.web.playground.config import PlaygroundConfig
+from rulebench.web.playground.conversation_store import (
     DATABASE_NAME,
     ConversationRecord,
     ConversationStore,
     ConversationSummary,
     LaneRecord,
 )
-from rulebench.web.game_setup import GameSetup
-from rulebench.web.model_pool import ModelPool
-from rulebench.web.playground_config import PlaygroundConfig
-from rulebench.web.quotas import VisitorLimits
-from rulebench.web.saved_cases import hide_paths
+from rulebench.web.playground.game_setup import GameSetup
+from rulebench.web.playground.model_pool import ModelPool
+from rulebench.web.playground.quotas import VisitorLimits
+from rulebench.web.playground.saved_cases import hide_paths
 
 MAX_MESSAGE_CHARS = 20_000
 """One typed turn; longer ones are refused before any model call."""

@@ -16,10 +16,10 @@ from rulebench.core.errors import RulebenchError
 from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store
 from rulebench.report.kinds import DEFAULT_EXTRACT, ExtractMode
-from rulebench.web.charts import ChartView, inferential_charts, scenario_charts
-from rulebench.web.run_memo import remembered, run_state
+from rulebench.web.explorer.charts import ChartView, inferential_charts, scenario_charts
+from rulebench.web.explorer.run_memo import remembered, run_state
+from rulebench.web.explorer.views import open_run, run_header
 from rulebench.web.templating import render_page, run_url
-from rulebench.web.views import open_run, run_header
 
 router = APIRouter()
 

@@ -16,13 +16,13 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from rulebench.web.play_request import playground_of
-from rulebench.web.play_view import conversation_url
-from rulebench.web.playground import NoConversation, new_share_token
-from rulebench.web.shared_view import SharedConversation, shared_copy
+from rulebench.web.playground.play_request import playground_of
+from rulebench.web.playground.play_view import conversation_url
+from rulebench.web.playground.shared_view import SharedConversation, shared_copy
+from rulebench.web.playground.state import NoConversation, new_share_token
+from rulebench.web.playground.visitors import visitor_of
 from rulebench.web.templating import render_page
 from rulebench.web.token_gate import SHARE_PAGE_PATH
-from rulebench.web.visitors import visitor_of
 
 SHARED_PREFIX = "/play/shared/"
 ConversationId = Annotated[str, Path(max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]

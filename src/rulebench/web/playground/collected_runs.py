@@ -22,9 +22,9 @@ from rulebench.scenarios.play import PlaySession
 from rulebench.scenarios.played import record_of, replayed_generation, replayed_protocol
 from rulebench.scenarios.protocol import Protocol
 from rulebench.scenarios.registry import scenario_class
-from rulebench.web.playground import Playground, new_token
-from rulebench.web.quotas import QuotaExceeded
-from rulebench.web.saved_cases import user_turns
+from rulebench.web.playground.quotas import QuotaExceeded
+from rulebench.web.playground.saved_cases import user_turns
+from rulebench.web.playground.state import Playground, new_token
 
 MAX_JOBS = 50
 """Jobs kept in memory (finished ones first forgotten past that)."""

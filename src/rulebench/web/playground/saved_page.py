@@ -8,8 +8,8 @@ The folder is named by its bare name when others reach the server.
 from pathlib import Path
 
 from rulebench.web.paging import Pager
-from rulebench.web.play_view import saved_view
-from rulebench.web.saved_cases import MAX_FILES_LISTED, list_saved, saved_names
+from rulebench.web.playground.play_view import saved_view
+from rulebench.web.playground.saved_cases import MAX_FILES_LISTED, list_saved, saved_names
 from rulebench.web.shown_paths import shown_path
 
 

@@ -15,7 +15,7 @@ from typing import TypeVar, cast
 
 from rulebench.engine.records import RunRecord
 from rulebench.engine.store import Store
-from rulebench.web.run_tallies import RunSums, run_sums
+from rulebench.web.explorer.run_tallies import RunSums, run_sums
 
 KEPT = 4096
 """Aggregates kept (each a few numbers or a short table); the least recently used go first."""

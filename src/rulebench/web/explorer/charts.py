@@ -24,7 +24,7 @@ from rulebench.core.items import ItemResult
 from rulebench.report.bar_chart import Bar, draw_bars
 from rulebench.report.kinds import ExtractMode
 from rulebench.scenarios.scoring import CaseRecord, rates_by, to_records
-from rulebench.web.chart_rates import Breakdown, Rates, sql_rates
+from rulebench.web.explorer.chart_rates import Breakdown, Rates, sql_rates
 
 if TYPE_CHECKING:
     from rulebench.engine.store import Store

@@ -12,14 +12,14 @@ from rulebench.listing.scenarios import list_scenarios
 from rulebench.scenarios.base import EvalMode
 from rulebench.scenarios.play import EVAL_MODES, PlaySession
 from rulebench.scenarios.played import note_of
-from rulebench.web.play_controls import LANE_NAMES, system_message_choices
-from rulebench.web.playground import (
+from rulebench.web.playground.play_controls import LANE_NAMES, system_message_choices
+from rulebench.web.playground.saved_cases import SavedFile, default_file_name
+from rulebench.web.playground.state import (
     MAX_MESSAGE_CHARS,
     MAX_USER_TURNS,
     Conversation,
     Playground,
 )
-from rulebench.web.saved_cases import SavedFile, default_file_name
 from rulebench.web.templating import excerpt
 
 _TURN = re.compile(r"turn (\d+):")

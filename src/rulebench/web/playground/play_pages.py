@@ -20,31 +20,31 @@ from pydantic import ValidationError
 from rulebench.core.errors import ConfigError, RulebenchError
 from rulebench.core.json_text import parse_json_text
 from rulebench.scenarios.play import replay_command
-from rulebench.web.forms import read_form
-from rulebench.web.game_setup import GameSetup
 from rulebench.web.paging import MAX_PAGE
-from rulebench.web.play_controls import controls, lane_index, recorded_form, turn_number
-from rulebench.web.play_request import error_status, playground_of
-from rulebench.web.play_view import (
+from rulebench.web.playground.forms import read_form
+from rulebench.web.playground.game_setup import GameSetup
+from rulebench.web.playground.play_controls import controls, lane_index, recorded_form, turn_number
+from rulebench.web.playground.play_request import error_status, playground_of
+from rulebench.web.playground.play_view import (
     conversation_url,
     conversation_view,
     new_game_view,
 )
-from rulebench.web.playground import (
+from rulebench.web.playground.saved_cases import find_saved, labelled, save_case, user_turns
+from rulebench.web.playground.saved_page import saved_listing
+from rulebench.web.playground.shared_page import ConversationId, shared_url
+from rulebench.web.playground.shared_page import router as share_router
+from rulebench.web.playground.state import (
     MAX_MESSAGE_CHARS,
     MAX_USER_TURNS,
     Conversation,
     Playground,
     new_token,
 )
-from rulebench.web.saved_cases import find_saved, labelled, save_case, user_turns
-from rulebench.web.saved_page import saved_listing
-from rulebench.web.shared_page import ConversationId, shared_url
-from rulebench.web.shared_page import router as share_router
+from rulebench.web.playground.turns import edit_turn, regenerate_reply, send_turn, undo_turn
+from rulebench.web.playground.visitors import may_give_visitor, set_visitor, visitor_of
 from rulebench.web.shown_paths import shown_path
 from rulebench.web.templating import render_page
-from rulebench.web.turns import edit_turn, regenerate_reply, send_turn, undo_turn
-from rulebench.web.visitors import may_give_visitor, set_visitor, visitor_of
 
 router = APIRouter(prefix="/play")
 router.include_router(share_router)

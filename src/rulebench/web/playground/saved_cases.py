@@ -21,7 +21,7 @@ from rulebench.scenarios.play import append_case
 from rulebench.scenarios.played import COLLECTED_FIELD, STRATEGIES, CollectedNote
 from rulebench.scenarios.registry import behaviors, scenario_class
 from rulebench.scenarios.suites.official import load_suite_file
-from rulebench.web.parsed_files import ParsedFiles
+from rulebench.web.playground.parsed_files import ParsedFiles
 
 FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,94}\.jsonl")
 MAX_FILE_BYTES = 4 * 1024 * 1024

@@ -1,0 +1,1 @@
+"""The explorer: stored and live runs, their items, charts, comparisons and search."""

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench_common import print_table
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 
 AFTER_SRC = Path(__file__).resolve().parents[1] / "src"
 RSS_WRAPPER = """

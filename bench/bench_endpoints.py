@@ -31,7 +31,7 @@ async def run_items(urls: list[str], items: int, concurrency: int) -> tuple[floa
     """Wall time of a whole run against these URLs, and how many items each endpoint answered."""
     from rulebench.checks.loadtest import LoadTestTask
     from rulebench.engine.runner import Runner, RunSpec
-    from rulebench.engine.store import Store
+    from rulebench.engine.store.database import Store
     from rulebench.models.base import BackendOptions
     from rulebench.models.registry import create_model
 

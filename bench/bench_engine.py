@@ -150,7 +150,7 @@ async def rulebench_run(
     """A real run: loadtest task, openai-api backend, SQLite store, cache on (the defaults)."""
     from rulebench.checks.loadtest import LoadTestTask
     from rulebench.engine.runner import Runner, RunSpec
-    from rulebench.engine.store import Store
+    from rulebench.engine.store.database import Store
     from rulebench.models.base import BackendOptions
     from rulebench.models.registry import create_model
 

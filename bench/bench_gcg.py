@@ -20,7 +20,7 @@ from rulebench.attack.gcg.config import GcgConfig
 from rulebench.attack.gcg.prompt import load_attack_model
 from rulebench.attack.gcg.search import GcgAttack
 from rulebench.attack.instances import RulePrompts
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.models.local_chat import template_takes_system
 from rulebench.scenarios.protocol import Protocol
 

@@ -17,10 +17,10 @@ from pathlib import Path
 from bench_common import print_table
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import Message, Usage
-from rulebench.engine import writer
-from rulebench.engine.connection import connect_writable
-from rulebench.engine.records import result_to_row
-from rulebench.engine.store import Store
+from rulebench.engine.store import writer
+from rulebench.engine.store.connection import connect_writable
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.records import result_to_row
 
 SHIPPED = "prefix = '2 3'"
 VARIANTS: dict[str, str | None] = {

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from rulebench.engine.runner import Runner, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.inferential.settings import Grid, Layout
 from rulebench.inferential.task import InferentialTask
 from rulebench.models.base import BackendOptions

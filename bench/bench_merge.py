@@ -26,8 +26,8 @@ from pydantic import JsonValue
 from bench_common import print_table
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import Message, Usage
-from rulebench.engine.merge import merge_stores
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.merge import merge_stores
 
 TASK, MODEL = "echo-test", "scripted/echo"
 CONFIG: dict[str, JsonValue] = {"task": TASK, "model": MODEL, "limit": None, "shard": None}

@@ -19,7 +19,7 @@ from fastapi.testclient import TestClient
 from pydantic import JsonValue
 
 from bench_common import median_s, print_table
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.web.app import create_app
 from rulebench.web.explorer.config_diff import run_labels
 

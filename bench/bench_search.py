@@ -23,7 +23,7 @@ from pathlib import Path
 from bench_common import median_s, print_table
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import Message
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.testing.older_store import drop_search_index
 
 PAGE_SIZE = 50

@@ -17,7 +17,7 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.study.irft import StudyConfig, contender, run_study
 from rulebench.train.comparison import markdown_table
 from rulebench.train.data import read_examples, write_dataset

@@ -44,7 +44,7 @@ from bench_common import print_table
 from bench_web_charts import charts_rows
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import Message
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.scenarios.played import STRATEGIES
 
 BASE_URL = "http://127.0.0.1:8765"  # a loopback name, as the app's Host check wants

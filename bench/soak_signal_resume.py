@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rulebench.attack.stored import stored_states
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 
 ENTRY = "import sys; from rulebench.cli.entry import main; sys.argv[0] = 'rulebench'; main()"
 CODES = {signal.SIGTERM: 143, signal.SIGINT: 130}

@@ -10,7 +10,7 @@ from pydantic import JsonValue
 
 from rulebench.core.items import Item, ItemIds, Outcome
 from rulebench.core.messages import Message
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.engine.task import Session
 from rulebench.inferential.registry import TASKS
 from rulebench.models.hf.cache import CACHE_ENV_VAR

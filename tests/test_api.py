@@ -9,7 +9,7 @@ from pydantic import JsonValue
 
 import rulebench
 from rulebench.core.errors import ConfigError
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.inferential.settings import Grid
 from rulebench.inferential.task import InferentialConfig
 

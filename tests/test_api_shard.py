@@ -8,7 +8,7 @@ from pydantic import JsonValue
 import rulebench
 from rulebench.core.errors import ConfigError
 from rulebench.core.shards import Shard
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 
 CONFIG: dict[str, JsonValue] = {"tasks": ["kinship"], "per_group": 4}
 

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from rulebench.cli.app import app
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.models.hf.batching import HFWorker
 from rulebench.models.job_worker import JobWorker
 from rulebench.models.llamacpp.engine import GenerationRequest, LlamaEngine

@@ -19,7 +19,7 @@ from aiohttp import web
 from typer.testing import CliRunner
 
 from rulebench.cli.app import app
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 
 from tests.llama_server import free_port, serve_embedded_model, wait_until_serving
 

@@ -38,9 +38,9 @@ from rulebench.core.pricing import PriceTable
 from rulebench.core.shards import Shard, parse_shard
 from rulebench.core.validation import validate_into
 from rulebench.engine.catalog import RunSettings, evaluate, make_spec, stored_spec
-from rulebench.engine.export import flat_row
+from rulebench.engine.export.run_export import flat_row
 from rulebench.engine.runner import RunReport, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.engine.task_config import TaskConfig
 from rulebench.listing import models as model_listing
 from rulebench.listing import plugins as plugin_listing

@@ -37,7 +37,7 @@ from rulebench.cli.app import app
 from rulebench.core.errors import ConfigError, StoreError
 from rulebench.core.items import ItemResult
 from rulebench.core.run_kinds import GCG_TASK
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.scenarios.protocol import Protocol
 from rulebench.scenarios.registry import scenario_class
 
@@ -512,7 +512,7 @@ def test_gcg_a_step_the_store_refuses_fails_the_attack(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A refused row must not leave a gap in a run that then says "completed"."""
-    from rulebench.engine.writer import StoreWriter
+    from rulebench.engine.store.writer import StoreWriter
 
     original = StoreWriter.put_result
 

@@ -19,7 +19,7 @@ from rulebench.attack.stored import step_result
 from rulebench.cli.app import app
 from rulebench.core.errors import ConfigError
 from rulebench.core.run_kinds import GCG_TASK
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.study.gcg_outputs import attack_folder, write_attack_outputs
 
 runner = CliRunner()

@@ -21,7 +21,7 @@ from rulebench.cli.app import app
 from rulebench.core.errors import ConfigError
 from rulebench.core.run_kinds import GCG_TASK
 from rulebench.core.shards import Shard
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 
 runner = CliRunner()
 TINY = [

@@ -18,7 +18,7 @@ from rulebench.attack.stored import step_result
 from rulebench.attack.suffixes import Suffix, load_suffix
 from rulebench.cli.app import app
 from rulebench.core.errors import ConfigError
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.scenarios.registry import scenario_class
 from rulebench.study.transfer import (
     TransferConfig,

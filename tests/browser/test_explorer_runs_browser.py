@@ -14,7 +14,7 @@ import pytest
 from pydantic import JsonValue
 
 import rulebench
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.report.build import scenarios_report
 from rulebench.web.app import create_app
 

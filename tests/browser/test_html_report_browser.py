@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 import rulebench
 from rulebench.cli.app import app
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.inferential.settings import Grid
 from rulebench.inferential.task import InferentialConfig
 from rulebench.report.build import html_report, scenarios_report

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 
 from tests.command import rulebench, rulebench_command
 

@@ -14,7 +14,7 @@ from typer.testing import CliRunner, Result
 
 from rulebench.cli.app import app
 from rulebench.engine.runner import Runner, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.models.scripted import ScriptedModel, ScriptedRule
 
 from tests.conftest import EchoTask

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from rulebench.cli.app import app
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 
 CASE = {"id": "a1", "params": {"secret": "opalriver"}}
 

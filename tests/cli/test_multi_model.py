@@ -11,7 +11,7 @@ from typer.testing import CliRunner, Result
 
 from rulebench.checks.loadtest import LoadTestItems
 from rulebench.cli.app import app
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.models.registry import DEFAULT_MODEL
 from rulebench.testing.mock_openai import MockServerConfig, serve_in_thread
 

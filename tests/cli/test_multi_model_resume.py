@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from rulebench.checks.loadtest import LoadTestTask
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.testing.mock_openai import MockServerConfig, serve_in_thread
 
 from tests.command import rulebench, rulebench_command

@@ -8,8 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from rulebench.cli.app import app
-from rulebench.engine.records import RunStatus
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.records import RunStatus
 
 runner = CliRunner()
 LONG_MODEL = "openai-api/vllm/meta-llama/Llama-3.1-8B-Instruct"

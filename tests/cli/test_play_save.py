@@ -10,7 +10,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from rulebench.cli.app import app
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 
 runner = CliRunner()
 

@@ -13,7 +13,7 @@ from pydantic import JsonValue
 from typer.testing import CliRunner
 
 from rulebench.cli.app import app
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.scenarios.upstream.text import open_clone
 
 from tests.scenarios.upstream_fixture import build_clone, template

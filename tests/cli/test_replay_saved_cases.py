@@ -14,7 +14,7 @@ from pydantic import JsonValue
 from typer.testing import CliRunner
 
 from rulebench.cli.app import app
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.scenarios.registry import scenario_class
 
 from tests.stored_json import json_at

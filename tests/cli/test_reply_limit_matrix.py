@@ -22,7 +22,7 @@ from rulebench.api import RunOptions
 from rulebench.cli.app import app
 from rulebench.core.errors import ConfigError
 from rulebench.core.messages import GenerateConfig
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.engine.task import Session
 from rulebench.models.base import BackendOptions
 from rulebench.models.registry import create_model

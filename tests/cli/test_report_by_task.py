@@ -13,7 +13,7 @@ from typer.testing import CliRunner, Result
 
 from rulebench.cli.app import app
 from rulebench.core.errors import ConfigError
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 
 from tests.command import assert_one_line_error, rulebench
 

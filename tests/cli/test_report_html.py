@@ -11,7 +11,7 @@ from typer.testing import CliRunner, Result
 
 from rulebench.cli.app import app
 from rulebench.core.errors import ConfigError
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 
 from tests.report.html_page import Page
 

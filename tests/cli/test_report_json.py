@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from rulebench.cli.app import app
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 
 runner = CliRunner()
 FIXTURES = Path(__file__).parents[1] / "inferential" / "tasks" / "fixtures" / "official"

@@ -11,7 +11,7 @@ from rulebench.cli.app import app
 from rulebench.core.errors import DataError
 from rulebench.core.items import Item, Outcome
 from rulebench.engine import catalog
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.engine.task import Session
 
 runner = CliRunner()

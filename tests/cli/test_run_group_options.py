@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from rulebench.cli import run
 from rulebench.cli.app import app
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 
 from tests.command import rulebench
 

@@ -16,7 +16,7 @@ from rulebench.attack.gcg.search import GcgState, ScoredSuffix
 from rulebench.attack.stored import step_result
 from rulebench.cli.app import app
 from rulebench.core.errors import ConfigError, StoreError
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.report.markdown import escape_markdown
 from rulebench.scenarios.registry import scenario_class
 from rulebench.scenarios.suffix import suffix_label

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 from rulebench import __version__
 from rulebench.cli.app import app
 from rulebench.core.errors import StoreError
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 
 from tests.command import assert_one_line_error, rulebench
 

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 import rulebench
 from rulebench.cli.app import app
 from rulebench.core.errors import ConfigError
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 
 runner = CliRunner()
 THINKING = "mulling over the key \x1b[2J [bold]quietly[/bold]"

@@ -10,7 +10,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from rulebench.cli.app import app
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 
 from tests.inferential.upstream.clone_fixture import make_clone
 from tests.scenarios.upstream_fixture import build_clone, head_commit

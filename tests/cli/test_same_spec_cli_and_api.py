@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 import rulebench
 from rulebench.api import RunOptions
 from rulebench.cli.app import app
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.scenarios.run_options import NOT_COMPARABLE, ScenarioOptions
 
 from tests.stored_json import json_at, json_object

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from rulebench.cli.app import app
 from rulebench.core.cases import TestCase
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.scenarios.suites import official
 from rulebench.scenarios.suites.generated import generate_suite
 from rulebench.scenarios.suites.official_writer import write_suite

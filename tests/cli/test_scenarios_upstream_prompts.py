@@ -6,7 +6,7 @@ from typer.testing import CliRunner, Result
 
 from rulebench.cli.app import app
 from rulebench.core.errors import RulebenchError
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 
 from tests.scenarios.upstream_fixture import (
     DATA_UNDER,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 
 from tests.cli.sharded_runs import RUN, assert_exits_cleanly, merge, report, results, start_shards
 from tests.command import rulebench

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from rulebench.core.shards import shard_of
-from rulebench.engine.merge import merge_stores
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.merge import merge_stores
 
 from tests.cli.sharded_runs import assert_exits_cleanly, merge, report, results, start_shards
 from tests.command import rulebench, rulebench_command

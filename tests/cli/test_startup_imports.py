@@ -95,7 +95,7 @@ def test_a_loadtest_run_loads_only_the_run_commands(tmp_path: Path) -> None:
     assert not modules & set(OTHER_COMMANDS)
     assert not {m for m in modules if m.startswith(("rulebench.web", "rulebench.attack"))}
     assert not {m for m in modules if m.startswith(("rulebench.train", "rulebench.study"))}
-    assert "rulebench.engine.browse" not in modules  # the explorer's reads
+    assert "rulebench.engine.store.browse" not in modules  # the explorer's reads
     # Neither the inferential tasks and scenarios nor the report's document and charts
     # (read only for a price table, and none is given).
     assert not {

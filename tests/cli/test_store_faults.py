@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 
 from tests.command import assert_one_line_error, rulebench
 from tests.read_only import read_only_view_of

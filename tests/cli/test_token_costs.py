@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from rulebench.cli.app import app
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.engine.summary import summarize
 
 runner = CliRunner()

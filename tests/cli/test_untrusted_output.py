@@ -18,7 +18,7 @@ from typer.testing import CliRunner, Result
 from rulebench.cli import console
 from rulebench.cli.app import app
 from rulebench.engine.runner import Runner, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.models.scripted import ScriptedModel
 from rulebench.report.untrusted import escape_controls, escape_markup, safe_text
 

@@ -9,7 +9,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 
 from tests.command import rulebench_command
 from tests.docs.doc_blocks import ROOT

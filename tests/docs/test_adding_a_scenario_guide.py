@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from rulebench.cli.app import app
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.scenarios.registry import REGISTRY, scenario_class
 
 ROOT = Path(__file__).resolve().parents[2]

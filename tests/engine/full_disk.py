@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from rulebench.engine import connection as connection_module
-from rulebench.engine import store as store_module
-from rulebench.engine import writer as writer_module
+from rulebench.engine.store import connection as connection_module
+from rulebench.engine.store import database as store_module
+from rulebench.engine.store import writer as writer_module
 
 _WRITES = ("INSERT", "UPDATE", "DELETE", "BEGIN IMMEDIATE")
 

@@ -9,10 +9,10 @@ from pydantic import JsonValue
 
 from rulebench.core.items import ItemResult
 from rulebench.core.shards import Shard
-from rulebench.engine.merge import CONTENT_COLUMNS
-from rulebench.engine.records import RunRecord
 from rulebench.engine.runner import Runner, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.merge import CONTENT_COLUMNS
+from rulebench.engine.store.records import RunRecord
 from rulebench.models.base import Model
 from rulebench.models.scripted import ScriptedModel
 

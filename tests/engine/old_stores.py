@@ -5,7 +5,7 @@ import sqlite3
 from pathlib import Path
 
 from rulebench.core.messages import Message
-from rulebench.engine.migrations import MIGRATIONS
+from rulebench.engine.store.migrations import MIGRATIONS
 
 
 def store_before(

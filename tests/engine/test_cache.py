@@ -1,7 +1,7 @@
 from rulebench.core.messages import GenerateConfig, Message
-from rulebench.engine.cache import DIFFERENCE_COLUMNS, describe_difference, make_cache_key
 from rulebench.engine.runner import Runner, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.cache import DIFFERENCE_COLUMNS, describe_difference, make_cache_key
+from rulebench.engine.store.database import Store
 from rulebench.models.base import ModelInfo
 from rulebench.models.scripted import ScriptedModel
 

@@ -11,7 +11,7 @@ import pytest
 from rulebench.core.errors import ModelError, StoreError
 from rulebench.core.messages import Completion, GenerateConfig, Message
 from rulebench.engine.runner import Runner, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.models.base import ModelInfo
 from rulebench.models.scripted import ScriptedModel
 

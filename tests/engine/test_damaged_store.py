@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from rulebench.core.errors import StoreError
-from rulebench.engine.connection import check_intact
 from rulebench.engine.runner import Runner, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.connection import check_intact
+from rulebench.engine.store.database import Store
 from rulebench.models.scripted import ScriptedModel
 
 from tests.engine import damaged_store

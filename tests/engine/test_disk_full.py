@@ -18,9 +18,9 @@ from typer.testing import CliRunner
 
 from rulebench.cli.app import app
 from rulebench.core.errors import StoreError
-from rulebench.engine.run_liveness import why_killed
 from rulebench.engine.runner import Runner, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.run_liveness import why_killed
 from rulebench.models.scripted import ScriptedModel
 
 from tests.command import assert_one_line_error, rulebench

@@ -11,7 +11,7 @@ import pytest
 from rulebench.checks.loadtest import LoadTestTask
 from rulebench.core.errors import ModelError
 from rulebench.engine.runner import Runner, RunSpec, failure_kind
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.models.base import BackendOptions
 from rulebench.models.registry import create_model
 from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig

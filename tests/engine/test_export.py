@@ -3,9 +3,9 @@ import json
 from pathlib import Path
 
 from rulebench.core.items import ItemResult, Outcome
-from rulebench.engine.export import export_results
+from rulebench.engine.export.run_export import export_results
 from rulebench.engine.runner import Runner, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.models.base import BackendOptions
 from rulebench.models.scripted import ScriptedModel
 

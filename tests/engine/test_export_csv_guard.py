@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from rulebench.engine.export import export_results, guard_formula
+from rulebench.engine.export.run_export import export_results, guard_formula
 from rulebench.engine.runner import Runner, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.models.scripted import ScriptedModel
 
 from tests.conftest import EchoTask

@@ -17,14 +17,14 @@ from pydantic import BaseModel, JsonValue
 import rulebench
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.engine.catalog import TASKS
-from rulebench.engine.export import export_run
-from rulebench.engine.export_inspect import (
+from rulebench.engine.export.inspect_log import (
     LogSuffix,
     inspect_log_name,
     is_listed_by_inspect,
     sample_scores,
 )
-from rulebench.engine.store import Store
+from rulebench.engine.export.run_export import export_run
+from rulebench.engine.store.database import Store
 from rulebench.engine.summary import summarize
 
 from tests.stored_json import json_at

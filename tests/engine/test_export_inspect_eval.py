@@ -17,10 +17,10 @@ import rulebench
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import Message
 from rulebench.engine.catalog import TASKS
-from rulebench.engine.export import export_run
-from rulebench.engine.export_inspect import inspect_log_name
-from rulebench.engine.inspect_eval import HEADER, START, SUMMARIES, sample_member
-from rulebench.engine.store import Store
+from rulebench.engine.export.inspect_eval import HEADER, START, SUMMARIES, sample_member
+from rulebench.engine.export.inspect_log import inspect_log_name
+from rulebench.engine.export.run_export import export_run
+from rulebench.engine.store.database import Store
 
 
 def export(store: Path, run_id: str, folder: Path) -> tuple[Path, list[ItemResult]]:

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from rulebench.core.errors import StoreError
 from rulebench.core.shards import Shard
-from rulebench.engine.merge import merge_stores
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.merge import merge_stores
 
 from tests.engine.merge_fixtures import run_into
 

@@ -17,8 +17,8 @@ from rulebench import __version__
 from rulebench.core.errors import StoreError
 from rulebench.core.messages import GenerateConfig
 from rulebench.core.shards import Shard
-from rulebench.engine.merge import merge_stores
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.merge import merge_stores
 
 from tests.engine.merge_fixtures import ECHO, ITEMS, content, counts, run_into
 

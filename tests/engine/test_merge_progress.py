@@ -15,8 +15,8 @@ import pytest
 from rulebench.core.errors import ModelError, StoreError
 from rulebench.core.messages import Completion, GenerateConfig, Message
 from rulebench.core.shards import Shard
-from rulebench.engine.merge import merge_stores
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.merge import merge_stores
 from rulebench.models.scripted import ScriptedModel
 
 from tests.engine.merge_fixtures import content, run_into

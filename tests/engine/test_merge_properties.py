@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 from rulebench.core.items import ItemResult
 from rulebench.core.shards import Shard
-from rulebench.engine.merge import merge_stores
-from rulebench.engine.records import RunRecord
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.merge import merge_stores
+from rulebench.engine.store.records import RunRecord
 from rulebench.models.scripted import ScriptedModel
 
 from tests.engine.merge_fixtures import ITEMS, content, counts, run_into, whole_run, write_shard

@@ -9,8 +9,8 @@ from typer.testing import CliRunner
 from rulebench.cli.app import app
 from rulebench.core.errors import ConfigError
 from rulebench.core.messages import GenerateConfig, Message, ReasoningOptions, ReasoningTags
-from rulebench.engine.cache import make_cache_key
-from rulebench.engine.store import Store
+from rulebench.engine.store.cache import make_cache_key
+from rulebench.engine.store.database import Store
 from rulebench.models.base import ModelInfo
 from rulebench.models.openai.request import CHAT
 

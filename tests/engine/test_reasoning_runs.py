@@ -5,7 +5,7 @@ import sqlite3
 
 from rulebench.core.items import ItemResult
 from rulebench.engine.runner import Runner, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.models.scripted import ScriptedModel
 
 from tests.conftest import EchoTask

@@ -7,7 +7,7 @@ from pydantic import JsonValue
 from rulebench.core.items import Item, ItemIds, Outcome
 from rulebench.core.messages import Completion, GenerateConfig, Message
 from rulebench.engine.runner import Runner, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.engine.task import Session
 from rulebench.models.base import ModelInfo
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.engine.run_delta import START, Delta, Identity, Mark
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 
 
 def put(db: Store, run_id: str, indexes: range, error: str | None = None) -> None:

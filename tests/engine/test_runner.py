@@ -7,7 +7,7 @@ from rulebench.core.errors import DataError
 from rulebench.core.items import Item, Outcome
 from rulebench.core.messages import Completion, GenerateConfig, Message
 from rulebench.engine.runner import Runner, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.engine.task import Session
 from rulebench.models.scripted import ScriptedModel, ScriptedRule
 

@@ -7,9 +7,9 @@ import pytest
 from rulebench.core.errors import ConfigError, StoreError
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import Message
-from rulebench.engine.migrations import SEARCH_STEP
-from rulebench.engine.search import split_marks
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.migrations import SEARCH_STEP
+from rulebench.engine.store.search import split_marks
 
 from tests.engine.old_stores import store_before
 
@@ -82,7 +82,7 @@ def test_a_read_only_open_of_an_unindexed_store_reads_and_says_how_to_search(
     store_before(SEARCH_STEP, path, "old-item", "zebras graze", WALRUS)
     before = path.read_bytes()
     # Read-only media: tests run as root, for whom permission bits grant every write.
-    monkeypatch.setattr("rulebench.engine.connection.os.access", lambda *_: False)
+    monkeypatch.setattr("rulebench.engine.store.connection.os.access", lambda *_: False)
     with Store(path, readonly=True) as store:
         assert [r.item_id for r in store.iter_results("r1")] == ["old-item"]
         with pytest.raises(StoreError, match=r"no search index yet.*where the file can be"):

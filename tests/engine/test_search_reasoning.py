@@ -7,8 +7,8 @@ import pytest
 
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import Message
-from rulebench.engine.migrations import REASONING_SEARCH_STEP
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.migrations import REASONING_SEARCH_STEP
 
 from tests.engine.old_stores import store_before
 from tests.engine.test_store_reasoning import stored_run
@@ -96,7 +96,7 @@ def test_a_read_only_store_before_the_step_still_searches_its_old_index(
     _store_with_old_thinking(path)
     before = path.read_bytes()
     # Read-only media: tests run as root, for whom permission bits grant every write.
-    monkeypatch.setattr("rulebench.engine.connection.os.access", lambda *_: False)
+    monkeypatch.setattr("rulebench.engine.store.connection.os.access", lambda *_: False)
     with Store(path, readonly=True) as store:
         assert _found(store, "paris") == {"old"}
         assert _found(store, "geography") == set()  # that index has no thinking
@@ -106,7 +106,7 @@ def test_a_read_only_store_before_the_step_still_searches_its_old_index(
 
 
 def test_a_store_without_search_indexes_its_results_once_not_twice() -> None:
-    from rulebench.engine.migrations import (
+    from rulebench.engine.store.migrations import (
         MIGRATIONS,
         REASONING_SEARCH_STEP,
         SEARCH_STEP,

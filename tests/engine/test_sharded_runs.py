@@ -4,7 +4,7 @@ from pydantic import JsonValue
 
 from rulebench.core.shards import Shard
 from rulebench.engine.runner import Runner, RunReport, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.models.scripted import ScriptedModel
 
 from tests.conftest import EchoTask

@@ -6,9 +6,9 @@ import pytest
 from rulebench.core.errors import StoreError
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import Message, Usage
-from rulebench.engine import store as store_module
-from rulebench.engine.migrations import MIGRATIONS
-from rulebench.engine.store import Store
+from rulebench.engine.store import database as store_module
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.migrations import MIGRATIONS
 
 
 def make_result(item_id: str, error: str | None = None, score: float = 1.0) -> ItemResult:

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from rulebench.core.items import ItemResult, Outcome
-from rulebench.engine.cache import PER_REQUEST_FIELDS
-from rulebench.engine.migrations import ATTEMPTS_STEP
 from rulebench.engine.runner import Runner, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.cache import PER_REQUEST_FIELDS
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.migrations import ATTEMPTS_STEP
 from rulebench.models.scripted import ScriptedModel
 
 from tests.conftest import EchoTask
@@ -37,7 +37,7 @@ def test_results_stored_before_the_step_read_no_attempts(
     path = tmp_path / "old.sqlite"
     store_before(ATTEMPTS_STEP, path, "old", "Paris")
     with monkeypatch.context() as unwritable:  # a store that cannot be upgraded here
-        unwritable.setattr("rulebench.engine.connection.os.access", lambda *_: False)
+        unwritable.setattr("rulebench.engine.store.connection.os.access", lambda *_: False)
         with Store(path, readonly=True) as store:
             [old] = store.iter_results("r1")
             assert (old.calls, old.attempts) == (1, 0)

@@ -6,8 +6,8 @@ import pytest
 
 from rulebench.core.errors import ConfigError
 from rulebench.core.items import ItemResult, Outcome
-from rulebench.engine.browse import ResultFilter, RunFilter
-from rulebench.engine.store import Store
+from rulebench.engine.store.browse import ResultFilter, RunFilter
+from rulebench.engine.store.database import Store
 from rulebench.engine.verdicts import VERDICTS, verdict_of
 
 OUTCOMES = [

@@ -9,10 +9,10 @@ import pytest
 
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import Completion, Message, Usage
-from rulebench.engine.export import export_results
-from rulebench.engine.migrations import REASONING_STEP
+from rulebench.engine.export.run_export import export_results
 from rulebench.engine.run_delta import START
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.migrations import REASONING_STEP
 from rulebench.engine.task import keepable
 
 from tests.engine.old_stores import store_before
@@ -97,7 +97,7 @@ def test_a_read_only_store_before_reasoning_still_reads(
     store_before(REASONING_STEP, path, "old", "Paris")
     before = path.read_bytes()
     # Read-only media: tests run as root, for whom permission bits grant every write.
-    monkeypatch.setattr("rulebench.engine.connection.os.access", lambda *_: False)
+    monkeypatch.setattr("rulebench.engine.store.connection.os.access", lambda *_: False)
     with Store(path, readonly=True) as store:
         [old] = store.iter_results("r1")
         assert (old.reply, old.reasoning) == ("Paris", None)

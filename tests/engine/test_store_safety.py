@@ -10,9 +10,9 @@ import pytest
 from rulebench.core.errors import StoreError
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import Message
-from rulebench.engine.migrations import MIGRATIONS
 from rulebench.engine.runner import Runner, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.migrations import MIGRATIONS
 from rulebench.models.scripted import ScriptedModel
 
 from tests.conftest import EchoTask

@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 
 KEY = "sk-stored-query-8a41f0c6"
 

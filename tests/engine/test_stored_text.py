@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from rulebench.core.items import content_hash
 from rulebench.core.messages import GenerateConfig, Message
-from rulebench.engine.cache import cache_key_parts, make_cache_key
-from rulebench.engine.records import _dumps, utc_now
+from rulebench.engine.store.cache import cache_key_parts, make_cache_key
+from rulebench.engine.store.records import _dumps, utc_now
 from rulebench.models.base import ModelInfo
 
 # Any text, lone surrogates, quotes, backslashes and non-ASCII included.

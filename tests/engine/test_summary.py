@@ -2,7 +2,7 @@ import pytest
 
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import Usage
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.engine.summary import summarize
 
 

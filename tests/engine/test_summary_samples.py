@@ -9,7 +9,7 @@ from pydantic import JsonValue
 import rulebench
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import Message, Usage
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.engine.summary import Tally, summarize
 
 SCENARIOS: dict[str, JsonValue] = {"suites": ["basic"], "per_group": 1}

@@ -8,9 +8,9 @@ from pathlib import Path
 import rulebench
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import Completion, GenerateConfig, Message, Usage
-from rulebench.engine.cache import CacheKey
-from rulebench.engine.migrations import MIGRATIONS
-from rulebench.engine.store import Store
+from rulebench.engine.store.cache import CacheKey
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.migrations import MIGRATIONS
 from rulebench.engine.summary import summarize
 from rulebench.engine.task import Session
 from rulebench.models.base import ChoiceScores, ModelInfo

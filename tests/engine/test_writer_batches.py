@@ -6,9 +6,9 @@ from pathlib import Path
 
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import Completion, GenerateConfig, Message
-from rulebench.engine.cache import make_cache_key
-from rulebench.engine.store import Store
-from rulebench.engine.writer import ROWS_PER_STATEMENT, CacheRow, _insert_rows
+from rulebench.engine.store.cache import make_cache_key
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.writer import ROWS_PER_STATEMENT, CacheRow, _insert_rows
 from rulebench.models.base import ModelInfo
 
 INFO = ModelInfo(provider="scripted", name="echo", identity="scripted/echo")

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 
 from tests.command import rulebench
 

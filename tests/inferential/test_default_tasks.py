@@ -12,7 +12,7 @@ import pytest
 
 from rulebench.core.errors import ConfigError
 from rulebench.engine.catalog import RunSettings, build_task, make_spec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.inferential.data import DEFAULT_TASKS
 from rulebench.inferential.settings import Grid
 from rulebench.inferential.task import InferentialConfig, InferentialTask

@@ -9,7 +9,7 @@ from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import GenerateConfig, Message
 from rulebench.core.stats import wilson_interval
 from rulebench.engine.runner import Runner, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.inferential.analysis import accuracy_by, cell_of, to_records
 from rulebench.inferential.echo_baseline import (
     EchoCell,

@@ -7,7 +7,7 @@ from pydantic import JsonValue
 
 import rulebench
 from rulebench.core.errors import ConfigError
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.inferential.task import InferentialTask
 from rulebench.inferential.tasks.stringgame.rules.heldout import HeldOutBy, split_library
 from rulebench.inferential.tasks.stringgame.rules.library import LIBRARY

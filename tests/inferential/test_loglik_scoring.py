@@ -10,7 +10,7 @@ from rulebench.core.items import Item
 from rulebench.core.messages import Completion, GenerateConfig, Message
 from rulebench.core.rules import Sample
 from rulebench.engine.runner import Runner, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.engine.task import Session
 from rulebench.inferential.analysis import to_records
 from rulebench.inferential.solving import pick_by_loglik

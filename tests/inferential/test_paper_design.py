@@ -5,7 +5,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from rulebench.cli.app import app
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.inferential.task import InferentialTask
 
 from tests.stored_json import json_at

@@ -12,7 +12,7 @@ import pytest
 
 from rulebench.core.items import Item
 from rulebench.engine.runner import Runner, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.inferential.analysis import to_records
 from rulebench.inferential.task import InferentialTask
 from rulebench.models.base import BackendOptions

@@ -7,7 +7,7 @@ from pydantic import JsonValue
 
 import rulebench
 from rulebench.core.stats import Proportion
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.engine.summary import summarize
 from rulebench.inferential.analysis import Record, accuracy, accuracy_by, cell_of, to_records
 from rulebench.inferential.echo_baseline import echo_cells, echo_records, index_run

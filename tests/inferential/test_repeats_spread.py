@@ -6,7 +6,7 @@ from pathlib import Path
 from rulebench.core.items import content_hash
 from rulebench.core.messages import Completion, GenerateConfig, Message
 from rulebench.engine.runner import Runner, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.inferential.analysis import Record, to_records
 from rulebench.inferential.repeats import repeat_spread
 from rulebench.inferential.task import InferentialTask

@@ -18,7 +18,7 @@ from rulebench.core.errors import ConfigError
 from rulebench.core.items import ItemResult
 from rulebench.core.messages import Completion, GenerateConfig, Message
 from rulebench.engine.runner import Runner, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.inferential.resampling import (
     MAX_ATTEMPTS,
     RESAMPLE_TEMPERATURE,

@@ -10,7 +10,7 @@ from rulebench.cli.app import app
 from rulebench.core.items import Item
 from rulebench.core.messages import Completion, GenerateConfig, Message
 from rulebench.engine.runner import Runner, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.inferential.analysis import error_split, to_records
 from rulebench.inferential.settings import Grid
 from rulebench.inferential.task import InferentialTask

@@ -16,7 +16,7 @@ import pytest
 from rulebench.checks.loadtest import LoadTestTask
 from rulebench.core.text import surrogate_warning
 from rulebench.engine.runner import Runner, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.models.base import BackendOptions
 from rulebench.models.registry import create_model
 from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig, serve_in_thread

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from rulebench.engine.migrations import MIGRATIONS
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.migrations import MIGRATIONS
 from rulebench.testing.mock_openai import MockServerConfig, serve_in_thread
 
 from tests.command import rulebench_command

@@ -9,7 +9,7 @@ from rulebench.checks.loadtest import LoadTestTask
 from rulebench.core.items import Item, ItemIds, Outcome
 from rulebench.core.messages import Message
 from rulebench.engine.runner import Runner, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.engine.summary import summarize
 from rulebench.engine.task import Session
 from rulebench.models.base import BackendOptions

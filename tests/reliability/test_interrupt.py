@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 
 from tests.reliability.polling import finished
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 
 from tests.command import rulebench
 from tests.read_only import read_only_view_of

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.train.data import MANIFEST
 
 from tests.command import ENTRY, rulebench, rulebench_command

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.train.data import write_dataset
 from rulebench.train.examples import DataConfig
 

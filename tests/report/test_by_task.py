@@ -6,7 +6,7 @@ import pytest
 
 import rulebench
 from rulebench.core.errors import ConfigError
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.report.by_task import ReportOptions, report_for, report_kind
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from pydantic import JsonValue
 
 import rulebench
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.report.bar_chart import SERIES_COLOURS, Bar, draw_bars
 from rulebench.report.build import html_report, scenarios_report
 from rulebench.report.html import render_html

@@ -4,7 +4,7 @@ reply's thinking collapsed above it in the items, as text."""
 from pathlib import Path
 
 from rulebench.core.messages import Usage
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.report.build import html_report, scenarios_report
 
 from tests.report.html_page import Page, markdown_table

@@ -12,7 +12,7 @@ from pydantic import JsonValue
 
 import rulebench
 from rulebench.core.items import ItemResult
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.inferential.settings import Grid
 from rulebench.inferential.task import InferentialConfig
 from rulebench.report.build import html_report, inferential_report, scenarios_report

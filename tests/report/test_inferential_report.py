@@ -131,7 +131,7 @@ def test_report_command_flags_law_where_an_echo_of_the_prompt_scores(tmp_path: P
     from typer.testing import CliRunner
 
     from rulebench.cli.app import app
-    from rulebench.engine.store import Store
+    from rulebench.engine.store.database import Store
 
     fixtures = Path(__file__).parents[1] / "inferential" / "tasks" / "fixtures" / "official"
     store = str(tmp_path / "s.sqlite")

@@ -7,7 +7,7 @@ release's layout and on a generated task, then reads the tables back from report
 from pathlib import Path
 
 import rulebench
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.inferential.task import InferentialConfig
 from rulebench.report.build import inferential_report
 from rulebench.report.paper_tables import table_1, table_2

@@ -5,7 +5,7 @@ from pathlib import Path
 from pydantic import JsonValue
 
 import rulebench
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.report.build import inferential_report
 from rulebench.report.document import to_markdown
 from rulebench.report.run_wording import mixed_wording_warning, wording_header

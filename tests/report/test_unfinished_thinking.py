@@ -9,7 +9,7 @@ from rich.console import Console
 from rulebench.core.items import Item, ItemResult, Outcome
 from rulebench.core.messages import GenerateConfig, Usage
 from rulebench.engine.runner import Runner, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.engine.summary import GroupSummary, summarize
 from rulebench.models.scripted import ScriptedModel, ScriptedRule
 from rulebench.report.run_notes import run_warnings
@@ -84,7 +84,7 @@ async def test_the_explorers_kept_sums_count_them_as_the_store_does(store: Store
 
 
 def test_thinking_tokens_are_summed_and_shown_with_the_output_tokens(store: Store) -> None:
-    from rulebench.engine.export_inspect import RunLog, stats
+    from rulebench.engine.export.inspect_log import RunLog, stats
 
     run = store.create_run("t", "m", {})
     writer = store.writer()

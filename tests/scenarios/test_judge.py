@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from rulebench.cli.app import app
 from rulebench.engine.runner import Runner, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.models.scripted import ScriptedModel
 from rulebench.scenarios.judge import (
     Exchange,

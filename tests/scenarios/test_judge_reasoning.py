@@ -7,7 +7,7 @@ import pytest
 
 from rulebench.core.errors import ConfigError
 from rulebench.engine.runner import Runner, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.models.scripted import ScriptedModel
 from rulebench.scenarios.judge import JudgeTask
 from rulebench.scenarios.registry import scenario_class

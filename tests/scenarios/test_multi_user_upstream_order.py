@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rulebench.core.errors import DataError
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.models.scripted import ScriptedModel
 from rulebench.scenarios.base import EvalMode
 from rulebench.scenarios.games.rock_paper_scissors import (

@@ -13,7 +13,7 @@ import pytest
 
 from rulebench.core.items import ItemResult
 from rulebench.engine.runner import Runner, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.models.base import BackendOptions
 from rulebench.models.registry import create_model
 from rulebench.models.scripted import ScriptedModel

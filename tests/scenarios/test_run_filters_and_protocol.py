@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from rulebench.cli.app import app
 from rulebench.core.errors import ConfigError
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.scenarios.protocol import PUBLISHED_V3_MAX_TOKENS, Protocol, stored_label
 from rulebench.scenarios.task import ScenarioConfig, ScenarioTask, load_cases
 

@@ -13,7 +13,7 @@ from rulebench.core.errors import ConfigError
 from rulebench.core.items import ItemResult
 from rulebench.core.messages import Message
 from rulebench.engine.runner import Runner, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.models.scripted import ScriptedModel
 from rulebench.scenarios.registry import scenario_class
 from rulebench.scenarios.suffix import stored_suffix_label, suffix_label, suffixed_messages

@@ -12,7 +12,7 @@ from rulebench.cli.app import app
 from rulebench.core.errors import ConfigError
 from rulebench.core.items import ItemResult
 from rulebench.engine.runner import Runner, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.engine.task import Task
 from rulebench.models.scripted import ScriptedModel
 from rulebench.scenarios.protocol import Protocol

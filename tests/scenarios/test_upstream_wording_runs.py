@@ -8,7 +8,7 @@ from pydantic import JsonValue
 from rulebench.core.errors import ConfigError
 from rulebench.core.items import ItemResult
 from rulebench.engine.runner import Runner, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.models.scripted import ScriptedModel
 from rulebench.scenarios.protocol import PUBLISHED_V3, Protocol, stored_prompts_label
 from rulebench.scenarios.registry import scenario_class

@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from rulebench.cli.app import app
 from rulebench.core.errors import ConfigError
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.study.batch import BatchRow, PlannedRun
 from rulebench.study.batch_report import markdown_table, table_columns
 from rulebench.study.experiment import load_experiment

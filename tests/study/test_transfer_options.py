@@ -7,7 +7,7 @@ import pytest
 
 from rulebench.attack.suffixes import load_suffix
 from rulebench.core.errors import ConfigError
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.models.registry import DEFAULT_MODEL
 from rulebench.scenarios.protocol import Protocol
 from rulebench.study.transfer import TransferConfig, TransferResult, TransferRun, run_transfer

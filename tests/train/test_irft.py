@@ -14,7 +14,7 @@ import pytest
 
 from rulebench.core.errors import ConfigError, DataError
 from rulebench.core.validation import validate_into
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.train.irft import RUN_FILE, IrftResult, read_run_file, run_irft
 from rulebench.train.irft_config import DEFAULT_MAX_STEPS, IrftConfig, check_model_spec
 

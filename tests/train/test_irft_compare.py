@@ -12,7 +12,7 @@ from typer.testing import CliRunner, Result
 from rulebench.cli.app import app
 from rulebench.core.errors import ConfigError, DataError
 from rulebench.core.items import ItemResult, Outcome
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.study.irft import StudyConfig, contender, measurements, run_study, write_outputs
 from rulebench.train.comparison import ScoredItem, compare_rows, scored_items
 from rulebench.train.data import read_examples

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.train.irft import RUN_FILE, read_run_file, run_irft
 from rulebench.train.irft_record import invocations
 

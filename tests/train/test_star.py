@@ -23,7 +23,7 @@ from rulebench.core.items import Item
 from rulebench.core.messages import GenerateConfig, Message
 from rulebench.engine.catalog import RunSettings, build_task, default_max_tokens, make_spec
 from rulebench.engine.runner import RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.engine.task import with_repeat_seed
 from rulebench.inferential.tasks.stringgame import ordinal, target_text
 from rulebench.testing.mock_openai import MockOpenAIServer, serve_in_thread

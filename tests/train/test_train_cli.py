@@ -86,7 +86,7 @@ def test_training_bar_follows_steps_and_loss() -> None:
 
 
 def test_runs_show_prints_a_tuning_run_s_record_and_export_refuses_it(tmp_path: Path) -> None:
-    from rulebench.engine.store import Store
+    from rulebench.engine.store.database import Store
 
     store = tmp_path / "s.sqlite"
     with Store(store) as db:

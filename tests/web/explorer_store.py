@@ -13,9 +13,9 @@ from pydantic import JsonValue
 import rulebench
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import Message
-from rulebench.engine.records import RunRecord
-from rulebench.engine.store import Store
-from rulebench.engine.writer import StoreWriter
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.records import RunRecord
+from rulebench.engine.store.writer import StoreWriter
 from rulebench.web.app import create_app
 
 SCENARIOS: dict[str, JsonValue] = {"suites": ["basic"], "per_group": 1}

@@ -17,7 +17,7 @@ from pydantic import JsonValue
 
 import rulebench
 from rulebench.core.items import ItemResult, Outcome
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.report.build import inferential_report
 from rulebench.report.kinds import ExtractMode
 from rulebench.scenarios.scoring import Rate

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from rulebench.cli.app import app as cli
 from rulebench.core.cases import TestCase
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.scenarios.base import Version
 from rulebench.scenarios.suites.official import load_suite_file
 from rulebench.web.playground import collected_page, saved_cases

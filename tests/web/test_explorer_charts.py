@@ -16,7 +16,7 @@ from pydantic import JsonValue
 
 import rulebench
 from rulebench.core.items import ItemResult, Outcome
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.report import plots
 from rulebench.report.build import inferential_report, scenarios_report
 from rulebench.web.explorer import charts as web_charts

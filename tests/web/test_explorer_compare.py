@@ -7,7 +7,7 @@ from pydantic import JsonValue
 
 import rulebench
 from rulebench.core.items import ItemResult, Outcome
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.report.build import scenarios_report
 from rulebench.train.comparison import compare_rows, scored_items
 

@@ -14,10 +14,10 @@ from pydantic import JsonValue
 
 import rulebench
 from rulebench.core.items import ItemResult
-from rulebench.engine import browse
-from rulebench.engine import store as engine_store
-from rulebench.engine.records import row_to_result
-from rulebench.engine.store import Store
+from rulebench.engine.store import browse
+from rulebench.engine.store import database as engine_store
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.records import row_to_result
 
 from tests.report.html_page import Page
 from tests.stored_json import json_at

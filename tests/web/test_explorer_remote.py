@@ -70,7 +70,7 @@ def test_a_remote_unindexed_store_names_itself_by_name_in_the_search_problem(
     synthetic_run(store, 5)
     drop_search_index(store)
     monkeypatch.setattr(
-        "rulebench.engine.connection.os.access", lambda *_: False
+        "rulebench.engine.store.connection.os.access", lambda *_: False
     )  # read-only media
     with remote(store) as client:
         search = client.get("/search", params={"q": "reply"})

@@ -12,7 +12,7 @@ from pydantic import JsonValue
 import rulebench
 from rulebench.core.items import ItemResult
 from rulebench.core.messages import Message, Usage
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 
 from tests.report.html_page import Page
 from tests.stored_json import json_at

@@ -9,8 +9,8 @@ import pytest
 from pydantic import JsonValue
 
 import rulebench
-from rulebench.engine.records import RunRecord
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.records import RunRecord
 from rulebench.report.build import inferential_report, scenarios_report
 from rulebench.report.tables import format_usd
 from rulebench.report.usage import load_prices

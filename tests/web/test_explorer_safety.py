@@ -11,7 +11,7 @@ from typing import NamedTuple
 import pytest
 from fastapi.testclient import TestClient
 
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.web.app import create_app
 from rulebench.web.security import CONTENT_SECURITY_POLICY, allowed_hosts, is_loopback
 

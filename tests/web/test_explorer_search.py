@@ -109,7 +109,7 @@ def test_an_unindexed_read_only_store_is_served_and_search_says_how_to_index_it(
     run_id = synthetic_run(store, 5)
     drop_search_index(store)  # as an older rulebench left it
     # Read-only media: tests run as root, for whom permission bits grant every write.
-    monkeypatch.setattr("rulebench.engine.connection.os.access", lambda *_: False)
+    monkeypatch.setattr("rulebench.engine.store.connection.os.access", lambda *_: False)
     with explorer(store) as client:
         runs = client.get("/")
         search = client.get("/search", params={"q": "reply"})

@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import Message, Usage
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.engine.verdicts import VERDICTS, verdict_of
 
 from tests.report.html_page import Page

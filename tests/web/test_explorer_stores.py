@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from rulebench.cli.app import app
 from rulebench.core.errors import StoreError
-from rulebench.engine.merge import merge_stores
+from rulebench.engine.store.merge import merge_stores
 from rulebench.web.app import create_app
 
 from tests.command import assert_one_line_error, rulebench

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from pydantic import JsonValue
 
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 
 from tests.web.explorer_store import HOSTILE, explorer, scenarios_run, synthetic_result
 from tests.web.test_explorer_safety import SHOWN, assert_inert

@@ -4,7 +4,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.web.explorer.live_eta import UNKNOWN, duration_text, estimate_s, run_eta
 
 from tests.report.html_page import Page

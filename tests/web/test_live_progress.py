@@ -8,9 +8,9 @@ from pydantic import JsonValue
 
 import rulebench
 from rulebench.core.errors import StoreError
-from rulebench.engine.records import RunRecord
 from rulebench.engine.runner import RunReport
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.records import RunRecord
 
 from tests.report.html_page import Page
 from tests.web.explorer_store import explorer, synthetic_result

@@ -20,7 +20,7 @@ from rulebench.cli.app import app as cli
 from rulebench.core.cases import TestCase
 from rulebench.core.errors import ConfigError, DataError
 from rulebench.core.messages import Completion, GenerateConfig, Message
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.models.scripted import ScriptedModel
 from rulebench.scenarios.registry import scenario_class
 from rulebench.web.playground.saved_cases import check_case, checked_file, save_case

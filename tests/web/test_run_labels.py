@@ -2,7 +2,7 @@
 
 from pydantic import JsonValue
 
-from rulebench.engine.records import RunRecord
+from rulebench.engine.store.records import RunRecord
 from rulebench.web.explorer.config_diff import diff_rows, run_labels
 
 

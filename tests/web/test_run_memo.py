@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from rulebench.core.items import ItemResult, Outcome
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.web.explorer.run_memo import remembered, run_state
 
 

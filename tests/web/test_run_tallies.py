@@ -5,7 +5,7 @@ from pathlib import Path
 
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import Message, Usage
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.web.explorer.run_tallies import run_sums, run_tallies
 
 from tests.report.html_page import Page

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.web.playground.config import PlaygroundConfig
 
 from tests.command import assert_one_line_error, rulebench, rulebench_command

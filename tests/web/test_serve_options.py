@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from rulebench.core.errors import ConfigError
-from rulebench.engine.store_location import STORE_ENV_VAR
+from rulebench.engine.store.location import STORE_ENV_VAR
 from rulebench.models.registry import DEFAULT_MODEL
 from rulebench.web.playground.config import PlaygroundConfig
 from rulebench.web.playground.quotas import Quotas

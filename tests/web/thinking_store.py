@@ -4,7 +4,7 @@ from pathlib import Path
 
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import Message, Usage
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 
 from tests.web.explorer_store import HOSTILE
 

@@ -26,7 +26,7 @@ from rulebench.attack.target_shards import (
 )
 from rulebench.core.errors import ConfigError
 from rulebench.core.shards import Shard, parse_shard
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.scenarios.protocol import Placement, Protocol
 
 MISSING_SCENARIO = "give --scenario (or --resume RUN)"

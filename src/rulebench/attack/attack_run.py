@@ -26,9 +26,9 @@ from rulebench.core.items import ItemResult
 from rulebench.core.run_kinds import GCG_TASK
 from rulebench.core.stop import raise_if_stop_requested, watching_stop
 from rulebench.core.validation import validate_into
-from rulebench.engine.records import RunStatus
-from rulebench.engine.store import Store
-from rulebench.engine.writer import StoreWriter
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.records import RunStatus
+from rulebench.engine.store.writer import StoreWriter
 from rulebench.models.hf.loading import LoadedModel
 from rulebench.models.local_chat import template_takes_system
 from rulebench.models.registry import EMBEDDED_MODEL_NAME

@@ -15,7 +15,7 @@ from rulebench.attack.gcg.search import GcgState, StepResult
 from rulebench.core.errors import StoreError
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.run_kinds import GCG_TASK
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 
 _STEP_PREFIX = "step-"
 

@@ -6,8 +6,8 @@ from pydantic import BaseModel, ConfigDict
 
 from rulebench.attack.stored import stored_suffix
 from rulebench.core.errors import ConfigError, StoreError
-from rulebench.engine.store import Store
-from rulebench.engine.store_location import default_store_path
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.location import default_store_path
 
 
 class Suffix(BaseModel):

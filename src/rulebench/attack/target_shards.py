@@ -30,9 +30,9 @@ from rulebench.attack.targets import rule_targets
 from rulebench.core.errors import ConfigError
 from rulebench.core.run_kinds import GCG_TASK
 from rulebench.core.shards import Shard
-from rulebench.engine.records import RunRecord
 from rulebench.engine.run_lookup import RUNS_SCANNED
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.records import RunRecord
 from rulebench.models.hf.loading import LoadedModel
 
 How = Literal["new", "resumed", "reused"]

@@ -78,7 +78,7 @@ def gcg(
     command again reuses completed ones and resumes stopped ones).
     """
     from rulebench.attack.target_shards import ShardAttack
-    from rulebench.engine.store import Store
+    from rulebench.engine.store.database import Store
     from rulebench.study.gcg_outputs import write_attack_outputs
 
     options = AttackOptions(**given, shard=shard)

@@ -61,7 +61,7 @@ def run_batch_command(planned: "list[PlannedRun]", command: BatchCommand) -> Non
     """Run the batch, write its comparison, show the table; exit 1 if a run did not complete."""
     from rulebench.cli.interrupts import Interrupts
     from rulebench.cli.pricing import env_price_table
-    from rulebench.engine.store import Store
+    from rulebench.engine.store.database import Store
     from rulebench.study.batch import run_batch
     from rulebench.study.batch_report import with_costs, write_outputs
 

@@ -27,8 +27,8 @@ def explain(
     """Show which key parts of a missed request differ from the nearest cached entry."""
     from rich.table import Table
 
-    from rulebench.engine.cache import DIFFERENCE_COLUMNS, NO_MISSES
-    from rulebench.engine.store import Store
+    from rulebench.engine.store.cache import DIFFERENCE_COLUMNS, NO_MISSES
+    from rulebench.engine.store.database import Store
 
     with Store(store, readonly=True) as db:
         explanation = db.explain_cache_miss(run_id, item)
@@ -49,7 +49,7 @@ def stats(store: opt.StoreOption = None) -> None:
     """Cached responses per model identity."""
     from rich.table import Table
 
-    from rulebench.engine.store import Store
+    from rulebench.engine.store.database import Store
 
     with Store(store, readonly=True) as db:
         rows = db.cache_stats()
@@ -70,7 +70,7 @@ def clear(
     store: opt.StoreOption = None,
 ) -> None:
     """Delete cached responses (run results are kept)."""
-    from rulebench.engine.store import Store
+    from rulebench.engine.store.database import Store
 
     with Store(store) as db:
         removed = db.clear_cache(model)

@@ -66,8 +66,8 @@ def resume_run(
     from rulebench.cli.resume_commands import resume_command_of
     from rulebench.core.errors import StoreError
     from rulebench.engine.catalog import NotAnEvaluation, stored_spec
-    from rulebench.engine.store import Store
-    from rulebench.engine.store_location import default_store_path
+    from rulebench.engine.store.database import Store
+    from rulebench.engine.store.location import default_store_path
 
     path = store_path or default_store_path()
     if not path.exists():  # opening would create an empty store for nothing
@@ -104,7 +104,7 @@ def execute(
     from rulebench.cli.progress import RichProgress
     from rulebench.cli.render import print_run_summary
     from rulebench.engine.catalog import evaluate, task_entry
-    from rulebench.engine.store import Store
+    from rulebench.engine.store.database import Store
 
     entry = task_entry(spec.task)
     err.print(describe_spec(spec), highlight=False)

@@ -104,8 +104,8 @@ def _default_folder(name: str, shard: "Shard | None") -> Path:
 
 def _show_plan(planned: list["PlannedRun"], store: Path | None) -> int:
     """One line per run: what running the file now would do with it; the count that cannot start."""
-    from rulebench.engine.store import Store
-    from rulebench.engine.store_location import default_store_path
+    from rulebench.engine.store.database import Store
+    from rulebench.engine.store.location import default_store_path
     from rulebench.study.batch import How, preview
 
     path = store or default_store_path()

@@ -16,7 +16,7 @@ from rulebench.report.untrusted import safe_text
 if TYPE_CHECKING:
     from rulebench.core.items import ItemResult
     from rulebench.core.messages import Message
-    from rulebench.engine.store import Store
+    from rulebench.engine.store.database import Store
 
 CUT_LABEL = "thinking (unfinished: cut short by the reply limit, so no answer)"
 

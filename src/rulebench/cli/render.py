@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from rulebench.cli.console import err, out
 from rulebench.cli.pricing import env_price_table, price_json, print_usage
 from rulebench.engine.runner import RunReport
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.engine.summary import priced, summarize
 from rulebench.report.tables import replies, summary_table
 from rulebench.report.untrusted import escape_markup, safe_text

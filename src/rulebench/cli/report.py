@@ -25,7 +25,7 @@ from rulebench.report.untrusted import safe_text
 
 if TYPE_CHECKING:
     from rulebench.core.pricing import PriceTable
-    from rulebench.engine.store_set import StoreSet
+    from rulebench.engine.store.store_set import StoreSet
     from rulebench.report.build import BuiltReport
     from rulebench.report.kinds import ReportKind
 
@@ -291,8 +291,8 @@ def build_and_show(
 ) -> None:
     """Build the report (`family`, else the one the runs' task gets), write and print it."""
     from rulebench.core.errors import ConfigError
-    from rulebench.engine.store_location import default_store_path
-    from rulebench.engine.store_set import StoreSet
+    from rulebench.engine.store.location import default_store_path
+    from rulebench.engine.store.store_set import StoreSet
     from rulebench.report.by_task import ReportOptions, build_kind, report_kind
 
     with StoreSet.open(request.store or [default_store_path()]) as db:

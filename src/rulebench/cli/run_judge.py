@@ -36,7 +36,7 @@ def judge(
     about, here and in the report. Accuracy, precision, recall and F1 per rule
     with 95% CIs (violation = positive): `rulebench report RUN_ID`.
     """
-    from rulebench.engine.store_location import default_store_path
+    from rulebench.engine.store.location import default_store_path
     from rulebench.scenarios.upstream.text import wording_fields
 
     count = pick_renamed(per_group, per_rule, new="--per-group", old="--per-rule")

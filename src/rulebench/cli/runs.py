@@ -21,8 +21,8 @@ from rulebench.core.run_kinds import GCG_TASK, TRAINING_TASK
 from rulebench.report.untrusted import escape_markup, safe_text
 
 if TYPE_CHECKING:
-    from rulebench.engine.records import RunRecord
-    from rulebench.engine.store import Store
+    from rulebench.engine.store.database import Store
+    from rulebench.engine.store.records import RunRecord
 
 ExportFormat = Literal["jsonl", "csv", "inspect"]
 _SUFFIXES: dict[str, ExportFormat] = {".jsonl": "jsonl", ".csv": "csv", ".eval": "inspect"}
@@ -39,7 +39,7 @@ def list_runs(
     as_json: opt.JsonOption = False,
 ) -> None:
     """The most recent runs, with status ("killed" = its process died) and result counts."""
-    from rulebench.engine.store import Store
+    from rulebench.engine.store.database import Store
     from rulebench.report.tables import runs_table
 
     with Store(store, readonly=True) as db:
@@ -82,8 +82,8 @@ def show(
     from rulebench.cli.render import is_error_tally, is_resumable, print_errors
     from rulebench.cli.resume_commands import resume_command_of
     from rulebench.engine.catalog import TASKS
-    from rulebench.engine.run_liveness import why_killed
-    from rulebench.engine.store import Store
+    from rulebench.engine.store.database import Store
+    from rulebench.engine.store.run_liveness import why_killed
     from rulebench.engine.summary import priced, summarize
     from rulebench.report.run_wording import run_prompts_label
     from rulebench.report.tables import summary_table
@@ -166,7 +166,7 @@ def merge(
     later one (a shard resumed since). Shards of one run started with
     different options are refused.
     """
-    from rulebench.engine.merge import merge_stores
+    from rulebench.engine.store.merge import merge_stores
 
     report = merge_stores(sources, into)
     if as_json:
@@ -191,7 +191,7 @@ def merge(
 
 def print_shard_hint(run: "RunRecord") -> None:
     """Name the shards a joined run still lacks and the commands that finish them."""
-    from rulebench.engine.shard_status import missing_shards, unfinished_shards
+    from rulebench.engine.store.shard_status import missing_shards, unfinished_shards
 
     count = run.notes.get("shard_count")
     missing = missing_shards(run.notes)
@@ -243,9 +243,9 @@ def export(
     """Write a run's results to JSONL (full, replayable with scripted/replay), CSV, or inspect."""
     from rulebench.core.errors import ConfigError
     from rulebench.engine.catalog import TASKS
-    from rulebench.engine.export import export_run
-    from rulebench.engine.export_inspect import inspect_log_name, is_listed_by_inspect
-    from rulebench.engine.store import Store
+    from rulebench.engine.export.inspect_log import inspect_log_name, is_listed_by_inspect
+    from rulebench.engine.export.run_export import export_run
+    from rulebench.engine.store.database import Store
 
     chosen = export_format(output, fmt)
     with Store(store, readonly=True) as db:

@@ -9,7 +9,7 @@ import typer
 
 if TYPE_CHECKING:
     from rulebench.engine.runner import ProgressReporter
-    from rulebench.engine.store import Store
+    from rulebench.engine.store.database import Store
 
 ResultT = TypeVar("ResultT")
 Reporters = Callable[[str], "ProgressReporter | None"]
@@ -26,7 +26,7 @@ def run_study_command(
     """
     from rulebench.cli.interrupts import Interrupts, same_command, say_interrupted
     from rulebench.cli.progress import RichProgress
-    from rulebench.engine.store import Store
+    from rulebench.engine.store.database import Store
 
     def reporter(title: str) -> RichProgress:
         return RichProgress(title, enabled=show_progress)

@@ -161,7 +161,7 @@ def _build(plan: "StarPlan", store_path: Path | None, quiet: bool) -> "StarResul
 
     from rulebench.cli.interrupts import Interrupts
     from rulebench.cli.progress import RichProgress
-    from rulebench.engine.store import Store
+    from rulebench.engine.store.database import Store
     from rulebench.train.star import build_star_data
 
     bars: list[RichProgress] = []

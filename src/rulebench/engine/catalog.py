@@ -11,7 +11,7 @@ from rulebench.core.messages import GenerateConfig
 from rulebench.core.run_kinds import NOT_EVALUATIONS
 from rulebench.engine.run_settings import RunSettings as RunSettings  # where callers import it
 from rulebench.engine.runner import ProgressReporter, Runner, RunReport, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.engine.task import Task
 from rulebench.engine.task_config import TaskConfig, parse_task_config
 from rulebench.models.base import BackendOptions, ChoiceScorer, Model

@@ -9,8 +9,8 @@ from collections.abc import Iterable, Mapping
 
 from pydantic import JsonValue
 
-from rulebench.engine.records import RunRecord
 from rulebench.engine.runner import RunSpec
+from rulebench.engine.store.records import RunRecord
 
 RUNS_SCANNED = 100_000
 """Stored runs searched for an earlier run of a spec, most recent first."""

@@ -16,12 +16,12 @@ from rulebench.core.errors import DataError, ModelError, RulebenchError
 from rulebench.core.items import Item, ItemResult
 from rulebench.core.messages import GenerateConfig
 from rulebench.core.shards import Shard
-from rulebench.engine.cache import ResponseCache
 from rulebench.engine.item_queue import ItemQueue, shard_notes
-from rulebench.engine.records import RunRecord, RunStatus
-from rulebench.engine.store import Store
+from rulebench.engine.store.cache import ResponseCache
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.records import RunRecord, RunStatus
+from rulebench.engine.store.writer import StoreWriter
 from rulebench.engine.task import Session, Task
-from rulebench.engine.writer import StoreWriter
 from rulebench.models.base import Model
 
 logger = logging.getLogger(__name__)

@@ -11,7 +11,7 @@ from rulebench.core.items import Item, ItemResult, Outcome, content_hash
 from rulebench.core.messages import Completion, GenerateConfig, Message, Usage
 from rulebench.core.reasoning import split_completion
 from rulebench.core.text import repair_surrogates, surrogate_warning
-from rulebench.engine.cache import ReplyCache, make_cache_key
+from rulebench.engine.store.cache import ReplyCache, make_cache_key
 from rulebench.models.base import ChoiceScorer, Model
 
 

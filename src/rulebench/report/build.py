@@ -18,9 +18,9 @@ from pydantic import JsonValue
 
 from rulebench.core.errors import ConfigError
 from rulebench.core.pricing import PriceTable
-from rulebench.engine.records import RunRecord
-from rulebench.engine.store import Store
-from rulebench.engine.store_set import StoreSet
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.records import RunRecord
+from rulebench.engine.store.store_set import StoreSet
 from rulebench.report.document import Document, to_markdown, write_markdown
 from rulebench.report.kinds import DEFAULT_EXTRACT, HTML_ITEMS, ExtractMode
 from rulebench.report.run_notes import run_warnings

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from rulebench.core.errors import ConfigError
 from rulebench.core.pricing import PriceTable
-from rulebench.engine.store_set import StoreSet
+from rulebench.engine.store.store_set import StoreSet
 from rulebench.report.build import (
     BuiltReport,
     RunSource,

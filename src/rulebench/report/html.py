@@ -18,7 +18,7 @@ from pydantic import JsonValue
 
 from rulebench.core.items import ItemResult
 from rulebench.core.version import __version__
-from rulebench.engine.records import RunRecord
+from rulebench.engine.store.records import RunRecord
 from rulebench.report.bar_chart import bar_chart_svg
 from rulebench.report.document import Document, Section
 from rulebench.report.plots import inline_svg

@@ -7,8 +7,8 @@ pass for the whole suite. So does a run that left out cells its upstream clone c
 
 from collections.abc import Sequence
 
-from rulebench.engine.records import RunRecord
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.records import RunRecord
 from rulebench.engine.summary import summarize
 from rulebench.report.markdown import escape_markdown
 

@@ -10,7 +10,7 @@ runs compared in one report were sent different text.
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from rulebench.engine.records import RunRecord
+from rulebench.engine.store.records import RunRecord
 from rulebench.report.markdown import escape_markdown
 
 

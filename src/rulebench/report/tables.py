@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from rulebench.core.stats import Proportion
-from rulebench.engine.records import RunRecord
+from rulebench.engine.store.records import RunRecord
 from rulebench.engine.summary import GroupSummary
 from rulebench.report.untrusted import safe_text
 

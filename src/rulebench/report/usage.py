@@ -9,8 +9,8 @@ from pydantic import JsonValue
 
 from rulebench.core.errors import ConfigError
 from rulebench.core.pricing import PriceTable, parse_prices
-from rulebench.engine.records import RunRecord
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.records import RunRecord
 from rulebench.engine.summary import GroupSummary, Tally, priced, summarize
 from rulebench.report.document import Section
 from rulebench.report.markdown import escape_markdown, table

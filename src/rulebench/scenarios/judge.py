@@ -22,7 +22,7 @@ from rulebench.core.reasoning import with_thinking_shown
 from rulebench.core.renamed import rename_fields
 from rulebench.core.stats import Proportion, wilson_interval
 from rulebench.core.wording import Prompts, UpstreamText
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.engine.task import Session
 from rulebench.engine.task_config import GenerationDefaults, TaskConfig
 from rulebench.scenarios.base import EvalMode, Version

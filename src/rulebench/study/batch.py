@@ -18,10 +18,10 @@ from pydantic import BaseModel, ConfigDict, JsonValue
 from rulebench.core.errors import ConfigError, RulebenchError
 from rulebench.core.shards import Shard
 from rulebench.engine.catalog import RunSettings, evaluate, make_spec, task_config
-from rulebench.engine.records import RunRecord
 from rulebench.engine.run_lookup import RUNS_SCANNED, find_run, run_identity
 from rulebench.engine.runner import ProgressReporter, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.records import RunRecord
 from rulebench.engine.summary import GroupSummary, summarize
 from rulebench.engine.task_config import TaskConfig
 from rulebench.models.registry import parse_spec

@@ -14,7 +14,7 @@ from pydantic import JsonValue
 from rulebench.core.errors import RulebenchError
 from rulebench.core.pricing import PriceTable
 from rulebench.core.stats import Proportion
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.engine.summary import priced
 from rulebench.report.build import BuiltReport, inferential_report, scenarios_report
 from rulebench.report.tables import format_usd

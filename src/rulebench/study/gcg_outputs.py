@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rulebench.attack.attack_run import AttackResult
 from rulebench.attack.stored import stored_states
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.report.plots import loss_curve
 
 SUFFIX_FILE = "suffix.txt"

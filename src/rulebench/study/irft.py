@@ -17,7 +17,7 @@ from rulebench.core.errors import ConfigError
 from rulebench.core.renamed import rename_fields
 from rulebench.engine.catalog import RunSettings, evaluate, make_spec
 from rulebench.engine.runner import ProgressReporter
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.engine.task_config import TaskConfig
 from rulebench.inferential.registry import task_names
 from rulebench.inferential.settings import Grid

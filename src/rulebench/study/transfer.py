@@ -17,7 +17,7 @@ from rulebench.core.renamed import rename_fields
 from rulebench.core.sizes import PerGroup
 from rulebench.engine.catalog import RunSettings, evaluate, make_spec
 from rulebench.engine.runner import ProgressReporter
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.scenarios.protocol import Protocol
 from rulebench.scenarios.suffix import SuffixOn
 from rulebench.scenarios.task import ScenarioConfig

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from rulebench.attack.suffixes import Suffix, load_suffix
 from rulebench.core.validation import validate_into
 from rulebench.engine.runner import ProgressReporter
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.models.registry import DEFAULT_MODEL
 from rulebench.scenarios.protocol import Placement, Protocol
 from rulebench.scenarios.suffix import SuffixOn

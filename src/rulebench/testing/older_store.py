@@ -3,7 +3,7 @@
 import sqlite3
 from pathlib import Path
 
-from rulebench.engine.migrations import REASONING_SEARCH_STEP, SEARCH_STEP
+from rulebench.engine.store.migrations import REASONING_SEARCH_STEP, SEARCH_STEP
 
 _SEARCH_OBJECTS = (
     "DROP TRIGGER results_search_insert",

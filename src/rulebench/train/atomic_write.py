@@ -14,7 +14,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from rulebench.engine.run_liveness import is_process_alive
+from rulebench.engine.store.run_liveness import is_process_alive
 
 _LEFTOVER = re.compile(r"^(?P<name>.+)\.(?P<kind>tmp|old)-(?P<pid>\d+)$")
 

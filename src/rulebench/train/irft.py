@@ -26,8 +26,8 @@ from pydantic import BaseModel, ConfigDict, JsonValue
 
 from rulebench.core.errors import ConfigError
 from rulebench.core.run_kinds import TRAINING_TASK
-from rulebench.engine.records import RunRecord
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.records import RunRecord
 from rulebench.models.hf.loading import pick_device, transformers_weights
 from rulebench.train.atomic_write import replace_folder, staging
 from rulebench.train.data import read_manifest

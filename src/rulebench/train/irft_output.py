@@ -6,8 +6,8 @@ from typing import Any
 from rulebench.core.errors import ConfigError, StoreError
 from rulebench.core.run_kinds import TRAINING_TASK
 from rulebench.core.validation import validate_into
-from rulebench.engine.store import Store
-from rulebench.engine.store_location import default_store_path
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.location import default_store_path
 from rulebench.train.atomic_write import remove_stale
 from rulebench.train.irft_config import RESUME_CHANGES, TRAINING_FIELDS, IrftConfig
 from rulebench.train.irft_record import RUN_FILE, read_run_file

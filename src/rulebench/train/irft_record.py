@@ -17,8 +17,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from rulebench.core.errors import ConfigError
-from rulebench.engine.records import utc_now
-from rulebench.engine.run_liveness import is_process_alive
+from rulebench.engine.store.records import utc_now
+from rulebench.engine.store.run_liveness import is_process_alive
 from rulebench.train.atomic_write import write_json
 
 RUN_FILE = "irft-run.json"

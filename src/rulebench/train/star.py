@@ -18,10 +18,10 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from rulebench.core.errors import ConfigError, DataError, ModelError
 from rulebench.core.items import ItemResult
-from rulebench.engine.records import RunRecord
 from rulebench.engine.run_lookup import RUNS_SCANNED, find_run
 from rulebench.engine.runner import ProgressReporter, Runner, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.records import RunRecord
 from rulebench.engine.task_config import parse_task_config
 from rulebench.inferential.tasks.stringgame import target_text
 from rulebench.models.base import BackendOptions, Model

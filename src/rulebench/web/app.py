@@ -3,7 +3,7 @@
 Pages: `/` runs, `/runs/{id}` a run (live while it runs), `/runs/{id}/items/{item}` an item,
 `/compare?a=..&b=..` two runs; JSON: `/api/runs/{id}/progress`, `/api/compare`; the
 playground under `/play` (`play_pages`). The app may read several stores as one
-(`engine.store_set`): the list shows every store's runs and a run's pages read the store that
+(`engine.store.store_set`): the list shows every store's runs and a run's pages read the store that
 holds it. Every page reads the stores read-only, and the
 playground writes only to its save folder; the app loads nothing from outside itself (its CSS
 and its one script are package files), so it works offline.
@@ -26,7 +26,7 @@ from starlette.exceptions import HTTPException
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from rulebench.core.errors import RulebenchError
-from rulebench.engine.store_set import StoreSet, expand_store_paths
+from rulebench.engine.store.store_set import StoreSet, expand_store_paths
 from rulebench.web.explorer import (
     charts_page,
     compare_page,

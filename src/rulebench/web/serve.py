@@ -38,7 +38,7 @@ class ServeConfig(BaseModel):
     store: Path
     """The first store (a file, or a folder of `*.sqlite` stores); the playground's cache."""
     more_stores: tuple[Path, ...] = ()
-    """Stores shown besides `store`, each read in place (`engine.store_set`)."""
+    """Stores shown besides `store`, each read in place (`engine.store.store_set`)."""
     host: str = DEFAULT_HOST
     """Address to listen on; other than loopback needs --allow-remote."""
     port: int = Field(default=DEFAULT_PORT, ge=1, le=65535)
@@ -90,7 +90,7 @@ def check_can_start(config: ServeConfig) -> None:
         StoreError: a missing store, or a run id two stores hold with different content.
         ConfigError: the port cannot be bound (`check_port`).
     """
-    from rulebench.engine.store_set import StoreSet
+    from rulebench.engine.store.store_set import StoreSet
 
     with StoreSet.open(config.stores) as stores:
         stores.check_shared_runs()
@@ -142,7 +142,7 @@ def create_missing_store(config: ServeConfig) -> bool:
     """
     if config.store.exists() or not all(path.exists() for path in config.more_stores):
         return False
-    from rulebench.engine.store import Store
+    from rulebench.engine.store.database import Store
 
     Store(config.store).close()  # creates the folder and the schema
     return True

@@ -52,7 +52,7 @@ def serve_config(options: ServeOptions) -> ServeConfig:
     Raises:
         ConfigError: a bad model spec, quota setting or value, naming it.
     """
-    from rulebench.engine.store_location import default_store_path
+    from rulebench.engine.store.location import default_store_path
 
     playground = playground_config(options)
     given = {

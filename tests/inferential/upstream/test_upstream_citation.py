@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from rulebench.cli.app import app
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.inferential.analysis import (
     Record,
     classify_as_upstream,

@@ -6,7 +6,7 @@ import pytest
 from typer.testing import CliRunner
 
 from rulebench.cli.app import app
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 
 from tests.inferential.upstream.clone_fixture import make_clone
 from tests.stored_json import json_at

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from rulebench.cli.app import app
 from rulebench.engine.catalog import RunSettings, make_spec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.inferential.data import load_task
 from rulebench.inferential.item_meta import ItemMeta
 from rulebench.inferential.settings import design_settings, paper_design

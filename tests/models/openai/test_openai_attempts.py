@@ -8,7 +8,7 @@ import pytest
 from rulebench.core.errors import ModelError
 from rulebench.core.messages import GenerateConfig, Message
 from rulebench.engine.runner import Runner, RunSpec
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.models.base import BackendOptions
 from rulebench.models.openai.backend import OpenAIModel
 from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig

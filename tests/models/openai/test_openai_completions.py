@@ -12,7 +12,7 @@ from rulebench.api import run_spec
 from rulebench.core.errors import ConfigError
 from rulebench.core.messages import GenerateConfig, Message
 from rulebench.engine.catalog import evaluate
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.models.base import BackendOptions
 from rulebench.models.openai.backend import OpenAIModel, parse_reply
 from rulebench.models.openai.reply import AttemptFailed

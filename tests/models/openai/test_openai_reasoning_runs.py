@@ -14,7 +14,7 @@ from typer.testing import CliRunner, Result
 
 from rulebench.cli.app import app
 from rulebench.core.errors import ConfigError
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.engine.summary import summarize
 from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig, serve_in_thread
 

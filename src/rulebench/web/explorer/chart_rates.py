@@ -14,7 +14,7 @@ names the item), or a case found under two spellings of one strategy.
 from typing import Literal
 
 from rulebench.core.stats import wilson_interval
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.engine.summary import SAMPLES, UNREADABLE, PassSums
 from rulebench.scenarios.scoring import Rate, strategy_of
 

@@ -27,7 +27,7 @@ from rulebench.scenarios.scoring import CaseRecord, rates_by, to_records
 from rulebench.web.explorer.chart_rates import Breakdown, Rates, sql_rates
 
 if TYPE_CHECKING:
-    from rulebench.engine.store import Store
+    from rulebench.engine.store.database import Store
     from rulebench.report.document import Chart
 
 BREAKDOWNS: tuple[tuple[Breakdown, str], ...] = (

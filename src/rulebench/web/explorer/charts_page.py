@@ -13,8 +13,8 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
 from rulebench.core.errors import RulebenchError
-from rulebench.engine.records import RunRecord
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.records import RunRecord
 from rulebench.report.kinds import DEFAULT_EXTRACT, ExtractMode
 from rulebench.web.explorer.charts import ChartView, inferential_charts, scenario_charts
 from rulebench.web.explorer.run_memo import remembered, run_state

@@ -2,7 +2,7 @@
 
 The counts come from one SQL join (never both runs in memory) and pair items as the scenarios
 report does, so the p-value here is the report's (`mcnemar_exact` on the same counts). Runs of
-two stores are joined through one connection that attaches both (`engine.paired_stores`).
+two stores are joined through one connection that attaches both (`engine.store.paired_stores`).
 """
 
 import contextlib
@@ -14,10 +14,10 @@ from fastapi.responses import HTMLResponse
 from pydantic import JsonValue
 
 from rulebench.core.stats import mcnemar_exact
-from rulebench.engine.browse import Pair, PairedCounts, PairFilter, StoreBrowser
-from rulebench.engine.paired_stores import paired_browser
-from rulebench.engine.records import RunRecord
-from rulebench.engine.store import Store
+from rulebench.engine.store.browse import Pair, PairedCounts, PairFilter, StoreBrowser
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.paired_stores import paired_browser
+from rulebench.engine.store.records import RunRecord
 from rulebench.web.explorer.config_diff import diff_rows
 from rulebench.web.explorer.run_memo import remembered, run_state
 from rulebench.web.explorer.views import locate_run, open_stores, result_row, run_header

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from pydantic import JsonValue
 
-from rulebench.engine.records import RunRecord
+from rulebench.engine.store.records import RunRecord
 from rulebench.report.redaction import redact_config, redact_text
 
 LABEL_SKIPS = frozenset({"task", "model"})

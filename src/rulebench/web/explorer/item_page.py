@@ -3,7 +3,8 @@
 Also why the verdict is what it is, each reply's thinking (collapsed above its answer), and
 everything else the store kept about the item. Its query string is the list the item was
 opened from (the run page's filters and sort): the previous and next links walk that list,
-one bounded query for both (`engine.result_order`), and ←/→ follow them (`static/item-keys.js`).
+one bounded query for both (`engine.store.result_order`), and ←/→ follow them
+(`static/item-keys.js`).
 """
 
 import json
@@ -14,9 +15,9 @@ from fastapi.responses import HTMLResponse
 from pydantic import JsonValue
 
 from rulebench.core.items import ItemResult
-from rulebench.engine.browse import ResultFilter
 from rulebench.engine.catalog import TASKS
-from rulebench.engine.result_order import Neighbours
+from rulebench.engine.store.browse import ResultFilter
+from rulebench.engine.store.result_order import Neighbours
 from rulebench.engine.verdicts import verdict_of
 from rulebench.web.explorer.items_query import ItemsQuery
 from rulebench.web.explorer.views import (

@@ -7,8 +7,8 @@ spelled as on the runs list: `?sort=latency&order=desc`, "" order being the key'
 
 from typing import Literal
 
-from rulebench.engine.browse import ResultFilter
-from rulebench.engine.result_order import ResultOrder, SortKey
+from rulebench.engine.store.browse import ResultFilter
+from rulebench.engine.store.result_order import ResultOrder, SortKey
 from rulebench.web.paging import DEFAULT_PAGE_SIZE, Paged
 from rulebench.web.templating import query_url
 

@@ -11,8 +11,8 @@ import math
 from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
-from rulebench.engine.records import RunRecord
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.records import RunRecord
 
 WINDOW_S = 60
 """The span of the recent results the pace is measured over."""

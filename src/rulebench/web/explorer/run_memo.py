@@ -13,8 +13,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import TypeVar, cast
 
-from rulebench.engine.records import RunRecord
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.records import RunRecord
 from rulebench.web.explorer.run_tallies import RunSums, run_sums
 
 KEPT = 4096

@@ -10,10 +10,10 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
 from rulebench.core.items import ItemResult
-from rulebench.engine.browse import ResultFilter
 from rulebench.engine.catalog import TASKS
-from rulebench.engine.records import RunRecord
-from rulebench.engine.store import Store
+from rulebench.engine.store.browse import ResultFilter
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.records import RunRecord
 from rulebench.engine.verdicts import VERDICTS
 from rulebench.report.redaction import redact_text
 from rulebench.web.explorer.charts_page import CHARTED_TASKS

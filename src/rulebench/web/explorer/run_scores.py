@@ -10,8 +10,8 @@ result of a run, so a score is kept in memory until the run's results change (`r
 from typing import NamedTuple
 
 from rulebench.core.errors import RulebenchError
-from rulebench.engine.records import RunRecord
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.records import RunRecord
 from rulebench.engine.summary import summarize
 from rulebench.web.explorer.run_memo import remembered, run_state
 from rulebench.web.explorer.run_tallies import RunSums, run_tallies

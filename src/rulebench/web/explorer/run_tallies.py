@@ -16,9 +16,9 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from rulebench.engine.browse import VerdictCounts
 from rulebench.engine.run_delta import START, Delta, Mark
-from rulebench.engine.store import Store
+from rulebench.engine.store.browse import VerdictCounts
+from rulebench.engine.store.database import Store
 from rulebench.engine.summary import Tally
 
 KEPT = 1024

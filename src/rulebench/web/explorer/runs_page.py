@@ -12,10 +12,10 @@ from typing import Annotated, Literal, NamedTuple
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
-from rulebench.engine.browse import RunFilter
-from rulebench.engine.records import RunRecord
-from rulebench.engine.store import Store
-from rulebench.engine.store_set import StoreSet
+from rulebench.engine.store.browse import RunFilter
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.records import RunRecord
+from rulebench.engine.store.store_set import StoreSet
 from rulebench.engine.summary import GroupSummary
 from rulebench.report.tables import format_usd
 from rulebench.report.usage import totals_of

@@ -1,6 +1,6 @@
 """Full-text search over the store's results: in one run (`?run=ID`) or across all runs.
 
-Reads the store's FTS5 index (`engine.search`): a page of hits and a capped count, never a
+Reads the store's FTS5 index (`engine.store.search`): a page of hits and a capped count, never a
 whole run. A query SQLite cannot read is answered with the reason on the page, not a 500.
 Across several stores the hits are each store's in turn, in the order the stores were given.
 """
@@ -13,8 +13,8 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
 from rulebench.core.errors import ConfigError, StoreError
-from rulebench.engine.search import COUNT_CAP, SearchHit, split_marks
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.search import COUNT_CAP, SearchHit, split_marks
 from rulebench.web.explorer.views import (
     VERDICT_LABELS,
     hide_store_path,

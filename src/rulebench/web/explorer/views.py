@@ -2,7 +2,7 @@
 
 The stores are opened read-only for every request (a connection per request: SQLite
 connections stay in the thread that made them, and opening one takes about a millisecond).
-Several stores are read as one (`engine.store_set`): a run's pages read the store holding it.
+Several stores are read as one (`engine.store.store_set`): a run's pages read the store holding it.
 What a run's config, notes or errors hold is redacted first (`report.redaction`): keys,
 tokens, passwords and URL credentials never reach a page.
 """
@@ -16,9 +16,9 @@ from pydantic import JsonValue
 
 from rulebench.core.errors import StoreError
 from rulebench.core.items import ItemResult
-from rulebench.engine.records import RunRecord
-from rulebench.engine.store import Store
-from rulebench.engine.store_set import StoreSet
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.records import RunRecord
+from rulebench.engine.store.store_set import StoreSet
 from rulebench.engine.summary import summarize
 from rulebench.engine.verdicts import Verdict, verdict_of
 from rulebench.report.redaction import redact_config, redact_text

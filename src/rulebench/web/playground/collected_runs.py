@@ -15,7 +15,7 @@ from pathlib import Path
 
 from rulebench.core.cases import TestCase, Verdict
 from rulebench.core.errors import RulebenchError
-from rulebench.engine.cache import StoredReplies
+from rulebench.engine.store.cache import StoredReplies
 from rulebench.engine.task import Session
 from rulebench.models.base import Model
 from rulebench.scenarios.play import PlaySession

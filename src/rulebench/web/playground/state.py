@@ -24,7 +24,7 @@ from pathlib import Path
 from rulebench.core.errors import ConfigError
 from rulebench.core.messages import GenerateConfig
 from rulebench.core.wording import Prompts, UpstreamText
-from rulebench.engine.cache import StoredReplies
+from rulebench.engine.store.cache import StoredReplies
 from rulebench.engine.task import Session
 from rulebench.models.base import BackendOptions, Model
 from rulebench.report.redaction import REDACTED, is_secret_name, redact_text

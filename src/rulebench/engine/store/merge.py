@@ -22,12 +22,12 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, JsonValue
 
 from rulebench.core.errors import StoreError
-from rulebench.engine.connection import connect_writable, retry_while_busy
-from rulebench.engine.merge_sources import attach_source, check_source, check_target
-from rulebench.engine.records import READ_DEFAULTS, RunRecord, row_to_run
-from rulebench.engine.shard_specs import keyed_spec, maybe_mixed_specs, mixed_specs
-from rulebench.engine.shard_status import merged_status
-from rulebench.engine.store import WRITE_PATIENCE_S
+from rulebench.engine.store.connection import connect_writable, retry_while_busy
+from rulebench.engine.store.database import WRITE_PATIENCE_S
+from rulebench.engine.store.merge_sources import attach_source, check_source, check_target
+from rulebench.engine.store.records import READ_DEFAULTS, RunRecord, row_to_run
+from rulebench.engine.store.shard_specs import keyed_spec, maybe_mixed_specs, mixed_specs
+from rulebench.engine.store.shard_status import merged_status
 
 CONTENT_COLUMNS = (
     "status", "messages", "reply", "answer", "score", "passed", "reason", "details", "error",

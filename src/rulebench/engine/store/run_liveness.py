@@ -9,7 +9,7 @@ import os
 import shutil
 from pathlib import Path
 
-from rulebench.engine.records import RunRecord
+from rulebench.engine.store.records import RunRecord
 
 LOW_DISK_BYTES = 16 * 1024 * 1024
 """Free space under which `why_killed` calls the store's file system full."""

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field
 
 from rulebench.core.items import ItemResult
-from rulebench.engine.records import (
+from rulebench.engine.store.records import (
     RESULT_COLUMNS,
     RunRecord,
     result_select,
@@ -22,7 +22,7 @@ from rulebench.engine.records import (
 from rulebench.engine.verdicts import Query, Verdict, metadata_path, verdict_sql
 
 if TYPE_CHECKING:
-    from rulebench.engine.result_order import Neighbours, ResultOrder
+    from rulebench.engine.store.result_order import Neighbours, ResultOrder
 
 PairFilter = Literal["all", "differ", "only-first", "only-second"]
 _FIRST_REPEAT = "COALESCE(json_extract({t}.metadata, '$.repeat'), 0) = 0"
@@ -198,7 +198,7 @@ class StoreBrowser:
         self, run_id: str, where: ResultFilter, order: "ResultOrder", item_id: str
     ) -> "Neighbours | None":
         """The item's position in the filtered, sorted list and the ids either side of it."""
-        from rulebench.engine.result_order import ListedResults, item_neighbours  # imports us
+        from rulebench.engine.store.result_order import ListedResults, item_neighbours  # imports us
 
         listed = ListedResults(run_id, _result_conditions(where), order)
         return item_neighbours(self._query, listed, item_id)

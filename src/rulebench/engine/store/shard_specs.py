@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from pydantic import JsonValue
 
-from rulebench.engine.records import RunRecord
+from rulebench.engine.store.records import RunRecord
 
 UNKEYED = ("base_url", "concurrency", "shard")
 """Spec fields the shards of one run may differ in: where and how fast, never what ran."""

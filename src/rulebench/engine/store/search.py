@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from rulebench.core.errors import ConfigError, StoreError
-from rulebench.engine.connection import is_busy
+from rulebench.engine.store.connection import is_busy
 from rulebench.engine.verdicts import Verdict, verdict_sql
 
 RawQuery = Callable[[str, tuple[object, ...]], list[Any]]

@@ -13,14 +13,20 @@ from pydantic import JsonValue
 from rulebench.core.errors import StoreError
 from rulebench.core.items import ItemResult
 from rulebench.core.version import __version__
-from rulebench.engine.cache import MissExplanation, ResponseCache, explain_miss
-from rulebench.engine.connection import (
+from rulebench.engine.store.cache import MissExplanation, ResponseCache, explain_miss
+from rulebench.engine.store.connection import (
     check_intact,
     open_store,
     read_only_cause,
     retry_while_busy,
 )
-from rulebench.engine.records import (
+from rulebench.engine.store.location import (
+    ID_DRAWS,
+    default_store_path,
+    id_prefix_pattern,
+    new_run_id,
+)
+from rulebench.engine.store.records import (
     OUTCOME_COLUMNS,
     RunRecord,
     RunStatus,
@@ -30,26 +36,20 @@ from rulebench.engine.records import (
     row_to_run,
     utc_now,
 )
-from rulebench.engine.run_liveness import effective_status, is_process_alive
-from rulebench.engine.store_location import (
-    ID_DRAWS,
-    default_store_path,
-    id_prefix_pattern,
-    new_run_id,
-)
-from rulebench.engine.summary import HAS_REPEATS, Tally, tally_query
-from rulebench.engine.writer import (
+from rulebench.engine.store.run_liveness import effective_status, is_process_alive
+from rulebench.engine.store.writer import (
     DISK_FULL,
     StoreWriter,
     is_disk_full,
     small_end_notes,
     write_failure,
 )
+from rulebench.engine.summary import HAS_REPEATS, Tally, tally_query
 
 if TYPE_CHECKING:
-    from rulebench.engine.browse import StoreBrowser
     from rulebench.engine.run_delta import RunDelta
-    from rulebench.engine.search import ResultSearch
+    from rulebench.engine.store.browse import StoreBrowser
+    from rulebench.engine.store.search import ResultSearch
 
 WRITE_PATIENCE_S = 300.0
 """How long run bookkeeping (create, claim, finish) waits out another process's lock."""
@@ -319,7 +319,7 @@ class Store:
 
     def browser(self) -> "StoreBrowser":
         """Paged, filtered reads for the explorer (`rulebench serve`): a page, never a run."""
-        from rulebench.engine.browse import StoreBrowser  # only the explorer pages it
+        from rulebench.engine.store.browse import StoreBrowser  # only the explorer pages it
 
         return StoreBrowser(self._query, self._present)
 
@@ -331,7 +331,7 @@ class Store:
 
     def searcher(self) -> "ResultSearch":
         """Full-text search over the results (prompts, replies, answers, item ids)."""
-        from rulebench.engine.search import ResultSearch  # only the explorer searches
+        from rulebench.engine.store.search import ResultSearch  # only the explorer searches
 
         def query(sql: str, params: tuple[object, ...]) -> list[Any]:
             return self._db.execute(sql, params).fetchall()

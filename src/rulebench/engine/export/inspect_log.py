@@ -35,8 +35,8 @@ from pydantic import JsonValue
 from rulebench.core.items import ItemResult, Outcome
 from rulebench.core.messages import Message, Usage
 from rulebench.core.stats import Proportion
-from rulebench.engine.inspect_events import sample_events
-from rulebench.engine.records import RunRecord
+from rulebench.engine.export.inspect_events import sample_events
+from rulebench.engine.store.records import RunRecord
 from rulebench.engine.summary import GroupSummary
 
 LogSuffix = Literal[".eval", ".json"]

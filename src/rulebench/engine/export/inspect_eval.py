@@ -26,7 +26,7 @@ from pathlib import Path
 from pydantic import JsonValue
 
 from rulebench.core.items import ItemResult
-from rulebench.engine.export_inspect import RunLog, log_header, sample
+from rulebench.engine.export.inspect_log import RunLog, log_header, sample
 
 START = "_journal/start.json"
 HEADER = "header.json"

@@ -17,9 +17,9 @@ from pydantic import BaseModel, ConfigDict, JsonValue
 from rulebench.core.errors import StoreError
 from rulebench.core.items import CANONICAL_JSON
 from rulebench.core.messages import Completion, GenerateConfig, Message
-from rulebench.engine.connection import connect_readonly
-from rulebench.engine.records import utc_now
-from rulebench.engine.writer import CacheRow, StoreWriter
+from rulebench.engine.store.connection import connect_readonly
+from rulebench.engine.store.records import utc_now
+from rulebench.engine.store.writer import CacheRow, StoreWriter
 from rulebench.models.base import ModelInfo
 
 # How many recent entries of the same model `explain` compares against: enough to find a near

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from rulebench.core.errors import StoreError
-from rulebench.engine.migrations import READ_OPTIONAL, applied_steps, migrate, pending_steps
+from rulebench.engine.store.migrations import READ_OPTIONAL, applied_steps, migrate, pending_steps
 
 logger = logging.getLogger(__name__)
 

@@ -27,8 +27,8 @@ from pydantic import JsonValue
 
 from rulebench.core.errors import StoreError
 from rulebench.core.items import ItemResult
-from rulebench.engine.connection import connect_writable, is_busy, is_database_fault
-from rulebench.engine.records import RESULT_COLUMNS, result_to_row
+from rulebench.engine.store.connection import connect_writable, is_busy, is_database_fault
+from rulebench.engine.store.records import RESULT_COLUMNS, result_to_row
 
 logger = logging.getLogger(__name__)
 

@@ -12,10 +12,10 @@ from pydantic import JsonValue
 from rulebench.core.errors import StoreError
 from rulebench.core.items import ItemResult
 from rulebench.core.text import escape_controls
-from rulebench.engine.records import RESULT_COLUMNS, RunRecord, result_to_row
+from rulebench.engine.store.records import RESULT_COLUMNS, RunRecord, result_to_row
 
 if TYPE_CHECKING:
-    from rulebench.engine.store import Store
+    from rulebench.engine.store.database import Store
 
 ExportFormat = Literal["jsonl", "csv", "inspect"]
 ResultsFormat = Literal["jsonl", "csv"]
@@ -116,8 +116,8 @@ def export_run(
     """
     if fmt != "inspect":
         return export_results(run.id, store.iter_results(run.id), path, fmt)
-    from rulebench.engine.export_inspect import RunLog, write_inspect_log
-    from rulebench.engine.inspect_eval import write_eval_log
+    from rulebench.engine.export.inspect_eval import write_eval_log
+    from rulebench.engine.export.inspect_log import RunLog, write_inspect_log
     from rulebench.engine.summary import summarize
 
     rows = summarize(store.tally_results(run.id, group_by), group_by is not None)

@@ -123,7 +123,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         """,
     ),
     (
-        # Full-text search over prompts, replies, answers and item ids (`engine.search`). The
+        # Full-text search over prompts, replies, answers and item ids (`engine.store.search`). The
         # index keeps no copy of the text: it reads it back through the view (external
         # content), and the triggers keep it in step with every write, whoever writes. The
         # backfill inserts the rows itself: FTS5's 'rebuild' fails on a view with a subquery.

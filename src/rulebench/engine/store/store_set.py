@@ -14,8 +14,8 @@ from pathlib import Path
 
 from rulebench.core.errors import StoreError
 from rulebench.core.items import ItemResult
-from rulebench.engine.records import RunRecord
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.records import RunRecord
 from rulebench.engine.summary import Tally
 
 STORE_SUFFIX = ".sqlite"

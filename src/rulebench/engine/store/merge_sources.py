@@ -10,9 +10,9 @@ from pathlib import Path
 
 from rulebench.core.errors import StoreError
 from rulebench.core.version import __version__
-from rulebench.engine.connection import connect_readonly
-from rulebench.engine.migrations import KNOWN
-from rulebench.engine.store import Store
+from rulebench.engine.store.connection import connect_readonly
+from rulebench.engine.store.database import Store
+from rulebench.engine.store.migrations import KNOWN
 
 
 def check_source(source: Path, target: Path) -> None:

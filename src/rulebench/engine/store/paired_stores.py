@@ -13,9 +13,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from rulebench.core.errors import StoreError
-from rulebench.engine.browse import StoreBrowser
-from rulebench.engine.connection import connect_readonly
-from rulebench.engine.store import Store
+from rulebench.engine.store.browse import StoreBrowser
+from rulebench.engine.store.connection import connect_readonly
+from rulebench.engine.store.database import Store
 
 _OTHER = "paired"
 """The name the second store is attached under."""

@@ -90,25 +90,30 @@ def prepare_data(options: DataOptions) -> PreparedData:
         ConfigError: an option of the other kind of data, or a value the config refuses.
         DataError: an in-domain dataset folder is missing.
     """
-    shared = {"limit": options.limit, "seed": options.seed, "form": options.form}
+    shared: dict[str, object] = {"limit": options.limit, "seed": options.seed}
+    shared["form"] = options.form
     if options.in_domain:
-        stringgame = (options.per_group, options.heldout_fraction, options.heldout_by)
-        if any(value is not None for value in stringgame):
-            raise ConfigError(STRINGGAME_ONLY)
-        root = options.data_root.resolve() if options.data_root else None  # as recorded
-        values = shared | {"kinship_size": options.kinship_size, "data_root": root}
-        values["tasks"] = options.tasks or None
-        config = validate_into(InDomainConfig, _given(values), "train data --in-domain")
-        check_sources(config)  # a missing dataset folder is refused before the bar is drawn
-        return PreparedData(config, "building in-domain examples", None)
+        return _in_domain(options, shared)
     if options.data_root is not None or options.tasks or options.kinship_size is not None:
         raise ConfigError(IN_DOMAIN_ONLY)
     values = shared | {"per_group": options.per_group, "heldout_by": options.heldout_by}
     values["heldout_fraction"] = options.heldout_fraction
-    stringgame_config = validate_into(DataConfig, _given(values), "train data")
-    splits = 2 if stringgame_config.heldout_fraction > 0 else 1
-    total = stringgame_config.limit + splits * stringgame_config.per_group
-    return PreparedData(stringgame_config, "building examples", total)
+    config = validate_into(DataConfig, _given(values), "train data")
+    splits = 2 if config.heldout_fraction > 0 else 1
+    return PreparedData(config, "building examples", config.limit + splits * config.per_group)
+
+
+def _in_domain(options: DataOptions, shared: dict[str, object]) -> PreparedData:
+    """The in-domain config (StringGame's options refused), its sources checked."""
+    stringgame = (options.per_group, options.heldout_fraction, options.heldout_by)
+    if any(value is not None for value in stringgame):
+        raise ConfigError(STRINGGAME_ONLY)
+    root = options.data_root.resolve() if options.data_root else None  # as recorded
+    values = shared | {"kinship_size": options.kinship_size, "data_root": root}
+    values["tasks"] = options.tasks or None
+    config = validate_into(InDomainConfig, _given(values), "train data --in-domain")
+    check_sources(config)  # a missing dataset folder is refused before the bar is drawn
+    return PreparedData(config, "building in-domain examples", None)
 
 
 def write_data(

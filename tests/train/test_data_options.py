@@ -13,6 +13,7 @@ from rulebench.train.data_options import (
     IN_DOMAIN_ONLY,
     STRINGGAME_ONLY,
     DataOptions,
+    abandon_build,
     prepare_data,
     write_data,
 )
@@ -74,3 +75,16 @@ def test_options_of_the_other_kind_or_out_of_range_are_one_error(
     with pytest.raises(ConfigError) as refused:
         prepare_data(options)
     assert str(refused.value).startswith(message)
+
+
+def test_a_stopped_build_leaves_its_folder_complete_or_empty(tmp_path: Path) -> None:
+    folder = tmp_path / "d"
+    (folder / "dataset").mkdir(parents=True)
+    (folder / "train.jsonl").write_text("{}\n")
+    assert abandon_build(folder) == (
+        f"No data set was written ({folder} is empty); run the same command again."
+    )
+    assert list(folder.iterdir()) == []
+    write_data(DataConfig(limit=4, per_group=1), folder)
+    assert abandon_build(folder) == f"The data set in {folder} was complete."
+    assert read_manifest(folder).counts["train"] == 4

@@ -5,6 +5,7 @@ the config `prepare_irft` builds from the same options; a model without weights 
 command right after it prints its settings.
 """
 
+import json
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,13 @@ from rulebench.core.run_kinds import TRAINING_TASK
 from rulebench.engine.store import Store
 from rulebench.train.irft import IrftResult
 from rulebench.train.irft_config import IrftConfig
-from rulebench.train.irft_notes import finished_earlier_line, result_lines, settings_line
+from rulebench.train.irft_notes import (
+    finished_earlier_line,
+    result_lines,
+    settings_line,
+    stopped_note,
+    stopped_run_id,
+)
 from rulebench.train.irft_options import (
     MISSING_FOLDERS,
     OLD_BARE_RESUME,
@@ -24,7 +31,7 @@ from rulebench.train.irft_options import (
     given_fields,
     prepare_irft,
 )
-from rulebench.train.irft_record import Invocation
+from rulebench.train.irft_record import RUN_FILE, Invocation
 
 runner = CliRunner()
 
@@ -107,4 +114,18 @@ def test_a_run_finished_earlier_is_said_with_its_folder() -> None:
     config = IrftConfig(data=Path("d"), output=Path("o"))
     assert finished_earlier_line(result(finished_earlier=True), config) == (
         "run r1 in o finished earlier (3 steps): nothing to resume, nothing written"
+    )
+
+
+def test_a_stopped_run_says_what_it_kept_and_names_its_run(tmp_path: Path) -> None:
+    assert stopped_note(tmp_path) == f"Nothing was saved in {tmp_path}: run the same command again."
+    assert stopped_run_id(tmp_path) is None
+    (tmp_path / RUN_FILE).write_text(
+        json.dumps({"run_id": "r7", "config": {}, "store": "s.sqlite"})
+    )
+    assert stopped_note(tmp_path).startswith("No checkpoint was saved yet")
+    assert stopped_run_id(tmp_path) == "r7"
+    (tmp_path / "checkpoints" / "checkpoint-20").mkdir(parents=True)
+    assert stopped_note(tmp_path) == (
+        f"The run is stored as interrupted; its checkpoints are in {tmp_path}."
     )

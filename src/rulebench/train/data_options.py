@@ -6,6 +6,7 @@ the kind, refuses the options the other kind takes, and leaves out what was not 
 the config's defaults apply; the command line and a Python caller write the same folder.
 """
 
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
@@ -14,7 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 from rulebench.core.errors import ConfigError
 from rulebench.core.validation import validate_into
-from rulebench.train.data import DataManifest, write_dataset, write_in_domain
+from rulebench.train.data import MANIFEST, DataManifest, write_dataset, write_in_domain
 from rulebench.train.examples import DataConfig, TrainingExample
 from rulebench.train.in_domain import InDomainConfig, check_sources
 
@@ -130,3 +131,19 @@ def write_data(
 def _given(values: dict[str, object]) -> dict[str, object]:
     """The options the user gave: the config fills in the rest with its defaults."""
     return {name: value for name, value in values.items() if value is not None}
+
+
+def abandon_build(folder: Path) -> str:
+    """Leave a stopped build's folder complete or empty (its splits removed); say which.
+
+    A folder without a manifest is one `train data` refuses to replace, so the half-written
+    splits are removed (the folder was empty when claimed) and the same command starts over.
+    """
+    if (folder / MANIFEST).is_file():
+        return f"The data set in {folder} was complete."
+    for path in folder.iterdir():  # only what the interrupted write had begun
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+    return f"No data set was written ({folder} is empty); run the same command again."

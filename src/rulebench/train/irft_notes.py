@@ -4,9 +4,12 @@ The command line prints these lines; the wording lives here so that every front 
 same things about the same run.
 """
 
+from pathlib import Path
+
 from rulebench.models.hf.loading import pick_device
 from rulebench.train.irft import IrftResult
 from rulebench.train.irft_config import IrftConfig
+from rulebench.train.irft_record import RUN_FILE, read_run_file
 from rulebench.train.trainer import use_bf16
 
 
@@ -56,3 +59,19 @@ def result_lines(result: IrftResult) -> list[str]:
     if result.merged is not None:
         lines.append(f"merged model: {result.merged}")
     return lines
+
+
+def stopped_note(output: Path) -> str:
+    """What a stopped run keeps: its checkpoints, its run file only, or nothing."""
+    if any((output / "checkpoints").glob("checkpoint-*")):
+        return f"The run is stored as interrupted; its checkpoints are in {output}."
+    if (output / RUN_FILE).is_file():
+        return "No checkpoint was saved yet: a resume trains the run again from step 0."
+    return f"Nothing was saved in {output}: run the same command again."
+
+
+def stopped_run_id(output: Path) -> str | None:
+    """The id of the run a stopped `train irft` began in `output` (None: none began)."""
+    if not (output / RUN_FILE).is_file():
+        return None
+    return str(read_run_file(output)["run_id"])

@@ -19,7 +19,7 @@ from rulebench.train.irft_options import NONE_MEANS, IrftOptions
 FLAGS = {"output": ("--output", "-o"), "model": ("--model", "-m"), "limit": ("--limit", "-n")}
 METAVARS = {"device": "<auto|cpu|cuda|mps>", "dtype": "<auto|float32|bfloat16>", "resume": "RUN"}
 UNSHOWN = {"data", "output", "epochs", "merge", "resume"}
-"""Options --help shows no default for: required ones, flags, and --epochs (--max-steps')."""
+"""Options --help shows no default for: the folders, the flag, --resume, and --epochs (off)."""
 
 
 def _option(name: str) -> inspect.Parameter:
@@ -40,7 +40,7 @@ def _option(name: str) -> inspect.Parameter:
 
 
 OPTIONS = tuple(_option(name) for name in IrftOptions.model_fields)
-PrecisionOption = Annotated[str | None, typer.Option(hidden=True)]  # the old --dtype
+PrecisionOption = Annotated[str | None, typer.Option(hidden=True)]  # --dtype, as once spelled
 
 
 @with_options(given=OptionBlock(OPTIONS, dict), study=study_options())

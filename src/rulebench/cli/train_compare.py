@@ -1,93 +1,63 @@
 """`rulebench train compare`: the before/after study of a tuned model (the paper's Table 3)."""
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from functools import partial
+from typing import Annotated, Any
 
 import typer
 
 from rulebench.cli import options as opt
 from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.console import err, out
-from rulebench.cli.option_stack import with_options
-from rulebench.cli.study_options import (
-    STUDY_DEFAULTS,
-    StudyOptions,
-    output_option,
-    study_options,
-)
-from rulebench.study.irft import PARTS, StudyConfig
+from rulebench.cli.field_options import field_keyword
+from rulebench.cli.option_stack import OptionBlock, with_options
+from rulebench.cli.study_options import STUDY_DEFAULTS, StudyOptions, output_option, study_options
+from rulebench.report.untrusted import safe_text
+from rulebench.study.irft import StudyConfig
+from rulebench.study.irft_compare_options import CompareOptions
 
-if TYPE_CHECKING:
-    from rulebench.study.irft import StudyResult
+FLAGS = {"tasks": ("--task", "-t")}
+OPTIONS = tuple(
+    field_keyword(
+        CompareOptions, name, *FLAGS.get(name, ()), shown=False,
+        kind=list[str] | None if name == "tasks" else None,
+    )
+    for name in ("data", "data_root", "tasks", "per_group", "no_rulebench", "no_scenarios")
+)  # fmt: skip
+"""The options that fill `CompareOptions`, in --help order (no default shown: each says its)."""
+OLD_PARTS = {"--n": "stringgame_per_group", "--rulebench-n": "rulebench_per_group"}
+"""The old per-part spellings of --per-group, by the part they set."""
+BaseArgument = Annotated[
+    str,
+    typer.Argument(
+        help="The model before tuning: a spec such as hf/SmolLM2-135M-Instruct.",
+        show_default=False,
+    ),
+]
+TunedArgument = Annotated[
+    str,
+    typer.Argument(
+        help="The tuned model: a `train irft` output folder (its base model plus its adapter), "
+        "an adapter folder (put on BASE), a merged model folder, or a spec.",
+        show_default=False,
+    ),
+]
+OldCount = Annotated[int | None, typer.Option(min=1, hidden=True)]
+OUTPUT = output_option(
+    "Folder for compare.md, compare.json, loss-curve.", shown_default(StudyConfig, "output")
+)
 
 
 @with_options(
-    study=study_options(
-        output_option(
-            "Folder for compare.md, compare.json, loss-curve.", shown_default(StudyConfig, "output")
-        ),
-        shown_default(StudyConfig, "concurrency"),
-    )
+    given=OptionBlock(OPTIONS, dict),
+    study=study_options(OUTPUT, shown_default(StudyConfig, "concurrency")),
 )
 def compare(
-    base: Annotated[
-        str,
-        typer.Argument(
-            help="The model before tuning: a spec such as hf/SmolLM2-135M-Instruct.",
-            show_default=False,
-        ),
-    ],
-    tuned: Annotated[
-        str,
-        typer.Argument(
-            help="The tuned model: a `train irft` output folder (its base model plus its "
-            "adapter), an adapter folder (put on BASE), a merged model folder, or a spec.",
-            show_default=False,
-        ),
-    ],
-    data: Annotated[
-        Path | None,
-        typer.Option(
-            help="IRFT data folder whose test splits are measured. Default: the tuned run's.",
-            show_default=False,
-        ),
-    ] = None,
-    data_root: Annotated[
-        Path | None,
-        typer.Option(
-            help="Official RuleBench data (holds clutrr/, ...). Without it: generated kinship.",
-            show_default=False,
-        ),
-    ] = None,
-    task: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--task",
-            "-t",
-            help="RuleBench task, repeatable. Default: the factual official datasets present.",
-            show_default=False,
-        ),
-    ] = None,
-    per_group: Annotated[
-        int | None,
-        typer.Option(
-            min=1,
-            help="Items per StringGame test split, per RuleBench task and benign cases per "
-            "scenario behavior. Default: each part's own ("
-            + ", ".join(shown_default(StudyConfig, part) for part in PARTS)
-            + ").",
-            show_default=False,
-        ),
-    ] = None,
+    base: BaseArgument,
+    tuned: TunedArgument,
+    given: dict[str, Any],
     n: Annotated[int | None, typer.Option("--n", min=1, hidden=True)] = None,
-    rulebench_n: Annotated[int | None, typer.Option(min=1, hidden=True)] = None,
+    rulebench_n: OldCount = None,
     scenario_cases: Annotated[int | None, typer.Option(min=0, hidden=True)] = None,
-    no_rulebench: Annotated[
-        bool, typer.Option("--no-rulebench", help="Skip the RuleBench tasks.")
-    ] = False,
-    no_scenarios: Annotated[
-        bool, typer.Option("--no-scenarios", help="Skip the benign scenarios control.")
-    ] = False,
     max_tokens: opt.MaxTokensOption = None,
     study: StudyOptions = STUDY_DEFAULTS,
 ) -> None:
@@ -100,60 +70,41 @@ def compare(
     base with a paired 95% interval and McNemar's exact test. The tuned run's loss
     curve is drawn beside the table.
     """
-    from rulebench.cli.execute import typed_config
-    from rulebench.cli.renamed_options import warn_renamed
+    from rulebench.cli.render import print_comparison
+    from rulebench.cli.run_terms import option_name
     from rulebench.cli.study_run import run_study_command
-    from rulebench.study.irft import contender, run_study, write_outputs
+    from rulebench.study import irft_compare_options as notes
+    from rulebench.study.irft import run_study, write_outputs
 
-    old = {"--n": n, "--rulebench-n": rulebench_n, "--scenario-cases": scenario_cases}
-    for spelling, value in old.items():
-        if value is not None:
-            warn_renamed(spelling, "--per-group")
-    given: dict[str, object] = {
-        "data": data, "data_root": data_root, "tasks": tuple(task) if task else None,
-        "per_group": per_group, "stringgame_per_group": n, "rulebench_per_group": rulebench_n,
-        "max_tokens": max_tokens, "concurrency": study.concurrency, "output": study.output,
-    }  # fmt: skip
-    values = {name: value for name, value in given.items() if value is not None}
-    if scenario_cases is not None:  # the old spelling's 0 meant the whole suite
-        values["scenarios_per_group"] = scenario_cases or None
-    config = typed_config(
-        StudyConfig, **values, rulebench=not no_rulebench, scenarios=not no_scenarios
-    )
-    before = contender("base", base)
-    after = contender("tuned", tuned, before)
-    cases = config.scenarios_per_group or "all"
-    err.print(
-        f"base {before.describe()}; tuned {after.describe()}; StringGame "
-        f"{config.stringgame_per_group} per split, RuleBench {config.rulebench_per_group} per "
-        f"task, benign cases per behavior: {cases if config.scenarios else 'skipped'}",
-        highlight=False,
-        markup=False,
-    )
-    result = run_study_command(
-        lambda db, reporter: run_study(config, before, after, db, reporter),
-        study.store,
-        not study.as_json,
-    )
-    written = write_outputs(result, config.output)
-    _print(result, written, study.as_json)
+    parts = _old_parts({"--n": n, "--rulebench-n": rulebench_n}, scenario_cases)
+    tasks = tuple(given.pop("tasks") or ())
+    settings = {"max_tokens": max_tokens, "concurrency": study.concurrency}
+    options = CompareOptions(**given, tasks=tasks, parts=parts, output=study.output, **settings)
+    prepared = notes.prepare_compare(options, base, tuned, option_name)
+    err.print(prepared.line, highlight=False, markup=False)
+    sides = partial(run_study, prepared.config, prepared.base, prepared.tuned)
+    result = run_study_command(sides, study.store, not study.as_json)
+    written = write_outputs(result, prepared.config.output)
+    if study.as_json:
+        out.print_json(result.model_dump_json())
+    else:
+        print_comparison(result.rows, notes.TABLE_TITLE, ("base", "tuned"))
+        for line in notes.unfinished_lines(result):
+            err.print(safe_text(line), style="yellow")
+        out.print(safe_text(notes.written_line(written)))
     if not result.complete:
         raise typer.Exit(1)
 
 
-def _print(result: "StudyResult", written: list[Path], json_output: bool) -> None:
-    from rulebench.cli.render import print_comparison
-    from rulebench.report.untrusted import safe_text
+def _old_parts(counts: dict[str, int | None], scenario_cases: int | None) -> dict[str, int | None]:
+    """The parts the old spellings set, each warned about once."""
+    from rulebench.cli.renamed_options import warn_renamed
 
-    if json_output:
-        out.print_json(result.model_dump_json())
-        return
-    title = "IRFT before/after (accuracy %, tuned - base in points)"
-    print_comparison(result.rows, title, ("base", "tuned"))
-    for run in result.runs:
-        if run.status != "completed":
-            err.print(
-                safe_text(f"run {run.run_id} ({run.measurement}, {run.side}) is {run.status}"),
-                style="yellow",
-            )
-    out.print(safe_text("written: " + ", ".join(str(path) for path in written)))
+    parts: dict[str, int | None] = {}
+    for spelling, value in {**counts, "--scenario-cases": scenario_cases}.items():
+        if value is not None:
+            warn_renamed(spelling, "--per-group")
+            parts[OLD_PARTS.get(spelling, "scenarios_per_group")] = value
+    if scenario_cases == 0:  # the old spelling's 0 meant the whole suite
+        parts["scenarios_per_group"] = None
+    return parts

@@ -25,46 +25,66 @@ TRAINING_MODULES = ("torch", "transformers", "peft", "trl", "datasets")
 
 
 class IrftConfig(BaseModel):
-    """One LoRA tuning run on an IRFT data folder (loss on the completion only)."""
+    """One LoRA tuning run on an IRFT data folder (loss on the completion only).
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    Each field's docstring is the help of the `train irft` option that fills it
+    (`use_attribute_docstrings`); the comments above some say more.
+    """
 
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    # A local folder, a .gguf file, a cached hub id or the embedded model.
     model: str = f"hf/{EMBEDDED_MODEL_NAME}"
-    """An hf model spec: hf/<local folder, .gguf file, cached hub id or the embedded model>."""
+    """hf/<folder, .gguf or cached hub id>."""
     data: Path
-    """A folder written by `rulebench train data`."""
+    """A folder from `rulebench train data`."""
+    # With merge, the merged model goes there too.
     output: Path
-    """Where checkpoints, the adapter and (with merge) the merged model go."""
+    """Folder for checkpoints, adapter, merged."""
     rank: int = Field(default=16, ge=1, le=1024)
+    """LoRA rank."""
     alpha: int = Field(default=32, ge=1)
-    """LoRA scale numerator: the adapter's output is scaled by alpha / rank."""
+    """LoRA alpha (scale = alpha / rank)."""
     dropout: float = Field(default=0.05, ge=0, lt=1)
+    """LoRA dropout on the adapter's input (no option: the paper's setting)."""
+    # Default: every layer. The backward pass stops at the lowest adapted layer: faster, at
+    # some cost in capacity.
     layers: int | None = Field(default=None, ge=1)
-    """Put the adapter on the last N transformer layers only (default: every layer). The
-    backward pass then stops at the lowest adapted layer: faster, at some cost in capacity."""
+    """Adapt only the last N transformer layers (faster backward)."""
     learning_rate: float = Field(default=1e-3, gt=0, le=1)
+    """Peak learning rate (linear decay)."""
     epochs: float | None = Field(default=None, gt=0)
+    """Passes over the data (instead of --max-steps)."""
+    # Without it and without epochs: DEFAULT_MAX_STEPS.
     max_steps: int | None = Field(default=None, ge=1)
-    """Optimizer steps; without it and without epochs, DEFAULT_MAX_STEPS."""
+    """Optimizer steps."""
     batch_size: int = Field(default=8, ge=1)
+    """Examples per device step."""
     grad_accum: int = Field(default=1, ge=1)
+    """Steps accumulated per optimizer step."""
+    # Prompt, chat template and target; longer examples are cut at the end.
     max_length: int = Field(default=512, ge=16)
-    """Tokens per example (prompt, chat template and target); longer ones are cut at the end."""
+    """Token limit per example."""
     seed: int = 0
+    """Seed of adapter init, data order, dropout."""
+    # About every 4 minutes on the CPU default.
     save_steps: int = Field(default=20, ge=1)
-    """A checkpoint every this many steps (about every 4 minutes on the CPU default)."""
+    """A checkpoint every N steps."""
+    # In-distribution test examples.
     eval_size: int = Field(default=32, ge=0)
-    """In-distribution test examples whose loss is measured before and after (0: none)."""
+    """Test examples whose loss is measured before and after (0: off)."""
     limit: int | None = Field(default=None, ge=1)
-    """Train on the first N training examples only."""
+    """Train on the first N examples only."""
     merge: bool = False
-    """Also save the weights merged with the adapter as a plain transformers folder."""
+    """Also save merged weights (transformers folder)."""
     device: Device = "auto"
+    """Where to train."""
+    # Weights and adapter stay float32 on the CPU under autocast. auto picks bfloat16 on a GPU
+    # that has it and on CPUs with bf16 instructions (AVX512-BF16, AMX), where a LoRA forward
+    # and backward pass runs clearly faster than in float32 (docs/performance.md). Formerly
+    # `precision` (fp32, bf16).
     dtype: Dtype = "auto"
-    """bfloat16 autocast (weights and adapter stay float32 on the CPU) or plain float32. auto:
-    bfloat16 on a GPU that has it and on CPUs with bf16 instructions (AVX512-BF16, AMX), where
-    a LoRA forward and backward pass runs clearly faster than in float32 (docs/performance.md),
-    else float32. Formerly `precision` (fp32, bf16)."""
+    """bfloat16 autocast or float32; auto: bfloat16 where the GPU or CPU has it."""
 
     @model_validator(mode="before")
     @classmethod

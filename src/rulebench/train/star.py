@@ -110,7 +110,8 @@ async def build_star_data(
         ModelError: a round did not finish (its items' errors); starting again resumes it.
     """
     parse_spec(plan.spec.model)
-    config = parse_task_config(StarConfig, TASK, plan.spec.task_config)
+    fields = StarConfig.load_inputs(plan.spec.task_config)  # a relative folder made absolute
+    config = parse_task_config(StarConfig, TASK, fields)
     manifest = _check_source(Path(config.data), plan.output)
     first = config.model_copy(update={"attempt": 1, "data_hash": manifest.data_hash})
     spec = plan.spec.model_copy(update={"task_config": first.model_dump(mode="json")})
@@ -282,7 +283,8 @@ def write_star_folder(
 
     `scope` is the training examples round 1 covered (all, or the first `--limit`).
     """
-    source = Path(parse_task_config(StarConfig, TASK, plan.spec.task_config).data)
+    fields = StarConfig.load_inputs(plan.spec.task_config)
+    source = Path(parse_task_config(StarConfig, TASK, fields).data)
     train = [example for example in read_examples(source, "train") if example.id in scope]
     records: dict[Split, list[dict[str, JsonValue]]] = {
         "train": [

@@ -6,9 +6,10 @@ attempt is an ordinary run of this task, so its replies are stored, cached and r
 any evaluation's; `train.star` chains the rounds and writes the new data folder.
 """
 
+from collections.abc import Mapping
 from pathlib import Path
 
-from pydantic import Field, JsonValue, field_validator
+from pydantic import Field, JsonValue
 
 from rulebench.core.errors import DataError
 from rulebench.core.items import Item, Outcome, content_hash
@@ -47,10 +48,18 @@ class StarConfig(TaskConfig):
     example_ids: tuple[str, ...] | None = None
     """Training examples to ask about, in folder order; None: every one."""
 
-    @field_validator("data")
     @classmethod
-    def _absolute(cls, data: str) -> str:
-        return str(Path(data).expanduser().resolve())
+    def load_inputs(cls, fields: Mapping[str, JsonValue]) -> Mapping[str, JsonValue]:
+        """The fields with `data` made absolute (`~` expanded, links and `..` resolved).
+
+        The load step a caller's fields pass before validation (`catalog.task_config`,
+        `star.build_star_data`): resolving reads the file system, which a config's validators
+        never do, so a config validated as stored keeps its folder as it was recorded.
+        """
+        read = dict(fields)
+        if isinstance(data := read.get("data"), str):
+            read["data"] = str(Path(data).expanduser().resolve())
+        return read
 
     def generation_defaults(self) -> GenerationDefaults:
         """Room for a few sentences of reasoning; sampling, so a retry is a new draw."""

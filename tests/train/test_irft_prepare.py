@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from rulebench.cli.app import app
 from rulebench.core.errors import ConfigError
 from rulebench.core.run_kinds import TRAINING_TASK
-from rulebench.engine.store import Store
+from rulebench.engine.store.database import Store
 from rulebench.train.irft import IrftResult
 from rulebench.train.irft_config import IrftConfig
 from rulebench.train.irft_notes import (

@@ -23,7 +23,8 @@ from rulebench.cli.reasoning_flags import (
     reasoning_options,
 )
 from rulebench.cli.setting_options import setting_flag, setting_option
-from rulebench.core.errors import ConfigError
+from rulebench.engine.run_flags import join_base_urls as join_base_urls
+from rulebench.engine.run_flags import parse_model_args as parse_model_args
 
 if TYPE_CHECKING:
     from rulebench.engine.catalog import RunSettings
@@ -119,30 +120,6 @@ BatchOutputOption = Annotated[
         show_default=False,
     ),
 ]
-
-
-def join_base_urls(values: "Iterable[str] | None") -> str | None:
-    """One `base_url` string from repeated --base-url values, comma-joined (None if none).
-
-    A value may itself be a comma list: the backend splits the whole at each comma that starts
-    another URL (a password may hold a comma). An empty value is refused rather than read as
-    "no URL", which would silently fall back to the environment's.
-    """
-    urls = [value.strip() for value in values or ()]
-    if any(not url for url in urls):
-        raise ConfigError("--base-url: an empty value (give a URL, or leave the option out)")
-    return ",".join(urls) if urls else None
-
-
-def parse_model_args(pairs: list[str] | None) -> dict[str, str]:
-    """Turn repeated key=value options into a dict, naming a malformed one."""
-    args: dict[str, str] = {}
-    for pair in pairs or []:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise ConfigError(f"--model-arg '{pair}' is not key=value")
-        args[key.strip()] = value
-    return args
 
 
 class RunOptions(NamedTuple):

@@ -16,6 +16,7 @@ from rulebench.cli import options as opt
 from rulebench.cli.console import err, out
 from rulebench.cli.interrupts import same_command
 from rulebench.report.untrusted import escape_markup, safe_text
+from rulebench.study.model_batch import DEFAULT_OUTPUT as DEFAULT_OUTPUT
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -24,8 +25,6 @@ if TYPE_CHECKING:
     from rulebench.engine.task_config import TaskConfig
     from rulebench.study.batch import BatchResult, BatchRow, How, PlannedRun
     from rulebench.study.batch_report import Written
-
-DEFAULT_OUTPUT = Path("rulebench-experiment")
 
 
 class BatchCommand(NamedTuple):
@@ -42,19 +41,12 @@ class BatchCommand(NamedTuple):
 def run_models(task: str, config: "TaskConfig", run: opt.RunOptions) -> None:
     """One task on every -m model, as a batch; the default output folder names its id."""
     from rulebench.cli.run_terms import option_name
-    from rulebench.models.registry import DEFAULT_MODEL
-    from rulebench.study.batch import ModelChoice, batch_id, plan_runs
+    from rulebench.study.model_batch import plan_model_batch
 
-    settings = run.settings()
-    models = [ModelChoice(model, model, settings) for model in run.models or (DEFAULT_MODEL,)]
-    planned = plan_runs(task, config, models, label=option_name)
-    output = run.output or DEFAULT_OUTPUT / f"{task}-{batch_id(planned)}"
-    title = f"{task} on {len(planned)} model{'s' if len(planned) != 1 else ''}"
-    if settings.shard is not None:
-        title += f", shard {settings.shard}"
-    run_batch_command(
-        planned, BatchCommand(run.store, output, title, run.as_json, run.fail_on_error)
-    )
+    batch = plan_model_batch(task, config, run.models, run.settings(), option_name)
+    output = run.output or batch.default_output
+    command = BatchCommand(run.store, output, batch.title, run.as_json, run.fail_on_error)
+    run_batch_command(batch.planned, command)
 
 
 def run_batch_command(planned: "list[PlannedRun]", command: BatchCommand) -> None:

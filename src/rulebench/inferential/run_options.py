@@ -14,6 +14,7 @@ from typing import Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field
 
 from rulebench.core.errors import ConfigError
+from rulebench.core.field_defaults import default_of
 from rulebench.core.rules import RuleForm
 from rulebench.core.validation import validate_labelled
 from rulebench.core.wording import Prompts
@@ -124,7 +125,7 @@ class InferentialOptions(BaseModel):
 
 def toggle_default(field: str) -> Toggle:
     """The Grid's default for a toggle as the option spells it (off, on or both)."""
-    default = Grid.model_fields[field].default
+    default = default_of(Grid, field)
     return next(name for name, values in TOGGLES.items() if values == default)
 
 

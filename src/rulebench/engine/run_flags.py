@@ -5,13 +5,15 @@ turn them into `RunSettings`' values, so a bad one is the same one line whicheve
 `ReasoningFlags`' field docstrings are the help of the three reasoning options.
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from rulebench.core.errors import ConfigError
 from rulebench.core.messages import DEFAULT_TAGS, ReasoningEffort, ReasoningOptions, ReasoningTags
+from rulebench.core.shards import parse_shard
+from rulebench.engine.run_settings import RunSettings
 
 Switch = Literal["on", "off"]
 
@@ -36,6 +38,45 @@ class ReasoningFlags(BaseModel):
         "split off before scoring (Magistral: '\\[THINK] \\[/THINK]'). Default: "
         f"'{DEFAULT_TAGS.start} {DEFAULT_TAGS.end}'.",
     )
+
+
+class SpelledSettings(BaseModel):
+    """The run settings as a run command takes them, read into `RunSettings` by `settings`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model_args: list[str] | None = None
+    """-M key=value pairs (`parse_model_args`)."""
+    base_url: str | None = None
+    max_tokens: int | None = None
+    temperature: float | None = None
+    seed: int = 0
+    """The data seed, which sampling follows unless `sampling_seed` tells them apart."""
+    sampling_seed: int | None = None
+    concurrency: int | None = None
+    limit: int | None = None
+    no_cache: bool = False
+    shard: str | None = None
+    """As --shard gives it: "I/N", "auto" or "auto/N" (`core.shards.parse_shard`)."""
+    reasoning: ReasoningFlags = ReasoningFlags()
+
+    def settings(self, env: Mapping[str, str]) -> RunSettings:
+        """The library's run settings; `env` is the process's, where an "auto" shard reads it."""
+        flags = self.reasoning
+        return RunSettings(
+            model_args=parse_model_args(self.model_args),
+            base_url=self.base_url,
+            max_tokens=self.max_tokens,
+            temperature=self.temperature,
+            sampling_seed=self.seed if self.sampling_seed is None else self.sampling_seed,
+            concurrency=self.concurrency,
+            limit=self.limit,
+            use_cache=not self.no_cache,
+            shard=None if self.shard is None else parse_shard(self.shard, env),
+            reasoning=reasoning_options(
+                flags.thinking, flags.reasoning_effort, flags.reasoning_tags
+            ),
+        )
 
 
 def reasoning_options(

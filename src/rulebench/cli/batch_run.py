@@ -91,26 +91,21 @@ class _Watcher:
         from rulebench.cli.progress import RichProgress
         from rulebench.cli.run_terms import describe_spec
         from rulebench.engine.runner import NoProgress
+        from rulebench.study.batch_notes import run_heading
 
-        err.print(
-            f"[bold]run {number} of {total}:[/bold] {escape_markup(planned.model)} on "
-            f"{escape_markup(planned.task)}"
-            + (" (resuming its stopped run)" if how == "resumed" else ""),
-            highlight=False,
-        )
+        count, named = run_heading(number, total, planned, how)
+        err.print(f"[bold]{count}[/bold] {escape_markup(named)}", highlight=False)
         if planned.spec is None or how in ("reused", "not started"):
             return NoProgress()
         err.print(describe_spec(planned.spec), highlight=False)
         return RichProgress(f"{planned.task} on {planned.model}", enabled=self.show_bars)
 
     def end(self, row: "BatchRow") -> None:
-        if row.how == "reused":
-            err.print(safe_text(f"  completed earlier as run {row.run_id}: not run again"))
-        elif row.status == "completed" and row.wall_s is not None:
-            err.print(safe_text(f"  completed in {row.wall_s:.1f}s"))
-        elif row.status != "completed":
-            where = f" (run {row.run_id})" if row.run_id else ""
-            err.print(safe_text(f"  {row.status}{where}: {row.problem or '-'}", style="red"))
+        from rulebench.study.batch_notes import run_ending
+
+        line = run_ending(row)
+        if line is not None:
+            err.print(safe_text(f"  {line}", style="" if row.status == "completed" else "red"))
 
 
 def show_result(result: "BatchResult", written: "Written", command: BatchCommand) -> None:
@@ -185,17 +180,12 @@ def _tolerated(row: "BatchRow", fail_on_error: float) -> bool:
 
 
 def _say_incomplete(failed: "list[BatchRow]", total: int, store: Path | None) -> None:
+    from rulebench.study.batch_notes import RERUN_ADVICE, incomplete_lines
+
     err.print(f"[red]{len(failed)} of {total} runs did not complete:[/red]")
-    for row in failed:
-        where = f" (run {row.run_id})" if row.run_id else ""
-        err.print(
-            safe_text(f"  {row.model} on {row.task}: {row.status}{where}: {row.problem or '-'}"),
-            highlight=False,
-        )
-    err.print(
-        "Run the same command again once the cause is fixed (a server down, a wrong spec): "
-        "completed runs are not run again, stopped ones are resumed:"
-    )
+    for line in incomplete_lines(failed):
+        err.print(safe_text(f"  {line}"), highlight=False)
+    err.print(RERUN_ADVICE)
     err.print(safe_text(f"  {same_command()}"), highlight=False)
     alone = [opt.resume_command(row.run_id, store) for row in failed if row.run_id]
     if alone:

@@ -8,7 +8,6 @@ distinguishable) and shows the config's value: `rulebench ... --help` through
 from typing import Any
 
 from pydantic import BaseModel
-from pydantic_core import PydanticUndefined
 
 
 def default_of(model: type[BaseModel], field: str) -> Any:
@@ -18,11 +17,9 @@ def default_of(model: type[BaseModel], field: str) -> Any:
         KeyError: the model has no such field, or the field has no default.
     """
     info = model.model_fields[field]
-    if info.default is PydanticUndefined:
-        if info.default_factory is None:
-            raise KeyError(f"{model.__name__}.{field} has no default")
-        return info.default_factory()  # type: ignore[call-arg]
-    return info.default
+    if info.is_required():
+        raise KeyError(f"{model.__name__}.{field} has no default")
+    return info.get_default(call_default_factory=True)
 
 
 def shown_default(model: type[BaseModel], field: str, *, none: str = "none") -> str:

@@ -70,6 +70,7 @@ class InferentialOptions(BaseModel):
     )
     data_root: Path | None = None
     """The release's data folder, <clone>/dataset (holds clutrr/, deer/, ...)."""
+    # Text, checked by `choices`: a bad value is then one line naming the option and the values.
     quantities: tuple[str, ...] = ()
     """Rule quantity, repeatable."""
     forms: tuple[str, ...] = ()
@@ -184,7 +185,7 @@ def grid_fields(options: InferentialOptions, label: Callable[[str], str]) -> dic
 
 
 def choices(option: str, given: tuple[str, ...], allowed: tuple[str, ...]) -> tuple[str, ...]:
-    """The values of a repeatable option, each one of `allowed` (typer has no list of choices)."""
+    """The values of a repeatable option, each one of `allowed`, else one line naming it."""
     for value in given:
         if value not in allowed:
             raise ConfigError(f"{option} {value!r} is not one of {', '.join(allowed)}")

@@ -1,34 +1,4 @@
-"""Defaults shown in `--help`, read from the typed configs that declare them.
+"""Defaults shown in `--help`, read from the configs that declare them (`core.field_defaults`)."""
 
-A CLI option whose default is a config field's takes `None` (so "not given" stays
-distinguishable) and shows the config's value with `show_default=shown_default(...)`.
-"""
-
-from typing import Any
-
-from pydantic import BaseModel
-from pydantic_core import PydanticUndefined
-
-
-def default_of(model: type[BaseModel], field: str) -> Any:
-    """The default `model` declares for `field`.
-
-    Raises:
-        KeyError: the model has no such field, or the field has no default.
-    """
-    info = model.model_fields[field]
-    if info.default is PydanticUndefined:
-        if info.default_factory is None:
-            raise KeyError(f"{model.__name__}.{field} has no default")
-        return info.default_factory()  # type: ignore[call-arg]
-    return info.default
-
-
-def shown_default(model: type[BaseModel], field: str, *, none: str = "none") -> str:
-    """The config default as `--help` shows it (`none` names what None means, e.g. "all")."""
-    value = default_of(model, field)
-    if value is None:
-        return none
-    if isinstance(value, tuple | list):
-        return ", ".join(str(part) for part in value)
-    return str(value)
+from rulebench.core.field_defaults import default_of as default_of
+from rulebench.core.field_defaults import shown_default as shown_default

@@ -65,28 +65,18 @@ def resume_run(
     """
     from rulebench.cli.resume_commands import resume_command_of
     from rulebench.core.errors import StoreError
-    from rulebench.engine.catalog import NotAnEvaluation, stored_spec
-    from rulebench.engine.store.database import Store
+    from rulebench.engine.catalog import NotAnEvaluation
+    from rulebench.engine.resume_spec import spec_to_resume
     from rulebench.engine.store.location import default_store_path
 
-    path = store_path or default_store_path()
-    if not path.exists():  # opening would create an empty store for nothing
+    try:
+        spec, full_id = spec_to_resume(store_path or default_store_path(), run_id, overrides)
+    except NotAnEvaluation as exc:
         raise StoreError(
-            f"no run '{run_id}' to resume: there is no results store at {path} "
-            "(pass the --store the run used)"
-        )
-    with Store(path) as store:
-        try:
-            spec = stored_spec(store, run_id)
-        except NotAnEvaluation as exc:
-            raise StoreError(
-                f"run {exc.run_id} is a {exc.task} run, not an evaluation: resume it with "
-                f"`{resume_command_of(exc.task, exc.run_id)}`"
-            ) from None
-        run_id = store.get_run(run_id).id
-    given = {name: value for name, value in overrides.items() if value is not None}
-    spec = spec.model_copy(update=given)
-    execute(spec, store_path, run_id, as_json, fail_on_error)
+            f"run {exc.run_id} is a {exc.task} run, not an evaluation: resume it with "
+            f"`{resume_command_of(exc.task, exc.run_id)}`"
+        ) from None
+    execute(spec, store_path, full_id, as_json, fail_on_error)
 
 
 def execute(

@@ -9,11 +9,11 @@ from pydantic import BaseModel
 
 from rulebench.attack.attack_notes import written_line
 from rulebench.cli import options as opt
-from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.console import err, out
 from rulebench.cli.field_options import field_bounds, field_keyword
 from rulebench.cli.option_stack import OptionBlock, keyword, with_options
 from rulebench.cli.study_options import STUDY_DEFAULTS, StudyOptions, output_option, study_options
+from rulebench.core.field_defaults import shown_default
 from rulebench.report.untrusted import safe_text
 from rulebench.scenarios.protocol import Protocol
 from rulebench.study.transfer import TransferConfig

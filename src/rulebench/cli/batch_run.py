@@ -16,7 +16,6 @@ from rulebench.cli import options as opt
 from rulebench.cli.console import err, out
 from rulebench.cli.interrupts import same_command
 from rulebench.report.untrusted import escape_markup, safe_text
-from rulebench.study.model_batch import DEFAULT_OUTPUT as DEFAULT_OUTPUT
 
 if TYPE_CHECKING:
     from rich.table import Table

@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from rulebench.cli import options as opt
-from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.console import err, out
 from rulebench.cli.field_options import field_option
 from rulebench.cli.option_stack import OptionBlock, keyword, with_options
 from rulebench.cli.scenario_wording import PromptsOption, UpstreamOption
+from rulebench.core.field_defaults import shown_default
 from rulebench.report.untrusted import escape_markup, safe_text
 from rulebench.scenarios.play_options import PlayOptions
 from rulebench.scenarios.protocol import Protocol

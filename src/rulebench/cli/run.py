@@ -9,9 +9,9 @@ from rulebench.checks.loadtest import LoadTestConfig
 from rulebench.checks.smoke import SmokeConfig
 from rulebench.cli import options as opt
 from rulebench.cli.commands import LazyRunGroup
-from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.execute import resume_run, run_task
 from rulebench.cli.renamed_options import pick_renamed
+from rulebench.core.field_defaults import shown_default
 
 app = typer.Typer(
     # inferential, scenarios and judge (rulebench.cli.commands.RUN_SUBCOMMANDS) are imported

@@ -7,13 +7,13 @@ import typer
 from pydantic import BaseModel
 
 from rulebench.cli import options as opt
-from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.execute import run_task
 from rulebench.cli.field_options import field_bounds, field_keyword
 from rulebench.cli.option_stack import OptionBlock, keyword, with_options
 from rulebench.cli.renamed_options import pick_renamed
 from rulebench.cli.run_terms import option_name
 from rulebench.cli.setting_options import setting_option
+from rulebench.core.field_defaults import shown_default
 from rulebench.core.rules import RuleForm
 from rulebench.inferential.run_options import LIMIT_HELP, InferentialOptions, toggle_default
 from rulebench.inferential.settings import Grid, Quantity

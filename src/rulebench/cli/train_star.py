@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from rulebench.cli import options as opt
-from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.console import err, out
 from rulebench.cli.field_options import field_keyword, field_option
 from rulebench.cli.option_stack import OptionBlock, with_options
@@ -17,6 +16,7 @@ from rulebench.cli.reasoning_flags import (
     reasoning_options,
 )
 from rulebench.cli.study_options import STUDY_DEFAULTS, StudyOptions, study_options
+from rulebench.core.field_defaults import shown_default
 from rulebench.engine.run_settings import RunSettings
 from rulebench.report.untrusted import safe_text
 from rulebench.train.star import StarPlan

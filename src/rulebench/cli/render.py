@@ -1,12 +1,13 @@
 """Printing a finished run: its summary table (or JSON), errors and notes."""
 
 import json
-import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from rulebench.cli.console import err, out
 from rulebench.cli.pricing import env_price_table, price_json, print_usage
+from rulebench.engine.run_errors import count_errors
+from rulebench.engine.run_errors import is_error_tally as is_error_tally  # batch_run reads it
 from rulebench.engine.runner import RunReport
 from rulebench.engine.store import Store
 from rulebench.engine.summary import priced, summarize
@@ -15,50 +16,6 @@ from rulebench.report.untrusted import escape_markup, safe_text
 
 if TYPE_CHECKING:
     from rulebench.train.comparison import ComparisonRow
-
-MAX_ERRORS_SHOWN = 3
-PERMANENT_ERRORS = ("ConfigError: ", "DataError: ")
-"""How the runner labels an item's settings or data error: a retry fails the same way."""
-# The runner's reason for a run failed by item errors; print_errors says it with better advice.
-_ERROR_TALLY = re.compile(r"\d+ of \d+ items ended in an error\b")
-
-
-class ErrorCounts(NamedTuple):
-    """A run's error results, and how many of them a resume cannot fix."""
-
-    total: int
-    permanent: int
-    common: list[tuple[str, int]]
-    """Messages with their counts, most frequent first."""
-
-    @property
-    def is_retryable(self) -> bool:
-        """Whether resuming would retry at least one error that may not recur."""
-        return self.total > self.permanent
-
-
-def count_errors(store: Store, run_id: str) -> ErrorCounts:
-    """A run's errors, split into those a resume may fix and those of settings or data."""
-    total = store.count_results(run_id)["error"]
-    # Asking for `total` messages gets all of them: there are never more messages than errors.
-    common = store.common_errors(run_id, total) if total else []
-    permanent = sum(count for message, count in common if message.startswith(PERMANENT_ERRORS))
-    return ErrorCounts(total, permanent, common)
-
-
-def is_error_tally(reason: str) -> bool:
-    """Whether a run failed only by item errors, which `print_errors` lists with advice."""
-    return _ERROR_TALLY.match(reason) is not None
-
-
-def is_resumable(store: Store, run_id: str, status: str, reason: str) -> bool:
-    """Whether `--resume` can change anything: items left to run, or errors worth a retry."""
-    if status in ("killed", "interrupted"):
-        return True
-    if status != "failed":
-        return False
-    return not is_error_tally(reason) or count_errors(store, run_id).is_retryable
-
 
 def print_run_summary(store: Store, report: RunReport, group_by: str | None, as_json: bool) -> None:
     """The whole run's results (resumed parts included), grouped as the task prefers.
@@ -130,18 +87,9 @@ def print_errors(store: Store, run_id: str) -> None:
     errors = count_errors(store, run_id)
     if not errors.total:
         return
-    if not errors.permanent:
-        advice = "resume the run to retry them"
-    elif not errors.is_retryable:
-        advice = "settings or data errors: resuming fails the same way until they are fixed"
-    else:
-        advice = (
-            f"resume the run to retry them; the {errors.permanent} settings or data errors "
-            "fail again until fixed"
-        )
-    err.print(f"[red]{errors.total} items ended in an error[/red] ({advice}):")
-    for message, count in errors.common[:MAX_ERRORS_SHOWN]:
-        err.print(safe_text(f"  {count} x {message}"), highlight=False)
+    err.print(f"[red]{errors.total} items ended in an error[/red] ({errors.advice}):")
+    for line in errors.shown_messages():
+        err.print(safe_text(line), highlight=False)
 
 
 def print_comparison(rows: Sequence["ComparisonRow"], title: str, sides: tuple[str, str]) -> None:

@@ -5,17 +5,19 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from rulebench.cli.console import err, out
-from rulebench.cli.pricing import env_price_table, price_json, print_usage
+from rulebench.cli.pricing import env_price_table, print_usage
 from rulebench.engine.run_errors import count_errors
 from rulebench.engine.run_errors import is_error_tally as is_error_tally  # batch_run reads it
 from rulebench.engine.runner import RunReport
 from rulebench.engine.store import Store
-from rulebench.engine.summary import priced, summarize
-from rulebench.report.tables import replies, summary_table
+from rulebench.engine.summary import run_summary
+from rulebench.report.run_end import pace_line, run_end_json, stopped_reason, thinking_cut_line
+from rulebench.report.tables import summary_table
 from rulebench.report.untrusted import escape_markup, safe_text
 
 if TYPE_CHECKING:
     from rulebench.train.comparison import ComparisonRow
+
 
 def print_run_summary(store: Store, report: RunReport, group_by: str | None, as_json: bool) -> None:
     """The whole run's results (resumed parts included), grouped as the task prefers.
@@ -25,27 +27,15 @@ def print_run_summary(store: Store, report: RunReport, group_by: str | None, as_
     run = report.run
     table = env_price_table()
     price = table.price_for(run.model) if table else None
-    rows = priced(summarize(store.tally_results(run.id, group_by), group_by is not None), price)
+    rows = run_summary(store, run.id, group_by, price)
     if as_json:
-        payload = {
-            "run": run.model_dump(mode="json"),
-            "summary": [row.model_dump(mode="json") for row in rows],
-            "wall_s": report.wall_s,
-            "prices": None if price is None else price_json(price, table),
-        }
-        out.print_json(json.dumps(payload), ensure_ascii=True)
+        out.print_json(json.dumps(run_end_json(report, rows, price, table)), ensure_ascii=True)
         return
     out.print(summary_table(rows, f"Run {run.id}: {run.task} on {run.model}", group_by or "group"))
     print_usage(rows[-1], run.model, price, table)
-    rate = report.completed_now / report.wall_s if report.wall_s > 0 else 0.0
-    err.print(
-        f"{report.completed_now} items in {report.wall_s:.1f}s ({rate:,.1f} items/s)"
-        + (f", {report.skipped} finished earlier" if report.skipped else "")
-        + (f", {replies(report.cache_hits_now)} from the cache" if report.cache_hits_now else "")
-        + f"; status: {run.status}; store: {escape_markup(store.path)}"
-    )
-    reason = str(run.notes.get("reason") or "")
-    if run.status != "completed" and reason and not is_error_tally(reason):
+    err.print(escape_markup(pace_line(report, store.path)))
+    reason = stopped_reason(report)
+    if reason is not None:
         err.print(f"[red]run {run.status}:[/red] ", end="")
         err.print(safe_text(reason), highlight=False)
     fallback = run.notes.get("system_role_fallback")
@@ -64,18 +54,6 @@ def print_backend_notes(notes: Mapping[str, object]) -> None:
     for note in backend_notes if isinstance(backend_notes, list) else ():
         err.print("[yellow]note:[/yellow] ", end="")
         err.print(safe_text(str(note)), highlight=False)
-
-
-def thinking_cut_line(count: int, config: Mapping[str, object]) -> str:
-    """The run-end line for replies the reply limit cut while the model was still thinking."""
-    generate = config.get("generate")
-    limit = generate.get("max_tokens") if isinstance(generate, dict) else None
-    now = f" (now {limit})" if isinstance(limit, int) else ""
-    have = "has" if count == 1 else "have"
-    return (
-        f"{replies(count)} ran out of tokens while thinking and {have} no answer: "
-        f"raise --max-tokens{now}"
-    )
 
 
 def print_errors(store: Store, run_id: str) -> None:

@@ -148,7 +148,8 @@ def _print_ending(db: "Store", run: "RunRecord", status: str, store: Path | None
 
 
 def _show_item(db: "Store", run_id: str, item_id: str, as_json: bool) -> None:
-    from rulebench.cli.item_view import item_json, print_item, stored_item
+    from rulebench.cli.item_view import print_item
+    from rulebench.report.item_facts import item_json, stored_item
 
     result = stored_item(db, run_id, item_id)
     if as_json:

@@ -231,36 +231,21 @@ def build_and_show(
 ) -> None:
     """Build the report (`family`, else the one the runs' task gets), write and print it."""
     from rulebench.cli.renamed_options import warn_renamed
-    from rulebench.core.errors import ConfigError
     from rulebench.engine.store_location import default_store_path
     from rulebench.engine.store_set import StoreSet
-    from rulebench.report.by_task import ReportOptions, build_kind, report_kind
-    from rulebench.report.report_request import (
-        OLD_OUTPUT_FILE,
-        report_destination,
-        write_html_report,
-        write_report_file,
-        written_lines,
-    )
+    from rulebench.report import report_request as requested
 
     with StoreSet.open(request.store or [default_store_path()]) as db:
-        kind = family or report_kind(db, run_ids)
-        if extract is not None and kind != "inferential":
-            raise ConfigError(f"--extract applies to inferential runs only; these are {kind} runs")
-        folder, old_file = report_destination(kind, request)
+        kind = requested.requested_kind(db, family, run_ids, extract)
+        _, old_file = requested.report_destination(kind, request)
         if old_file is not None:
-            warn_renamed(*OLD_OUTPUT_FILE)
-        options = ReportOptions(
-            folder, extract or DEFAULT_EXTRACT, request.html is not None, request.prices
-        )
-        built = build_kind(db, kind, run_ids, options)
-        if request.html is not None:
-            write_html_report(db, built, request.html, request.html_items)
+            warn_renamed(*requested.OLD_OUTPUT_FILE)
+        built = requested.build_requested(db, kind, run_ids, extract, request)
     if old_file is not None:
-        write_report_file(built, old_file)
+        requested.write_report_file(built, old_file)
         err.print(safe_text(f"report written to {old_file}"))
     _show(built, request.as_json)
-    for line in written_lines(kind, built, request):
+    for line in requested.written_lines(kind, built, request):
         err.print(safe_text(line))
 
 

@@ -12,7 +12,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rulebench.core.errors import ConfigError
 from rulebench.core.pricing import PriceTable
-from rulebench.report.kinds import DEFAULT_FOLDER, HTML_ITEMS, ReportKind
+from rulebench.report.kinds import (
+    DEFAULT_EXTRACT,
+    DEFAULT_FOLDER,
+    HTML_ITEMS,
+    ExtractMode,
+    ReportKind,
+)
 
 if TYPE_CHECKING:
     # Not at import: the command line reads the options' help without loading the builders.
@@ -48,6 +54,42 @@ class ReportRequest(BaseModel):
     run has)."""
     prices: PriceTable | None = None
     """The prices costs are shown at (--prices, --price-in/--price-out); None: no costs."""
+
+
+def requested_kind(
+    db: "StoreSet", family: ReportKind | None, run_ids: list[str], extract: ExtractMode | None
+) -> ReportKind:
+    """The report asked for (`family`), else the one the runs' task gets.
+
+    Raises:
+        ConfigError: runs that make no single report (`by_task.report_kind`), or an
+            extraction mode asked of a report other than the inferential one.
+    """
+    from rulebench.report.by_task import report_kind
+
+    kind = family or report_kind(db, run_ids)
+    if extract is not None and kind != "inferential":
+        raise ConfigError(f"--extract applies to inferential runs only; these are {kind} runs")
+    return kind
+
+
+def build_requested(
+    db: "StoreSet",
+    kind: ReportKind,
+    run_ids: list[str],
+    extract: ExtractMode | None,
+    request: ReportRequest,
+) -> "BuiltReport":
+    """The report, written to its folder (`report_destination`) and to --html if asked."""
+    from rulebench.report.by_task import ReportOptions, build_kind
+
+    folder, _ = report_destination(kind, request)
+    render = request.html is not None
+    options = ReportOptions(folder, extract or DEFAULT_EXTRACT, render, request.prices)
+    built = build_kind(db, kind, run_ids, options)
+    if request.html is not None:
+        write_html_report(db, built, request.html, request.html_items)
+    return built
 
 
 def report_destination(kind: ReportKind, request: ReportRequest) -> tuple[Path | None, Path | None]:

@@ -8,9 +8,11 @@ import typer
 
 from rulebench.cli import options as opt
 from rulebench.cli.console import err, out
+from rulebench.cli.field_options import field_option
 from rulebench.cli.pricing import PriceInOption, PriceOutOption, PricesOption, price_table
 from rulebench.core.run_kinds import GCG_TASK, TRAINING_TASK
 from rulebench.engine.export import ExportFormat
+from rulebench.engine.run_export import ExportOptions
 from rulebench.report.untrusted import escape_markup, safe_text
 
 if TYPE_CHECKING:
@@ -198,32 +200,17 @@ def merge(
 def export(
     run_id: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
     output: Annotated[
-        Path | None,
-        typer.Option(
-            "--output",
-            "-o",
-            help="File to write: .jsonl, .csv, or .eval (or .json) for --format inspect (which, "
-            "without it, writes logs/<time>_<task>_<id>.eval for `inspect view`).",
-            show_default=False,
-        ),
+        Path | None, field_option(ExportOptions, "output", "--output", "-o", shown=False)
     ] = None,
     fmt: Annotated[
-        ExportFormat | None,
-        typer.Option(
-            "--format",
-            "-f",
-            help="jsonl, csv, or inspect: an inspect_ai eval log that `inspect view` opens, "
-            ".eval (read a sample at a time, for runs of any size) unless --output names a "
-            ".json (default: from the file suffix, .jsonl or .csv).",
-            show_default=False,
-        ),
+        ExportFormat | None, field_option(ExportOptions, "format", "--format", "-f", shown=False)
     ] = None,
     store: opt.StoreOption = None,
 ) -> None:
     """Write a run's results to JSONL (full, replayable with scripted/replay), CSV, or inspect."""
     from rulebench.engine.run_export import export_stored_run
 
-    exported = export_stored_run(store, run_id, output, fmt)
+    exported = export_stored_run(store, run_id, ExportOptions(output=output, format=fmt))
     err.print(safe_text(exported.written))
     if exported.note is not None:
         err.print(safe_text(exported.note))

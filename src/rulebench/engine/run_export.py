@@ -8,6 +8,8 @@ something its name is not; an inspect log is named for `inspect view` when no fi
 from pathlib import Path
 from typing import NamedTuple
 
+from pydantic import BaseModel, ConfigDict
+
 from rulebench.core.errors import ConfigError, StoreError
 from rulebench.core.run_kinds import TRAINING_TASK
 from rulebench.engine.export import ExportFormat
@@ -16,6 +18,20 @@ SUFFIXES: dict[str, ExportFormat] = {".jsonl": "jsonl", ".csv": "csv", ".eval": 
 """The formats file suffixes name (an inspect log may also be a .json file, when asked for)."""
 INSPECT_LOG_DIR = Path("logs")
 """Where `--format inspect` writes without --output: the folder `inspect view` opens."""
+
+
+class ExportOptions(BaseModel):
+    """What an export is asked for: the file and the format (one may follow from the other)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    output: Path | None = None
+    """File to write: .jsonl, .csv, or .eval (or .json) for --format inspect (which, without
+    it, writes logs/<time>_<task>_<id>.eval for `inspect view`)."""
+    format: ExportFormat | None = None
+    """jsonl, csv, or inspect: an inspect_ai eval log that `inspect view` opens, .eval (read a
+    sample at a time, for runs of any size) unless --output names a .json (default: from the
+    file suffix, .jsonl or .csv)."""
 
 
 class RunExported(NamedTuple):
@@ -76,16 +92,10 @@ def default_inspect_path(name: str) -> Path:
     return INSPECT_LOG_DIR / name
 
 
-def export_stored_run(
-    store: Path | None, run_id: str, output: Path | None, fmt: ExportFormat | None
-) -> RunExported:
+def export_stored_run(store: Path | None, run_id: str, options: ExportOptions) -> RunExported:
     """Write run `run_id` (an id or a unique prefix) of `store` (None: the default one).
 
-    Args:
-        store: the results store.
-        run_id: the run to export.
-        output: the file to write; None names an inspect log in `INSPECT_LOG_DIR`.
-        fmt: the format asked for; None: the one `output`'s suffix names.
+    Without `options.output`, an inspect log is named in `INSPECT_LOG_DIR`.
 
     Raises:
         ConfigError: the format cannot be chosen (`export_format`), or a tuning run, which
@@ -96,7 +106,8 @@ def export_stored_run(
     from rulebench.engine.export_inspect import inspect_log_name, is_listed_by_inspect
     from rulebench.engine.store import Store
 
-    chosen = export_format(output, fmt)
+    output = options.output
+    chosen = export_format(output, options.format)
     with Store(store, readonly=True) as db:
         run = db.get_run(run_id)
         if run.task == TRAINING_TASK:

@@ -50,8 +50,8 @@ def run_models(task: str, config: "TaskConfig", run: opt.RunOptions) -> None:
 
 def run_batch_command(planned: "list[PlannedRun]", command: BatchCommand) -> None:
     """Run the batch, write its comparison, show the table; exit 1 if a run did not complete."""
-    from rulebench.cli.interrupts import Interrupts
     from rulebench.cli.pricing import env_price_table
+    from rulebench.engine.interrupts import Interrupts
     from rulebench.engine.store.database import Store
     from rulebench.study.batch import run_batch
     from rulebench.study.batch_report import with_costs, write_outputs
@@ -168,8 +168,8 @@ def _ids(rows: "list[BatchRow]") -> list[str]:
 
 def _tolerated(row: "BatchRow", fail_on_error: float) -> bool:
     """Whether a run that did not complete is still fine for --fail-on-error."""
-    from rulebench.cli.render import is_error_tally
     from rulebench.cli.run_terms import is_tolerated
+    from rulebench.engine.run_errors import is_error_tally
 
     if row.status != "failed" or row.summary is None:
         return False

@@ -8,8 +8,8 @@ import typer
 
 from rulebench.cli import options as opt
 from rulebench.cli.console import err
-from rulebench.cli.interrupts import Interrupts
 from rulebench.cli.run_terms import describe_spec, is_tolerated, option_name
+from rulebench.engine.interrupts import Interrupts
 from rulebench.report.untrusted import safe_text
 
 if TYPE_CHECKING:

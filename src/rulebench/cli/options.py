@@ -18,12 +18,10 @@ from rulebench.cli.option_stack import Command, OptionBlock, keyword, with_optio
 from rulebench.cli.reasoning_flags import (
     ReasoningEffortOption,
     ReasoningTagsOption,
-    Switch,
     ThinkingOption,
 )
 from rulebench.cli.setting_options import setting_flag, setting_option
-from rulebench.engine.run_flags import join_base_urls as join_base_urls
-from rulebench.engine.run_flags import parse_model_args as parse_model_args
+from rulebench.engine.run_flags import Switch, join_base_urls
 
 if TYPE_CHECKING:
     from rulebench.engine.catalog import RunSettings

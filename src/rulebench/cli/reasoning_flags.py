@@ -6,9 +6,7 @@ Their help and their reading are the library's (`engine.run_flags.ReasoningFlags
 from typing import Annotated
 
 from rulebench.cli.field_options import field_option
-from rulebench.engine.run_flags import ReasoningFlags
-from rulebench.engine.run_flags import Switch as Switch
-from rulebench.engine.run_flags import reasoning_options as reasoning_options
+from rulebench.engine.run_flags import ReasoningFlags, Switch
 
 
 def _flag(field: str, metavar: str | None = None) -> object:

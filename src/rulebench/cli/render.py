@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 from rulebench.cli.console import err, out
 from rulebench.cli.pricing import env_price_table, print_usage
 from rulebench.engine.run_errors import count_errors
-from rulebench.engine.run_errors import is_error_tally as is_error_tally  # batch_run reads it
 from rulebench.engine.runner import RunReport
 from rulebench.engine.store.database import Store
 from rulebench.engine.summary import run_summary

@@ -174,24 +174,14 @@ def merge(
     different options are refused.
     """
     from rulebench.engine.store.merge import merge_stores
+    from rulebench.engine.store.merge_notes import merge_lines
 
     report = merge_stores(sources, into)
     if as_json:
         out.print_json(report.model_dump_json(), ensure_ascii=True)
         return
-    out.print(
-        safe_text(
-            f"merged {len(sources)} store(s) into {into}: {report.runs_added} runs, "
-            f"{report.results_added} results, {report.cache_added} cache entries added"
-            + (
-                f"; {report.results_replaced} error results replaced by later ones"
-                if report.results_replaced
-                else ""
-            )
-        )
-    )
-    for run_id in report.sharded_runs:
-        out.print(safe_text(f"sharded run {run_id}: see `rulebench runs show {run_id}`"))
+    for line in merge_lines(report, sources, into):
+        out.print(safe_text(line))
     for warning in report.warnings:
         err.print(safe_text(f"warning: {warning}", style="yellow"))
 

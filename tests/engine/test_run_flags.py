@@ -18,7 +18,7 @@ def test_the_spelled_settings_read_into_run_settings() -> None:
     spelled = SpelledSettings(
         model_args=["n_ctx=8192", "name = a=b"],
         seed=7,
-        no_cache=True,
+        use_cache=False,
         shard="auto/4",
         reasoning=ReasoningFlags(thinking="off", reasoning_tags="[T] [/T]"),
     )

@@ -132,7 +132,8 @@ class RunOptions(NamedTuple):
     max_tokens: int | None
     temperature: float | None
     seed: int
-    no_cache: bool
+    use_cache: bool
+    """Not --no-cache: the setting as `RunSettings` spells it."""
     sampling_seed: int | None = None
     """The model's sampling seed when it differs from the data seed."""
     store: Path | None = None
@@ -201,6 +202,7 @@ _SHARED = tuple(parameter.name for parameter in _shared_parameters(1, LimitOptio
 def _pack_run(values: dict[str, Any]) -> RunOptions:
     """The shared options' values as one `RunOptions` (-m, -M and --base-url gathered)."""
     values["model_args"] = values.pop("model_arg")
+    values["use_cache"] = not values.pop("no_cache")  # the flag turns the setting off
     values["models"] = tuple(_strings(values.pop("model")))
     values["base_url"] = join_base_urls(_strings(values["base_url"]))
     return RunOptions(**values)

@@ -55,7 +55,8 @@ class SpelledSettings(BaseModel):
     sampling_seed: int | None = None
     concurrency: int | None = None
     limit: int | None = None
-    no_cache: bool = False
+    use_cache: bool = True
+    """Read and write the response cache (`--no-cache`: False), as `RunSettings` spells it."""
     shard: str | None = None
     """As --shard gives it: "I/N", "auto" or "auto/N" (`core.shards.parse_shard`)."""
     reasoning: ReasoningFlags = ReasoningFlags()
@@ -71,7 +72,7 @@ class SpelledSettings(BaseModel):
             sampling_seed=self.seed if self.sampling_seed is None else self.sampling_seed,
             concurrency=self.concurrency,
             limit=self.limit,
-            use_cache=not self.no_cache,
+            use_cache=self.use_cache,
             shard=None if self.shard is None else parse_shard(self.shard, env),
             reasoning=reasoning_options(
                 flags.thinking, flags.reasoning_effort, flags.reasoning_tags

@@ -39,8 +39,10 @@ from rulebench.core.messages import ReasoningOptions
 from rulebench.core.pricing import PriceTable
 from rulebench.core.shards import Shard, parse_shard
 from rulebench.core.validation import validate_into
-from rulebench.engine.catalog import RunSettings, evaluate, make_spec, stored_spec
+from rulebench.engine.evaluation import evaluate
 from rulebench.engine.export.run_export import flat_row
+from rulebench.engine.run_settings import RunSettings
+from rulebench.engine.run_specs import make_spec, stored_spec
 from rulebench.engine.runner import RunReport, RunSpec
 from rulebench.engine.store.database import Store
 from rulebench.engine.task_config import TaskConfig
@@ -204,7 +206,7 @@ def run_spec(
     config: BaseModel | Mapping[str, JsonValue] | None,
     options: RunOptions,
 ) -> RunSpec:
-    """The storable description of a run, built as the CLI builds it (`catalog.make_spec`)."""
+    """The storable description of a run, built as the CLI builds it (`run_specs.make_spec`)."""
     values: dict[str, object] = dict(options)
     if isinstance(shard := options.get("shard"), str):
         values["shard"] = _parsed_shard(task, shard)

@@ -26,7 +26,7 @@ def build_spec(task: str, config: "TaskConfig", run: opt.RunOptions) -> "RunSpec
 
     An out-of-range value is a ConfigError naming the option.
     """
-    from rulebench.engine.catalog import make_spec
+    from rulebench.engine.run_specs import make_spec
 
     return make_spec(task, run.model, config, run.settings(), option_name)
 
@@ -65,8 +65,8 @@ def resume_run(
     """
     from rulebench.cli.resume_commands import resume_command_of
     from rulebench.core.errors import StoreError
-    from rulebench.engine.catalog import NotAnEvaluation
     from rulebench.engine.resume_spec import spec_to_resume
+    from rulebench.engine.run_specs import NotAnEvaluation
     from rulebench.engine.store.location import default_store_path
 
     try:
@@ -93,7 +93,8 @@ def execute(
     """
     from rulebench.cli.progress import RichProgress
     from rulebench.cli.render import print_run_summary
-    from rulebench.engine.catalog import evaluate, task_entry
+    from rulebench.engine.catalog import task_entry
+    from rulebench.engine.evaluation import evaluate
     from rulebench.engine.store.database import Store
 
     entry = task_entry(spec.task)

@@ -24,7 +24,7 @@ from rulebench.cli.setting_options import setting_flag, setting_option
 from rulebench.engine.run_flags import Switch, join_base_urls
 
 if TYPE_CHECKING:
-    from rulebench.engine.catalog import RunSettings
+    from rulebench.engine.run_settings import RunSettings
 
 ModelOption = Annotated[
     str | None,

@@ -4,7 +4,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from rulebench.core.errors import StoreError
-from rulebench.engine.catalog import stored_spec
+from rulebench.engine.run_specs import stored_spec
 from rulebench.engine.runner import RunSpec
 from rulebench.engine.store.database import Store
 

@@ -4,7 +4,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from rulebench.engine.catalog import RunSettings
+from rulebench.engine.run_settings import RunSettings
 from rulebench.engine.task_config import TaskConfig
 from rulebench.models.registry import DEFAULT_MODEL
 from rulebench.study.batch import ModelChoice, PlannedRun, batch_id, plan_runs

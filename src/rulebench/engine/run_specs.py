@@ -59,7 +59,8 @@ def make_spec(
     """
     spec_model = resolve_spec(model)  # a bad spec fails before anything is printed or stored
     named = settings.model_dump(include={"max_tokens", "temperature", "limit"})
-    typed = task_config(task, config).with_run_settings(named).resolved_for(spec_model)
+    loaded = task_config(task, config).with_inputs_loaded()
+    typed = loaded.with_run_settings(named).resolved_for(spec_model)
     defaults = typed.generation_defaults()
     temperature = defaults.temperature if settings.temperature is None else settings.temperature
     try:

@@ -9,8 +9,8 @@ from rulebench.cli.pricing import env_price_table, print_usage
 from rulebench.engine.run_errors import count_errors
 from rulebench.engine.runner import RunReport
 from rulebench.engine.store.database import Store
-from rulebench.engine.summary import run_summary
 from rulebench.report.run_end import pace_line, run_end_json, stopped_reason, thinking_cut_line
+from rulebench.report.run_facts import run_summary
 from rulebench.report.tables import summary_table
 from rulebench.report.untrusted import escape_markup, safe_text
 

@@ -84,8 +84,8 @@ def _show_run(
     """The run's record, what it measured (summary table, tuning or attack facts), its ending."""
     from rulebench.cli.pricing import print_usage
     from rulebench.cli.render import print_errors
-    from rulebench.engine.summary import run_summary
     from rulebench.report import run_facts
+    from rulebench.report.run_facts import run_summary
     from rulebench.report.tables import summary_table
 
     group_by = run_facts.task_group_by(run.task)

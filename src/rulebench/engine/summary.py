@@ -6,15 +6,12 @@ score first, so n is the number of samples and identical repeats add no false pr
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
 from rulebench.core.pricing import Price
 from rulebench.core.stats import Proportion, wilson_interval
-
-if TYPE_CHECKING:
-    from rulebench.engine.store.database import Store
 
 
 class Tally(NamedTuple):
@@ -275,10 +272,3 @@ def pass_sums_query(
 def to_pass_sums(rows: Sequence[Sequence[Any]]) -> list[PassSums]:
     """`pass_sums_query`'s rows as `PassSums`."""
     return [PassSums(int(row[0]), tuple(row[1:-2]), float(row[-2]), int(row[-1])) for row in rows]
-
-
-def run_summary(
-    store: "Store", run_id: str, group_by: str | None, price: Price | None
-) -> list[GroupSummary]:
-    """A run's summary rows, per group of `group_by` then overall, with costs at `price`."""
-    return priced(summarize(store.tally_results(run_id, group_by), group_by is not None), price)

@@ -139,3 +139,12 @@ def runs_json(rows: Sequence[tuple[RunRecord, str, dict[str, int]]]) -> list[Jso
         record: dict[str, JsonValue] = run.model_dump(mode="json")
         listed.append(record | {"status": status, "counts": dict(counts)})
     return listed
+
+
+def run_summary(
+    store: "Store", run_id: str, group_by: str | None, price: "Price | None"
+) -> "list[GroupSummary]":
+    """A run's summary rows, per group of `group_by` then overall, with costs at `price`."""
+    from rulebench.engine.summary import priced, summarize
+
+    return priced(summarize(store.tally_results(run_id, group_by), group_by is not None), price)

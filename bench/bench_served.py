@@ -1,0 +1,257 @@
+"""Served throughput: rulebench's defaults, its best -c, and a bare aiohttp client, one server.
+
+Starts llama.cpp's own server (`llama-server`, with --parallel slots and continuous batching)
+on the embedded SmolLM2 model, then sends the same RuleBench items (generated kinship, one
+setting) three ways and prints items/s and generated tokens/s of each:
+  1. rulebench with its defaults (the task's concurrency, cache off);
+  2. rulebench at each -c of the sweep, the best one named;
+  3. a bare aiohttp client at each concurrency of the sweep (no store, no retries), the best.
+Then the ratios to the best bare client, the date, the machine and its load before and after.
+
+`llama-server` builds from the llama.cpp that llama-cpp-python's source distribution vendors
+(`pip download --no-binary :all: --no-deps llama-cpp-python`, then in vendor/llama.cpp:
+`cmake -B build && cmake --build build --target llama-server`); point --llama-server at it.
+Without it the bench says so in one line and uses llama-cpp-python's own server, which
+answers one request at a time (no parallel slots: every concurrency then measures the same).
+
+Usage: python bench/bench_served.py --llama-server PATH [-n 48] [--slots 4] [--sweep 1,2,4,8,16]
+"""
+
+import argparse
+import asyncio
+import os
+import platform
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import NamedTuple
+
+import aiohttp
+
+MODEL_NAME = "smollm2"
+"""The name the server is asked for; the model spec is `openai-api/llamacpp/smollm2`."""
+
+
+class Figures(NamedTuple):
+    """One way of sending the items: how long they took and what the model generated."""
+
+    label: str
+    concurrency: int
+    wall_s: float
+    items: int
+    generated_tokens: int
+
+    @property
+    def items_per_s(self) -> float:
+        """Items finished per wall second."""
+        return self.items / self.wall_s
+
+    @property
+    def tokens_per_s(self) -> float:
+        """Generated tokens per wall second."""
+        return self.generated_tokens / self.wall_s
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def start_server(args: argparse.Namespace, gguf: Path, port: int) -> subprocess.Popen[bytes]:
+    """llama-server with `--slots` parallel slots, else llama-cpp-python's server (one slot)."""
+    context = args.slot_context * args.slots
+    if args.llama_server and Path(args.llama_server).exists():
+        command = [
+            args.llama_server, "-m", str(gguf), "--host", "127.0.0.1", "--port", str(port),
+            "-np", str(args.slots), "-c", str(context), "-t", str(args.threads),
+            "--alias", MODEL_NAME,
+        ]  # fmt: skip
+    else:
+        print(
+            f"llama-server not found ({args.llama_server or 'no --llama-server given'}): "
+            "using llama-cpp-python's server, one request at a time"
+        )
+        command = [
+            sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host",
+            "127.0.0.1", "--port", str(port), "--n_ctx", str(args.slot_context),
+            "--n_threads", str(args.threads), "--model_alias", MODEL_NAME,
+        ]  # fmt: skip
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+async def wait_until_ready(base_url: str, server: subprocess.Popen[bytes]) -> None:
+    """Poll /models until the server answers (it loads the model first)."""
+    async with aiohttp.ClientSession() as session:
+        for _ in range(600):
+            if server.poll() is not None:
+                raise SystemExit(f"the server exited with status {server.returncode}")
+            try:
+                async with session.get(f"{base_url}/models") as reply:
+                    if reply.status == 200:
+                        return
+            except aiohttp.ClientError:
+                pass
+            await asyncio.sleep(0.2)
+    raise SystemExit("the server did not answer within 120 s")
+
+
+def the_items(count: int) -> list[list[dict[str, str]]]:
+    """The items' messages, as both clients send them: kinship, few rules, direct answers."""
+    from rulebench.engine.catalog import build_task
+
+    task = build_task("inferential", {"tasks": ["kinship"], "per_group": count})
+    return [
+        [{"role": m.role, "content": m.content} for m in item.messages]
+        for item in task.items()[:count]
+    ]
+
+
+async def run_rulebench(
+    base_url: str, count: int, max_tokens: int, concurrency: int | None
+) -> Figures:
+    """The items through the library (make_spec, evaluate, a SQLite store), cache off."""
+    from rulebench.engine.evaluation import evaluate
+    from rulebench.engine.run_settings import RunSettings
+    from rulebench.engine.run_specs import make_spec
+    from rulebench.engine.store.database import Store
+
+    settings = RunSettings(
+        base_url=base_url, max_tokens=max_tokens, concurrency=concurrency, use_cache=False,
+        limit=count, model_args={"max_connections": "64"},
+    )  # fmt: skip
+    config = {"tasks": ["kinship"], "per_group": count}
+    spec = make_spec("inferential", f"openai-api/llamacpp/{MODEL_NAME}", config, settings)
+    with tempfile.TemporaryDirectory() as tmp, Store(Path(tmp) / "bench.sqlite") as store:
+        started = time.perf_counter()
+        report = await evaluate(spec, store)
+        wall = time.perf_counter() - started
+        results = list(store.iter_results(report.run.id))
+    finished = [r for r in results if r.error is None]
+    generated = sum(r.usage.completion_tokens for r in finished)
+    label = "rulebench, defaults" if concurrency is None else "rulebench"
+    return Figures(label, spec.concurrency, wall, len(finished), generated)
+
+
+async def run_bare(base_url: str, items: Sequence[list[dict[str, str]]], max_tokens: int,
+                   concurrency: int) -> Figures:  # fmt: skip
+    """The same messages posted by plain aiohttp at `concurrency` in flight."""
+    limit = asyncio.Semaphore(concurrency)
+    connector = aiohttp.TCPConnector(limit=concurrency)
+    generated = 0
+
+    async def ask(session: aiohttp.ClientSession, messages: list[dict[str, str]]) -> None:
+        nonlocal generated
+        body = {"model": MODEL_NAME, "messages": messages, "max_tokens": max_tokens,
+                "temperature": 0.0, "seed": 0}  # fmt: skip
+        async with limit, session.post(f"{base_url}/chat/completions", json=body) as reply:
+            reply.raise_for_status()
+            generated += int((await reply.json())["usage"]["completion_tokens"])
+
+    async with aiohttp.ClientSession(connector=connector) as session:
+        started = time.perf_counter()
+        await asyncio.gather(*(ask(session, messages) for messages in items))
+        wall = time.perf_counter() - started
+    return Figures("bare aiohttp", concurrency, wall, len(items), generated)
+
+
+def machine_line() -> str:
+    """The date, the CPU and its count, and the load average now."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    load = " ".join(f"{value:.2f}" for value in os.getloadavg())
+    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return f"{stamp}; {cpu}, {os.cpu_count()} CPUs; load average {load}"
+
+
+def print_figures(rows: list[Figures], best_bare: Figures) -> None:
+    """The table, each row against the best bare client."""
+    print("| client | concurrency | items | wall s | items/s | gen tok/s | vs best bare |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for row in rows:
+        ratio = row.items_per_s / best_bare.items_per_s
+        print(
+            f"| {row.label} | {row.concurrency} | {row.items} | {row.wall_s:.2f} | "
+            f"{row.items_per_s:.2f} | {row.tokens_per_s:.1f} | {ratio:.2f}x |"
+        )
+
+
+def peers_line() -> str:
+    """Which peer harnesses are installed here (lm-eval, inspect_ai); their runs are not made."""
+    found = [name for name in ("lm_eval", "inspect_ai") if _importable(name)]
+    missing = [name for name in ("lm_eval", "inspect_ai") if name not in found]
+    return f"peers installed: {', '.join(found) or 'none'}; not installed: {', '.join(missing)}"
+
+
+def _importable(name: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(name) is not None
+
+
+async def bench(args: argparse.Namespace, base_url: str) -> None:
+    """Every way of sending the items, then the table."""
+    sweep = [int(c) for c in args.sweep.split(",")]
+    items = the_items(args.limit)
+    await run_bare(base_url, items[: args.slots], args.max_tokens, args.slots)  # warm-up
+    rows = [await run_rulebench(base_url, args.limit, args.max_tokens, None)]
+    rows += [await run_rulebench(base_url, args.limit, args.max_tokens, c) for c in sweep]
+    rows += [await run_bare(base_url, items, args.max_tokens, c) for c in sweep]
+    best_bare = max((r for r in rows if r.label == "bare aiohttp"), key=lambda r: r.items_per_s)
+    best_ours = max((r for r in rows if r.label == "rulebench"), key=lambda r: r.items_per_s)
+    print_figures(rows, best_bare)
+    print(
+        f"defaults: {rows[0].items_per_s / best_bare.items_per_s:.2f}x the best bare client "
+        f"(c={best_bare.concurrency}); rulebench's best -c {best_ours.concurrency}: "
+        f"{best_ours.items_per_s / best_bare.items_per_s:.2f}x"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("-n", "--limit", type=int, default=48, help="kinship items sent")
+    parser.add_argument("--max-tokens", type=int, default=32)
+    parser.add_argument("--slots", type=int, default=4, help="the server's parallel slots")
+    parser.add_argument("--slot-context", type=int, default=2048, help="context per slot")
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--sweep", default="1,2,4,8,16", help="concurrencies tried")
+    parser.add_argument("--llama-server", default=shutil.which("llama-server") or "")
+    args = parser.parse_args()
+
+    from rulebench.models.embedded import embedded_gguf_path
+
+    port = free_port()
+    base_url = f"http://127.0.0.1:{port}/v1"
+    print(machine_line())
+    print(peers_line())
+    server = start_server(args, embedded_gguf_path(), port)
+    try:
+        asyncio.run(wait_until_ready(base_url, server))
+        print(
+            f"{args.limit} kinship items, max_tokens {args.max_tokens}, {args.slots} slots of "
+            f"{args.slot_context} tokens, {args.threads} threads"
+        )
+        asyncio.run(bench(args, base_url))
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    print(f"after: {machine_line()}")
+
+
+if __name__ == "__main__":
+    main()

@@ -38,6 +38,9 @@ class CallAttempts:
     retried_usage: Usage = field(default_factory=Usage)
     """Tokens of replies that came back yet were retried (a 200 without choices): the server
     spent them, so they are counted with the call's usage."""
+    affinity: str | None = None
+    """The conversation the call belongs to (`prefix_affinity.affinity_key`), with several
+    replicas: each attempt prefers the replica that served its earlier turns."""
 
     def next_timeout_s(self, config: OpenAIConfig) -> float:
         """The next attempt's timeout: doubled after each timeout so far, capped."""

@@ -1,13 +1,17 @@
-"""Which replica a conversation went to, so its next turn reuses that server's prefix cache.
+"""Which replica holds a request's beginning, so the request reuses that server's prefix cache.
 
-A multi-turn item resends its whole history each turn. An inference server keeps the prompt
-it has just computed (vLLM and SGLang's prefix cache, llama.cpp's slots and prompt cache), so
-the turn that goes back to the replica that served the earlier ones is computed from where
-the history ends; sent elsewhere, the whole history is computed again.
+An inference server keeps the prompts it has computed (vLLM and SGLang's prefix cache,
+llama.cpp's slots and prompt cache) and computes a new prompt from where the longest kept one
+ends. A multi-turn item resends its whole history each turn, and RuleBench items of one
+dataset and setting share their instructions and demonstrations: sent to the replica that
+computed their beginning, they cost only their new part; sent elsewhere, all of it.
 
-The key is the request's own content up to its first user turn: every turn of a conversation
-begins with the same system prompt and first user message, and so do the repeats of one test
-case. It is read from the messages, never written into them: routing changes no prompt.
+A request's text (roles and contents, as `request_text` joins them) is cut into blocks of
+BLOCK_BYTES bytes, and each block's hash covers every block before it, so two requests
+share a block's hash exactly when they share the text up to that block's end. The table maps
+recent hashes to the replica they were last sent to; a request goes where its longest known
+beginning went. The hashes are read from the messages, never written into them: routing
+changes no prompt.
 """
 
 import hashlib
@@ -20,45 +24,59 @@ from rulebench.core.messages import Message
 if TYPE_CHECKING:  # the pool holds a table: a runtime import would be circular
     from rulebench.models.openai.endpoint_pool import Replica
 
+BLOCK_BYTES = 256
+"""UTF-8 bytes per block (256 characters of English, about 64 tokens): shorter shared
+beginnings (a one-line instruction) save little, and each block costs a hash per request and
+an entry in the table."""
 MAX_KEYS = 65_536
-"""Conversations remembered, least recently used forgotten first: a 35,000-item grid fits,
-at about 200 bytes a key."""
+"""Block hashes remembered, least recently used forgotten first: the beginnings of the last
+few thousand requests, far more than a run keeps in flight (about 10 MB)."""
 
 
-def affinity_key(messages: Sequence[Message]) -> str:
-    """The conversation a request belongs to: a hash of its messages through the first user one.
+def request_text(messages: Sequence[Message]) -> str:
+    """The messages as one text: each role and content, ended by characters no text holds.
 
-    Roles and contents only (thinking is never sent), each length-prefixed so no two
-    different conversations can join into the same bytes.
+    A conversation's next turn begins with its earlier request's text, as its prompt does.
     """
+    return "".join(f"{message.role}\x01{message.content}\x00" for message in messages)
+
+
+def prefix_hashes(messages: Sequence[Message]) -> tuple[bytes, ...]:
+    """The hash of each whole block of the request's text, each covering the text before it."""
+    data = request_text(messages).encode("utf-8", "surrogatepass")
     digest = hashlib.blake2b(digest_size=16)
-    for message in messages:
-        content = message.content.encode("utf-8", "surrogatepass")
-        digest.update(f"{message.role}:{len(content)}:".encode())
-        digest.update(content)
-        if message.role == "user":
-            break
-    return digest.hexdigest()
+    view = memoryview(data)
+    hashes = []
+    for end in range(BLOCK_BYTES, len(data) + 1, BLOCK_BYTES):
+        digest.update(view[end - BLOCK_BYTES : end])
+        hashes.append(digest.copy().digest())
+    return tuple(hashes)
 
 
 class AffinityTable:
-    """The replica each recent conversation was last sent to."""
+    """The replica each recent block hash was last sent to."""
 
     def __init__(self, max_keys: int = MAX_KEYS) -> None:
-        self._replicas: OrderedDict[str, Replica] = OrderedDict()
+        self._replicas: OrderedDict[bytes, Replica] = OrderedDict()
         self._max_keys = max_keys
 
     def __len__(self) -> int:
         return len(self._replicas)
 
-    def get(self, key: str) -> "Replica | None":
-        """The replica that served the conversation last, if it is still remembered."""
-        return self._replicas.get(key)
-
-    def remember(self, key: str, replica: "Replica") -> None:
-        """The conversation's latest request went to `replica`: its next ones follow."""
+    def find(self, hashes: Sequence[bytes]) -> "Replica | None":
+        """The replica the longest known beginning of these hashes went to, if any."""
         replicas = self._replicas
-        replicas[key] = replica
-        replicas.move_to_end(key)
-        if len(replicas) > self._max_keys:
+        for key in reversed(hashes):
+            replica = replicas.get(key)
+            if replica is not None:
+                return replica
+        return None
+
+    def remember(self, hashes: Sequence[bytes], replica: "Replica") -> None:
+        """The request went to `replica`: later requests that begin alike follow it."""
+        replicas = self._replicas
+        for key in hashes:
+            replicas[key] = replica
+            replicas.move_to_end(key)
+        while len(replicas) > self._max_keys:
             replicas.popitem(last=False)

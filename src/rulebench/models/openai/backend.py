@@ -88,6 +88,7 @@ class OpenAIModel:
         self._secrets = tuple(sorted({s for e in given for s in e.secrets}, key=len, reverse=True))
         self._replicas = tuple(Replica(e, self._format.path, self._limiter(clock)) for e in given)
         self._has_limits = self._replicas[0].limiter is not None
+        self._has_affinity = len(given) > 1 and config.prefix_affinity  # else nothing to hash
         # One endpoint keeps the path it always had: no pool, no health, today's backoff.
         self._endpoint_pool = (
             EndpointPool(self._replicas, config.cooldown_s, config.max_backoff_s, clock)
@@ -169,8 +170,7 @@ class OpenAIModel:
         self.check_generate_config(config)
         body = self._format.body(self._model_name, messages, config)
         tokens = self._count_tokens(messages, config) if self._has_limits else 0
-        is_pooled = self._endpoint_pool is not None  # one endpoint: nothing to hash
-        call = CallAttempts(prefix=prefix_hashes(messages) if is_pooled else ())
+        call = CallAttempts(prefix=prefix_hashes(messages) if self._has_affinity else ())
         start = time.perf_counter()
         reply, sent_warnings = await self._send(body, tokens, call)
         split = split_reasoning(

@@ -7,7 +7,8 @@ off) in each arm, the replicas restarted before every arm so none starts warm:
              it (`models/openai/prefix_affinity.py`), items grouped by shared prefix
              (`Runner(order="grouped")`, `engine/dispatch_order.py`);
   random     the items shuffled, each request sent to a replica drawn at random;
-  least      (with --arms) the defaults before prefix affinity: least-loaded, the task's order.
+  least      (with --arms) as before prefix affinity: least-loaded replica
+             (`-M prefix_affinity=false`), the task's order.
 The workloads: the first multi-turn RuLES conversations (`scenarios`, whose every turn resends
 the history) and a slice of the inferential grid with 2-shot demonstrations (items of one
 cell share their instructions and demonstrations).
@@ -184,8 +185,8 @@ def build_model(arm: str, urls: list[str]) -> Any:
     from rulebench.models.registry import create_model
 
     def model(base_url: str) -> Any:
-        options = BackendOptions(args={"timeout_s": "600"}, base_url=base_url)
-        return create_model("openai-api/llama/bench", options)
+        args = {"timeout_s": "600", "prefix_affinity": str(arm == "rulebench").lower()}
+        return create_model("openai-api/llama/bench", BackendOptions(args=args, base_url=base_url))
 
     if arm != "random":
         return model(",".join(urls))

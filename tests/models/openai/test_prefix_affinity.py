@@ -31,7 +31,8 @@ def test_a_next_turn_extends_the_earlier_turns_hashes() -> None:
     other = prefix_hashes(conversation("b", 1))
     shared = sum(a == b for a, b in zip(first, other, strict=False))
     assert 0 < shared < len(first)  # the system prompt is shared, the user's opening is not
-    assert prefix_hashes([Message(role="user", content="x" * (BLOCK_BYTES - 10))]) == ()  # under a block
+    under_a_block = [Message(role="user", content="x" * (BLOCK_BYTES - 10))]
+    assert prefix_hashes(under_a_block) == ()
 
 
 def test_the_table_finds_the_longest_known_beginning_and_forgets_the_oldest() -> None:

@@ -57,8 +57,8 @@ class Recording(ScriptedModel):
         return await super().generate(messages, config)
 
 
-def cells(items: Sequence[Item]) -> list[object]:
-    return [item.metadata["cell"] for item in items]
+def cells(items: Sequence[Item]) -> list[str]:
+    return [str(item.metadata["cell"]) for item in items]
 
 
 def test_grouping_keeps_the_items_and_puts_each_cell_together() -> None:
@@ -82,7 +82,10 @@ def test_ties_keep_the_given_order() -> None:
     assert [i.id for i in grouped_by_prefix(items)] == ["id2", "id0", "id1"]
 
 
-async def run(store: Store, order: DispatchOrder) -> tuple[list[str], list[str], dict[str, object]]:
+Row = tuple[tuple[Message, ...], str | None, Outcome | None, int]
+
+
+async def run(store: Store, order: DispatchOrder) -> tuple[list[str], list[str], dict[str, Row]]:
     model = Recording()
     spec = RunSpec(task="cells-test", model="scripted/echo", concurrency=1, use_cache=False)
     report = await Runner(store, order=order).run(CellTask(), model, spec)

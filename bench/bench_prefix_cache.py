@@ -18,7 +18,7 @@ the saving against the random arm, wall seconds, and how many replies match the 
 llama-cpp-python's server sends no `timings.prompt_n` (llama.cpp's own llama-server does), so
 the evaluated tokens are read from each replica's log: with --verbose it prints
 `prompt eval time = ... / N tokens` after every completion.
-Usage: python bench/bench_prefix_cache.py [--conversations 12] [--per-group 3]
+Usage: python bench/bench_prefix_cache.py [--conversations 8] [--per-group 2]
     [--arms rulebench,random,least]
 """
 
@@ -276,8 +276,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--conversations", type=int, default=12, help="multi-turn RuLES items")
-    parser.add_argument("--per-group", type=int, default=3, help="inferential items per cell")
+    parser.add_argument("--conversations", type=int, default=8, help="multi-turn RuLES items")
+    parser.add_argument("--per-group", type=int, default=2, help="inferential items per cell")
     parser.add_argument("--max-tokens", type=int, default=16)
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--n-ctx", type=int, default=2048)

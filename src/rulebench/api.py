@@ -9,12 +9,14 @@
     built = rulebench.build_report(report.run.id, folder="report/")  # .markdown, .numbers...
     names = [task.name for task in rulebench.list_tasks()]  # as `rulebench list` shows them
 
-A task's config is its model or a dict of its fields; `run scenarios` also takes its command
-line's options, turned into the config as the CLI turns them (`--preset`, `--full`):
+A task's config is its model or a dict of its fields; `run scenarios` and `run inferential`
+also take their command line's options, turned into the config as the CLI turns them
+(`--preset`, `--full`; `--grid paper`, `--cot both`):
 
-    from rulebench.api import ScenarioOptions
+    from rulebench.api import InferentialOptions, ScenarioOptions
 
     rulebench.run("scenarios", "scripted/echo", config=ScenarioOptions(preset="published-v3"))
+    rulebench.run("inferential", "scripted/echo", config=InferentialOptions(cot="both"))
 
 Every call is synchronous and also works inside a running event loop (a Jupyter notebook):
 the run then goes on in a worker thread with its own loop. Runs land in the same store as the
@@ -37,11 +39,14 @@ from rulebench.core.messages import ReasoningOptions
 from rulebench.core.pricing import PriceTable
 from rulebench.core.shards import Shard, parse_shard
 from rulebench.core.validation import validate_into
-from rulebench.engine.catalog import RunSettings, evaluate, make_spec, stored_spec
+from rulebench.engine.evaluation import evaluate
 from rulebench.engine.export.run_export import flat_row
+from rulebench.engine.run_settings import RunSettings
+from rulebench.engine.run_specs import make_spec, stored_spec
 from rulebench.engine.runner import RunReport, RunSpec
 from rulebench.engine.store.database import Store
 from rulebench.engine.task_config import TaskConfig
+from rulebench.inferential.run_options import InferentialOptions, prepare_inferential
 from rulebench.listing import models as model_listing
 from rulebench.listing import plugins as plugin_listing
 from rulebench.listing import scenarios as scenario_listing
@@ -102,7 +107,8 @@ def run(
         task: a task name, as `rulebench list` shows them.
         model: a model spec such as "openai/gpt-4o-mini"; default the embedded model.
         config: the task's config: its pydantic model (e.g. `InferentialConfig`) or a dict;
-            for scenarios also `ScenarioOptions`, the options of `run scenarios`.
+            for scenarios also `ScenarioOptions`, the options of `run scenarios`, and for
+            inferential `InferentialOptions`, those of `run inferential`.
         store: the results store file.
         **options: see `RunOptions`.
 
@@ -200,13 +206,19 @@ def run_spec(
     config: BaseModel | Mapping[str, JsonValue] | None,
     options: RunOptions,
 ) -> RunSpec:
-    """The storable description of a run, built as the CLI builds it (`catalog.make_spec`)."""
+    """The storable description of a run, built as the CLI builds it (`run_specs.make_spec`)."""
     values: dict[str, object] = dict(options)
     if isinstance(shard := options.get("shard"), str):
         values["shard"] = _parsed_shard(task, shard)
     settings = validate_into(RunSettings, values, f"run {task}")
     if isinstance(config, ScenarioOptions):
         config, settings = _from_scenario_options(task, config, settings)
+    elif isinstance(config, InferentialOptions):
+        if task != "inferential":
+            raise ConfigError(
+                f"run {task}: InferentialOptions are the options of the inferential task"
+            )
+        config = prepare_inferential(config)
     if isinstance(config, BaseModel) and not isinstance(config, TaskConfig):
         raise ConfigError(f"run {task}: config must be the task's config model or a dict")
     return make_spec(task, model, config, settings)

@@ -4,10 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from rulebench.cli.config_defaults import default_of, shown_default
 from rulebench.cli.renamed_options import pick_renamed
 from rulebench.core.errors import ConfigError
-from rulebench.scenarios.task import ScenarioConfig
 
 from tests.command import rulebench
 
@@ -25,13 +23,6 @@ def test_new_spelling_is_silent(capsys: pytest.CaptureFixture[str]) -> None:
 def test_both_spellings_refused() -> None:
     with pytest.raises(ConfigError, match="give --per-group only"):
         pick_renamed(3, 7, new="--per-group", old="--samples")
-
-
-def test_help_default_is_the_configs() -> None:
-    assert default_of(ScenarioConfig, "seed") == 0
-    assert shown_default(ScenarioConfig, "suites") == "basic"
-    with pytest.raises(KeyError):
-        default_of(ScenarioConfig, "no_such_field")
 
 
 @pytest.mark.subprocess  # the real command: its warnings filter and stderr

@@ -10,7 +10,9 @@ from typer.testing import CliRunner
 
 from rulebench.cli import run
 from rulebench.cli.options import _SHARED
-from rulebench.engine.catalog import RunSettings, config_type, make_spec, task_config
+from rulebench.engine.catalog import config_type, task_config
+from rulebench.engine.run_settings import RunSettings
+from rulebench.engine.run_specs import make_spec
 
 SHARED_FLAGS = {
     "model": "--model",

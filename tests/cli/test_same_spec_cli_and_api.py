@@ -18,6 +18,7 @@ import rulebench
 from rulebench.api import RunOptions
 from rulebench.cli.app import app
 from rulebench.engine.store.database import Store
+from rulebench.inferential.run_options import InferentialOptions
 from rulebench.scenarios.run_options import NOT_COMPARABLE, ScenarioOptions
 
 from tests.stored_json import json_at, json_object
@@ -113,6 +114,34 @@ def test_inferential(tmp_path: Path) -> None:
         {"tasks": ["stringgame"], "per_group": 2, "grid": {"cot": [True]}},
     )
     assert given == api and json_at(given, "generate", "max_tokens") == 320
+
+
+def test_inferential_from_the_command_lines_options(tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    cli = via_cli(
+        store,
+        *("run", "inferential", "-t", "kinship", "--per-group", "2", "-q", "golden", "-q", "all"),
+        *("--form", "fol", "--cot", "both", "--shots", "1", "--layout", "shared", "--cite-rule"),
+        *("--repeats", "2", "--seed", "4"),
+    )
+    options = InferentialOptions(
+        tasks=("kinship",),
+        per_group=2,
+        quantities=("golden", "all"),
+        forms=("fol",),
+        cot="both",
+        shots=1,
+        layout="shared",
+        cite_rule=True,
+        repeats=2,
+        seed=4,
+    )
+    assert cli == via_api(store, "inferential", options, sampling_seed=4)
+    assert json_at(cli, "task_config", "grid", "cot") == [False, True]
+    paper = via_cli(store, "run", "inferential", "-t", "kinship", "--grid", "paper", "-n", "3")
+    options = InferentialOptions(tasks=("kinship",), grid="paper")
+    assert paper == via_api(store, "inferential", options, limit=3)
+    assert json_at(paper, "generate", "max_tokens") == 500  # the paper's decoding
 
 
 def test_scenarios(tmp_path: Path) -> None:

@@ -49,7 +49,7 @@ def test_the_cli_options_fill_every_setting() -> None:
         max_tokens=5,
         temperature=0.5,
         seed=7,
-        no_cache=True,
+        use_cache=False,
         shard="1/2",
         thinking="on",
         output=Path("out"),

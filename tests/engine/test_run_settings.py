@@ -12,8 +12,8 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from rulebench.api import RunOptions
-from rulebench.engine.catalog import RunSettings as CatalogRunSettings
 from rulebench.engine.run_settings import RunSettings
+from rulebench.engine.run_settings import RunSettings as CatalogRunSettings
 from rulebench.study.experiment import Defaults, ModelEntry, RunDefaults
 
 BOUNDS = (annotated_types.Ge, annotated_types.Gt, annotated_types.Le, annotated_types.Lt)

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from rulebench.core.errors import ConfigError
-from rulebench.engine.catalog import RunSettings, build_task, make_spec
+from rulebench.engine.catalog import build_task
+from rulebench.engine.run_settings import RunSettings
+from rulebench.engine.run_specs import make_spec
 from rulebench.engine.store.database import Store
 from rulebench.inferential.data import DEFAULT_TASKS
 from rulebench.inferential.settings import Grid

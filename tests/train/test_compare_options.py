@@ -7,7 +7,7 @@ from typer.testing import CliRunner
 
 from rulebench.cli.app import app
 from rulebench.core.errors import ConfigError
-from rulebench.study.irft import SideRun, StudyConfig, StudyResult
+from rulebench.study.irft import Contender, SideRun, StudyConfig, StudyResult
 from rulebench.study.irft_compare_options import (
     CompareOptions,
     prepare_compare,
@@ -68,7 +68,8 @@ def test_unfinished_runs_and_written_files_are_said() -> None:
             measurement="stringgame", side="tuned", run_id="r2", status="interrupted", cache_hits=0
         ),
     ]
-    result = StudyResult.model_construct(runs=runs)
+    base, tuned = (Contender(label=side, model="scripted/echo") for side in ("base", "tuned"))
+    result = StudyResult(runs=runs, base=base, tuned=tuned, rows=[])
     assert unfinished_lines(result) == ["run r2 (stringgame, tuned) is interrupted"]
     assert written_line([Path("o/compare.md"), Path("o/compare.json")]) == (
         "written: o/compare.md, o/compare.json"

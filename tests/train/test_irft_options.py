@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from rulebench.cli.app import app
 from rulebench.core.errors import ConfigError, StoreError
 from rulebench.core.run_kinds import TRAINING_TASK
-from rulebench.engine.catalog import NotAnEvaluation, stored_spec
+from rulebench.engine.run_specs import NotAnEvaluation, stored_spec
 from rulebench.engine.store.database import Store
 from rulebench.train.irft_config import IrftConfig
 from rulebench.train.irft_output import stored_config

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from pydantic import JsonValue
 from typer.testing import CliRunner
 
 from rulebench.cli.app import app
@@ -79,7 +80,13 @@ def test_bad_options_are_one_config_error(options: IrftOptions, message: str) ->
 
 def test_a_resume_reads_the_stored_run_and_its_store(tmp_path: Path) -> None:
     store = tmp_path / "s.sqlite"
-    fields = {"data": "d", "output": "o", "rank": 4, "data_hash": "abc", "base_model": {}}
+    fields: dict[str, JsonValue] = {
+        "data": "d",
+        "output": "o",
+        "rank": 4,
+        "data_hash": "abc",
+        "base_model": {},
+    }
     with Store(store) as db:
         run_id = db.create_run(TRAINING_TASK, "hf/m", fields).id
     prepared = prepare_irft(IrftOptions(resume=run_id, merge=True, device="cpu"), store)

@@ -21,7 +21,9 @@ from rulebench.cli.app import app
 from rulebench.core.errors import ConfigError, DataError, ModelError
 from rulebench.core.items import Item
 from rulebench.core.messages import GenerateConfig, Message
-from rulebench.engine.catalog import RunSettings, build_task, default_max_tokens, make_spec
+from rulebench.engine.catalog import build_task, default_max_tokens
+from rulebench.engine.run_settings import RunSettings
+from rulebench.engine.run_specs import make_spec
 from rulebench.engine.runner import RunSpec
 from rulebench.engine.store.database import Store
 from rulebench.engine.task import with_repeat_seed

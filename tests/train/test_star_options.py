@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from rulebench.api import run_spec
+from rulebench.api import RunOptions, run_spec
 from rulebench.cli.app import app
 from rulebench.core.errors import DataError
 from rulebench.engine.run_settings import RunSettings
@@ -29,7 +29,7 @@ def test_the_command_says_the_settings_of_the_plan_prepare_star_builds(tmp_path:
     )
     plan = prepare_star(options, RunSettings(max_tokens=99, concurrency=3))
     assert (plan.attempts, plan.output, plan.teacher_reasoning) == (2, output, "drop")
-    settings = {"max_tokens": 99, "concurrency": 3, "limit": 4, "sampling_seed": 5}
+    settings: RunOptions = {"max_tokens": 99, "concurrency": 3, "limit": 4, "sampling_seed": 5}
     api_spec = run_spec("irft-star", "scripted/echo", {"data": str(tmp_path)}, settings)
     assert plan.spec == api_spec
     line = settings_line(plan)

@@ -15,7 +15,8 @@ from typer.testing import CliRunner
 
 from rulebench.cli.app import app
 from rulebench.core.messages import DEFAULT_TAGS
-from rulebench.engine.catalog import RunSettings, make_spec
+from rulebench.engine.run_settings import RunSettings
+from rulebench.engine.run_specs import make_spec
 from rulebench.engine.store.database import Store
 from rulebench.inferential.tasks.stringgame import ordinal, target_text
 from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig, serve_in_thread

@@ -14,12 +14,12 @@ from rulebench.attack.attack_options import FILLS, AttackOptions
 from rulebench.attack.attack_run import finished_attack, resume_attack
 from rulebench.attack.gcg.config import SUFFIX_LENGTH
 from rulebench.cli import options as opt
-from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.console import err, out
 from rulebench.cli.field_options import field_keyword, field_option
 from rulebench.cli.option_stack import OptionBlock, with_options
 from rulebench.cli.progress import StepBar
 from rulebench.cli.study_options import STUDY_DEFAULTS, StudyOptions, output_option, study_options
+from rulebench.core.field_defaults import shown_default
 from rulebench.report.untrusted import safe_text
 
 if TYPE_CHECKING:

@@ -9,11 +9,12 @@ from pydantic import BaseModel
 
 from rulebench.attack.attack_notes import written_line
 from rulebench.cli import options as opt
-from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.console import err, out
 from rulebench.cli.field_options import field_bounds, field_keyword
 from rulebench.cli.option_stack import OptionBlock, keyword, with_options
 from rulebench.cli.study_options import STUDY_DEFAULTS, StudyOptions, output_option, study_options
+from rulebench.core.field_defaults import shown_default
+from rulebench.engine.run_flags import parse_model_args
 from rulebench.report.untrusted import safe_text
 from rulebench.scenarios.protocol import Protocol
 from rulebench.study.transfer import TransferConfig
@@ -85,7 +86,7 @@ def transfer(given: dict[str, Any], study: StudyOptions = STUDY_DEFAULTS) -> Non
         given.pop("per_group", None), given.pop("per_behavior", None),
         new="--per-group", old="--per-behavior",
     )  # fmt: skip
-    model_args = opt.parse_model_args(given.pop("model_arg", None))
+    model_args = parse_model_args(given.pop("model_arg", None))
     options = TransferOptions(
         **given, per_group=count, model_args=model_args, concurrency=study.concurrency,
         output=study.output,

@@ -25,8 +25,6 @@ if TYPE_CHECKING:
     from rulebench.study.batch import BatchResult, BatchRow, How, PlannedRun
     from rulebench.study.batch_report import Written
 
-DEFAULT_OUTPUT = Path("rulebench-experiment")
-
 
 class BatchCommand(NamedTuple):
     """Where a batch goes and how its end is shown."""
@@ -42,25 +40,18 @@ class BatchCommand(NamedTuple):
 def run_models(task: str, config: "TaskConfig", run: opt.RunOptions) -> None:
     """One task on every -m model, as a batch; the default output folder names its id."""
     from rulebench.cli.run_terms import option_name
-    from rulebench.models.registry import DEFAULT_MODEL
-    from rulebench.study.batch import ModelChoice, batch_id, plan_runs
+    from rulebench.study.model_batch import plan_model_batch
 
-    settings = run.settings()
-    models = [ModelChoice(model, model, settings) for model in run.models or (DEFAULT_MODEL,)]
-    planned = plan_runs(task, config, models, label=option_name)
-    output = run.output or DEFAULT_OUTPUT / f"{task}-{batch_id(planned)}"
-    title = f"{task} on {len(planned)} model{'s' if len(planned) != 1 else ''}"
-    if settings.shard is not None:
-        title += f", shard {settings.shard}"
-    run_batch_command(
-        planned, BatchCommand(run.store, output, title, run.as_json, run.fail_on_error)
-    )
+    batch = plan_model_batch(task, config, run.models, run.settings(), option_name)
+    output = run.output or batch.default_output
+    command = BatchCommand(run.store, output, batch.title, run.as_json, run.fail_on_error)
+    run_batch_command(batch.planned, command)
 
 
 def run_batch_command(planned: "list[PlannedRun]", command: BatchCommand) -> None:
     """Run the batch, write its comparison, show the table; exit 1 if a run did not complete."""
-    from rulebench.cli.interrupts import Interrupts
     from rulebench.cli.pricing import env_price_table
+    from rulebench.engine.interrupts import Interrupts
     from rulebench.engine.store.database import Store
     from rulebench.study.batch import run_batch
     from rulebench.study.batch_report import with_costs, write_outputs
@@ -99,26 +90,21 @@ class _Watcher:
         from rulebench.cli.progress import RichProgress
         from rulebench.cli.run_terms import describe_spec
         from rulebench.engine.runner import NoProgress
+        from rulebench.study.batch_notes import run_heading
 
-        err.print(
-            f"[bold]run {number} of {total}:[/bold] {escape_markup(planned.model)} on "
-            f"{escape_markup(planned.task)}"
-            + (" (resuming its stopped run)" if how == "resumed" else ""),
-            highlight=False,
-        )
+        count, named = run_heading(number, total, planned, how)
+        err.print(f"[bold]{count}[/bold] {escape_markup(named)}", highlight=False)
         if planned.spec is None or how in ("reused", "not started"):
             return NoProgress()
         err.print(describe_spec(planned.spec), highlight=False)
         return RichProgress(f"{planned.task} on {planned.model}", enabled=self.show_bars)
 
     def end(self, row: "BatchRow") -> None:
-        if row.how == "reused":
-            err.print(safe_text(f"  completed earlier as run {row.run_id}: not run again"))
-        elif row.status == "completed" and row.wall_s is not None:
-            err.print(safe_text(f"  completed in {row.wall_s:.1f}s"))
-        elif row.status != "completed":
-            where = f" (run {row.run_id})" if row.run_id else ""
-            err.print(safe_text(f"  {row.status}{where}: {row.problem or '-'}", style="red"))
+        from rulebench.study.batch_notes import run_ending
+
+        line = run_ending(row)
+        if line is not None:
+            err.print(safe_text(f"  {line}", style="" if row.status == "completed" else "red"))
 
 
 def show_result(result: "BatchResult", written: "Written", command: BatchCommand) -> None:
@@ -182,8 +168,8 @@ def _ids(rows: "list[BatchRow]") -> list[str]:
 
 def _tolerated(row: "BatchRow", fail_on_error: float) -> bool:
     """Whether a run that did not complete is still fine for --fail-on-error."""
-    from rulebench.cli.render import is_error_tally
     from rulebench.cli.run_terms import is_tolerated
+    from rulebench.engine.run_errors import is_error_tally
 
     if row.status != "failed" or row.summary is None:
         return False
@@ -193,17 +179,12 @@ def _tolerated(row: "BatchRow", fail_on_error: float) -> bool:
 
 
 def _say_incomplete(failed: "list[BatchRow]", total: int, store: Path | None) -> None:
+    from rulebench.study.batch_notes import RERUN_ADVICE, incomplete_lines
+
     err.print(f"[red]{len(failed)} of {total} runs did not complete:[/red]")
-    for row in failed:
-        where = f" (run {row.run_id})" if row.run_id else ""
-        err.print(
-            safe_text(f"  {row.model} on {row.task}: {row.status}{where}: {row.problem or '-'}"),
-            highlight=False,
-        )
-    err.print(
-        "Run the same command again once the cause is fixed (a server down, a wrong spec): "
-        "completed runs are not run again, stopped ones are resumed:"
-    )
+    for line in incomplete_lines(failed):
+        err.print(safe_text(f"  {line}"), highlight=False)
+    err.print(RERUN_ADVICE)
     err.print(safe_text(f"  {same_command()}"), highlight=False)
     alone = [opt.resume_command(row.run_id, store) for row in failed if row.run_id]
     if alone:

@@ -8,8 +8,8 @@ import typer
 
 from rulebench.cli import options as opt
 from rulebench.cli.console import err
-from rulebench.cli.interrupts import Interrupts
 from rulebench.cli.run_terms import describe_spec, is_tolerated, option_name
+from rulebench.engine.interrupts import Interrupts
 from rulebench.report.untrusted import safe_text
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ def build_spec(task: str, config: "TaskConfig", run: opt.RunOptions) -> "RunSpec
 
     An out-of-range value is a ConfigError naming the option.
     """
-    from rulebench.engine.catalog import make_spec
+    from rulebench.engine.run_specs import make_spec
 
     return make_spec(task, run.model, config, run.settings(), option_name)
 
@@ -65,28 +65,18 @@ def resume_run(
     """
     from rulebench.cli.resume_commands import resume_command_of
     from rulebench.core.errors import StoreError
-    from rulebench.engine.catalog import NotAnEvaluation, stored_spec
-    from rulebench.engine.store.database import Store
+    from rulebench.engine.resume_spec import spec_to_resume
+    from rulebench.engine.run_specs import NotAnEvaluation
     from rulebench.engine.store.location import default_store_path
 
-    path = store_path or default_store_path()
-    if not path.exists():  # opening would create an empty store for nothing
+    try:
+        spec, full_id = spec_to_resume(store_path or default_store_path(), run_id, overrides)
+    except NotAnEvaluation as exc:
         raise StoreError(
-            f"no run '{run_id}' to resume: there is no results store at {path} "
-            "(pass the --store the run used)"
-        )
-    with Store(path) as store:
-        try:
-            spec = stored_spec(store, run_id)
-        except NotAnEvaluation as exc:
-            raise StoreError(
-                f"run {exc.run_id} is a {exc.task} run, not an evaluation: resume it with "
-                f"`{resume_command_of(exc.task, exc.run_id)}`"
-            ) from None
-        run_id = store.get_run(run_id).id
-    given = {name: value for name, value in overrides.items() if value is not None}
-    spec = spec.model_copy(update=given)
-    execute(spec, store_path, run_id, as_json, fail_on_error)
+            f"run {exc.run_id} is a {exc.task} run, not an evaluation: resume it with "
+            f"`{resume_command_of(exc.task, exc.run_id)}`"
+        ) from None
+    execute(spec, store_path, full_id, as_json, fail_on_error)
 
 
 def execute(
@@ -103,7 +93,8 @@ def execute(
     """
     from rulebench.cli.progress import RichProgress
     from rulebench.cli.render import print_run_summary
-    from rulebench.engine.catalog import evaluate, task_entry
+    from rulebench.engine.catalog import task_entry
+    from rulebench.engine.evaluation import evaluate
     from rulebench.engine.store.database import Store
 
     entry = task_entry(spec.task)

@@ -2,7 +2,7 @@
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -16,11 +16,6 @@ from rulebench.cli.study_options import (
     study_options,
 )
 from rulebench.report.untrusted import safe_text
-
-if TYPE_CHECKING:
-    from rulebench.core.shards import Shard
-    from rulebench.study.batch import PlannedRun
-
 
 OUTPUT_HELP = (
     "Folder for the table (summary.md, batch.json) and the comparison reports. Default: the "
@@ -66,67 +61,24 @@ def experiment(
     """
     from rulebench.cli.batch_run import BatchCommand, run_batch_command
     from rulebench.core.shards import parse_shard
+    from rulebench.study import experiment_plan as plan
     from rulebench.study.experiment import load_experiment
 
     piece = None if shard is None else parse_shard(shard, os.environ)
     loaded = load_experiment(file, study.store, piece)
-    folder = study.output or loaded.output or _default_folder(loaded.name, piece)
-    models = len(dict.fromkeys(run.model for run in loaded.runs))
-    tasks = len(dict.fromkeys(run.task for run in loaded.runs))
-    of_items = "" if piece is None else f" (shard {piece} of each run's items)"
-    err.print(
-        safe_text(
-            f"experiment {loaded.name}: {models} model(s) x {tasks} task(s) = "
-            f"{len(loaded.runs)} runs{of_items}; store {loaded.store or 'default'}; "
-            f"output {folder}"
-        ),
-        highlight=False,
-    )
+    folder = plan.output_folder(loaded, study.output, piece)
+    err.print(safe_text(plan.experiment_line(loaded, folder, piece)), highlight=False)
     if dry_run:
-        blocked = _show_plan(loaded.runs, loaded.store)
+        lines, blocked = plan.plan_lines(loaded.runs, loaded.store)
+        for line in lines:
+            out.print(safe_text(line), highlight=False, soft_wrap=True)
         if blocked:
             err.print(f"{blocked} of {len(loaded.runs)} runs cannot start", highlight=False)
             raise typer.Exit(1)  # as running the file would: a script can check the plan
         return
-    title = f"experiment {loaded.name}" + ("" if piece is None else f", shard {piece}")
+    title = plan.batch_title(loaded, piece)
     command = BatchCommand(loaded.store, folder, title, study.as_json, fail_on_error)
     run_batch_command(loaded.runs, command)
-
-
-def _default_folder(name: str, shard: "Shard | None") -> Path:
-    """rulebench-experiment/<name>/, or <name>-shard-I-of-N/ so shards never share one."""
-    from rulebench.cli.batch_run import DEFAULT_OUTPUT
-    from rulebench.study.batch_report import folder_name
-
-    piece = "" if shard is None else f"-shard-{shard.index}-of-{shard.count}"
-    return DEFAULT_OUTPUT / (folder_name(name) + piece)
-
-
-def _show_plan(planned: list["PlannedRun"], store: Path | None) -> int:
-    """One line per run: what running the file now would do with it; the count that cannot start."""
-    from rulebench.engine.store.database import Store
-    from rulebench.engine.store.location import default_store_path
-    from rulebench.study.batch import How, preview
-
-    path = store or default_store_path()
-    actions: list[tuple[How, str | None]]
-    if path.exists():
-        with Store(path, readonly=True) as db:
-            actions = preview(planned, db)
-    else:
-        actions = [("new" if run.spec else "not started", None) for run in planned]
-    said = {"reused": "completed earlier, not run again", "resumed": "resume", "new": "start"}
-    for number, (run, (how, run_id)) in enumerate(zip(planned, actions, strict=True), start=1):
-        what = said.get(how) or f"cannot start: {run.problem}"
-        out.print(
-            safe_text(
-                f"{number}. {run.model} on {run.task}: {what}"
-                + (f" (run {run_id})" if run_id else "")
-            ),
-            highlight=False,
-            soft_wrap=True,
-        )
-    return sum(how == "not started" for how, _ in actions)
 
 
 def register(app: typer.Typer) -> None:

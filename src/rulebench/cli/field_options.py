@@ -15,8 +15,8 @@ import annotated_types
 import typer
 from pydantic import BaseModel
 
-from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.option_stack import keyword
+from rulebench.core.field_defaults import shown_default
 
 _SHOWN_FROM_CONFIG: Any = object()
 """Marker: show the config's default in --help (the usual case)."""

@@ -3,7 +3,7 @@
 typer labels every option with its type, flags included (`--json <bool>`, though a flag takes
 no value), and puts a default given as text in parentheses (`[default: (5)]`, as if it
 described the value rather than being it). Defaults read from the typed configs reach --help
-as text (`config_defaults.shown_default`), so they would look unlike every other default.
+as text (`core.field_defaults.shown_default`), so they would look unlike every other default.
 Both are set here through click's public option attributes, not typer's rendering:
   a flag gets an empty metavar, which typer shows in place of the type;
   a text default becomes a `ShownDefault`, which click calls to fill the value in (the

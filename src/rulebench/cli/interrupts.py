@@ -13,8 +13,7 @@ from contextlib import contextmanager
 import typer
 
 from rulebench.cli.console import err
-from rulebench.engine.interrupts import Interrupts as Interrupts  # the commands' name for it
-from rulebench.engine.interrupts import stopped_line
+from rulebench.engine.interrupts import Interrupts, stopped_line
 from rulebench.report.untrusted import safe_text
 
 

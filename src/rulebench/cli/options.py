@@ -8,7 +8,7 @@ of options every `run` command and every study command take are stacked onto the
 import inspect
 import os
 import shlex
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 
@@ -18,15 +18,13 @@ from rulebench.cli.option_stack import Command, OptionBlock, keyword, with_optio
 from rulebench.cli.reasoning_flags import (
     ReasoningEffortOption,
     ReasoningTagsOption,
-    Switch,
     ThinkingOption,
-    reasoning_options,
 )
 from rulebench.cli.setting_options import setting_flag, setting_option
-from rulebench.core.errors import ConfigError
+from rulebench.engine.run_flags import Switch, join_base_urls
 
 if TYPE_CHECKING:
-    from rulebench.engine.catalog import RunSettings
+    from rulebench.engine.run_settings import RunSettings
 
 ModelOption = Annotated[
     str | None,
@@ -121,30 +119,6 @@ BatchOutputOption = Annotated[
 ]
 
 
-def join_base_urls(values: "Iterable[str] | None") -> str | None:
-    """One `base_url` string from repeated --base-url values, comma-joined (None if none).
-
-    A value may itself be a comma list: the backend splits the whole at each comma that starts
-    another URL (a password may hold a comma). An empty value is refused rather than read as
-    "no URL", which would silently fall back to the environment's.
-    """
-    urls = [value.strip() for value in values or ()]
-    if any(not url for url in urls):
-        raise ConfigError("--base-url: an empty value (give a URL, or leave the option out)")
-    return ",".join(urls) if urls else None
-
-
-def parse_model_args(pairs: list[str] | None) -> dict[str, str]:
-    """Turn repeated key=value options into a dict, naming a malformed one."""
-    args: dict[str, str] = {}
-    for pair in pairs or []:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise ConfigError(f"--model-arg '{pair}' is not key=value")
-        args[key.strip()] = value
-    return args
-
-
 class RunOptions(NamedTuple):
     """The options every `run` subcommand shares, passed on in one piece."""
 
@@ -158,7 +132,8 @@ class RunOptions(NamedTuple):
     max_tokens: int | None
     temperature: float | None
     seed: int
-    no_cache: bool
+    use_cache: bool
+    """Not --no-cache: the setting as `RunSettings` spells it."""
     sampling_seed: int | None = None
     """The model's sampling seed when it differs from the data seed."""
     store: Path | None = None
@@ -171,7 +146,7 @@ class RunOptions(NamedTuple):
     thinking: "Switch | None" = None
     reasoning_effort: str | None = None
     reasoning_tags: str | None = None
-    """`--reasoning-tags` as given: parsed by `cli.reasoning_flags`."""
+    """`--reasoning-tags` as given: parsed by `engine.run_flags`."""
 
     @property
     def model(self) -> str | None:
@@ -184,23 +159,17 @@ class RunOptions(NamedTuple):
         return len(self.models) > 1 or self.output is not None
 
     def settings(self) -> "RunSettings":
-        """The library's run settings: sampling follows the data seed unless told apart."""
-        from rulebench.core.shards import parse_shard
-        from rulebench.engine.catalog import RunSettings
+        """The library's run settings (`engine.run_flags.SpelledSettings`)."""
+        from rulebench.engine.run_flags import ReasoningFlags, SpelledSettings
 
-        shard = None if self.shard is None else parse_shard(self.shard, os.environ)
-        return RunSettings(
-            model_args=parse_model_args(self.model_args),
-            base_url=self.base_url,
-            max_tokens=self.max_tokens,
-            temperature=self.temperature,
-            sampling_seed=self.seed if self.sampling_seed is None else self.sampling_seed,
-            concurrency=self.concurrency,
-            limit=self.limit,
-            use_cache=not self.no_cache,
-            shard=shard,
-            reasoning=reasoning_options(self.thinking, self.reasoning_effort, self.reasoning_tags),
+        given = self._asdict()
+        reasoning = ReasoningFlags(
+            **{name: given.pop(name) for name in ReasoningFlags.model_fields}
         )
+        spelled = {
+            name: value for name, value in given.items() if name in SpelledSettings.model_fields
+        }
+        return SpelledSettings(**spelled, reasoning=reasoning).settings(os.environ)
 
 
 def _shared_parameters(concurrency: int, limit: object) -> tuple[inspect.Parameter, ...]:
@@ -233,6 +202,7 @@ _SHARED = tuple(parameter.name for parameter in _shared_parameters(1, LimitOptio
 def _pack_run(values: dict[str, Any]) -> RunOptions:
     """The shared options' values as one `RunOptions` (-m, -M and --base-url gathered)."""
     values["model_args"] = values.pop("model_arg")
+    values["use_cache"] = not values.pop("no_cache")  # the flag turns the setting off
     values["models"] = tuple(_strings(values.pop("model")))
     values["base_url"] = join_base_urls(_strings(values["base_url"]))
     return RunOptions(**values)
@@ -278,8 +248,3 @@ def is_given(ctx: typer.Context, name: str) -> bool:
 def given_only(**options: object) -> dict[str, object]:
     """The options the user gave (not None); the others are left to the config's defaults."""
     return {name: value for name, value in options.items() if value is not None}
-
-
-def given_flags(ctx: typer.Context, names: "Iterable[str]") -> list[str]:
-    """The flags (`--search-width`) of those of `names` the user set."""
-    return ["--" + name.replace("_", "-") for name in names if is_given(ctx, name)]

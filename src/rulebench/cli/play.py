@@ -7,11 +7,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from rulebench.cli import options as opt
-from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.console import err, out
 from rulebench.cli.field_options import field_option
 from rulebench.cli.option_stack import OptionBlock, keyword, with_options
 from rulebench.cli.scenario_wording import PromptsOption, UpstreamOption
+from rulebench.core.field_defaults import shown_default
+from rulebench.engine.run_flags import join_base_urls, parse_model_args
 from rulebench.report.untrusted import escape_markup, safe_text
 from rulebench.scenarios.play_options import PlayOptions
 from rulebench.scenarios.protocol import Protocol
@@ -48,8 +49,8 @@ OPTIONS = (
 
 def _pack(values: dict[str, Any]) -> PlayOptions:
     """The options' values as `PlayOptions` (-M and --base-url parsed as `run` parses them)."""
-    model_args = opt.parse_model_args(values.pop("model_arg"))
-    base_url = opt.join_base_urls(values.pop("base_url"))
+    model_args = parse_model_args(values.pop("model_arg"))
+    base_url = join_base_urls(values.pop("base_url"))
     return PlayOptions(**values, model_args=model_args, base_url=base_url)
 
 

@@ -10,7 +10,6 @@ import typer
 
 from rulebench.cli.field_options import field_help, field_option
 from rulebench.report.prices import PRICES_ENV, PriceOptions
-from rulebench.report.prices import price_json as price_json  # runs show's --json, as before
 
 if TYPE_CHECKING:
     from rulebench.core.pricing import Price, PriceTable

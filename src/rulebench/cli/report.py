@@ -6,31 +6,57 @@ top and on stderr, a run that did not complete or holds errors: its numbers cove
 of the task.
 """
 
-import functools
-import inspect
 import json
-from collections.abc import Callable
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from typer import _click
-from typer._click.exceptions import UsageError
 from typer.core import TyperCommand, TyperGroup
 
 from rulebench.cli.console import err, out
+from rulebench.cli.field_options import field_help, field_keyword
+from rulebench.cli.option_stack import OptionBlock, keyword, with_options
 from rulebench.cli.pricing import PriceInOption, PriceOutOption, PricesOption, price_table
-from rulebench.report.kinds import DEFAULT_EXTRACT, DEFAULT_FOLDER, HTML_ITEMS, ExtractMode
+from rulebench.report.kinds import DEFAULT_EXTRACT, ExtractMode
+from rulebench.report.report_request import ReportRequest
 from rulebench.report.untrusted import safe_text
 
 if TYPE_CHECKING:
-    from rulebench.core.pricing import PriceTable
-    from rulebench.engine.store.store_set import StoreSet
     from rulebench.report.build import BuiltReport
     from rulebench.report.kinds import ReportKind
 
 DEFAULT_COMMAND = "auto"
 """The hidden command that `rulebench report RUN...` runs: the report the runs' task gets."""
+SUBCOMMANDS = "COMMAND [ARGS]..."
+
+
+class ReportContext(typer.Context):
+    """`report`'s context: its --help shows the default command's arguments and options."""
+
+    def get_help(self) -> str:
+        """The group's help, listing the default command's parameters before the commands."""
+        with _default_parameters(self.command):
+            return super().get_help()
+
+
+@contextmanager
+def _default_parameters(group: object) -> Iterator[None]:
+    """While the group's help is drawn: the default command's parameters stand as its own.
+
+    Its usage then reads `{RUN}...` from the default command's argument, before the commands.
+    """
+    if not isinstance(group, TyperGroup):
+        yield
+        return
+    params, metavar = group.params, group.subcommand_metavar
+    group.params = group.commands[DEFAULT_COMMAND].params
+    group.subcommand_metavar = f"| {SUBCOMMANDS}"
+    try:
+        yield
+    finally:
+        group.params, group.subcommand_metavar = params, metavar
 
 
 class ReportGroup(TyperGroup):
@@ -39,48 +65,37 @@ class ReportGroup(TyperGroup):
     Its --help shows that default usage with its options, then the per-task commands.
     """
 
-    _showing_help = False
+    context_class = ReportContext
 
-    def parse_args(self, ctx: _click.Context, args: list[str]) -> list[str]:
+    # Every context of this group is a ReportContext (context_class), a typer.Context.
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:  # type: ignore[override]
         """The arguments, with the default command put first unless they name a command."""
         if args and args[0] not in self.commands and args[0] not in ctx.help_option_names:
             args = [DEFAULT_COMMAND, *args]
         return super().parse_args(ctx, args)
 
-    def collect_usage_pieces(self, ctx: _click.Context) -> list[str]:
-        """`[OPTIONS] {RUN}... | COMMAND [ARGS]...`: runs first, or a per-task command."""
-        return [self.options_metavar or "", "{RUN}...", "|", "COMMAND", "[ARGS]..."]
 
-    def format_help(self, ctx: _click.Context, formatter: _click.HelpFormatter) -> None:
-        """The group's help, listing the default command's arguments and options."""
-        self._showing_help = True
-        try:
-            super().format_help(ctx, formatter)
-        finally:
-            self._showing_help = False
+class DefaultContext(typer.Context):
+    """The default command's context: it reads as `rulebench report ...`, as it is typed.
 
-    def get_params(self, ctx: _click.Context) -> list[_click.Parameter]:
-        """The group's own options, except while --help draws the default command's."""
-        if self._showing_help:
-            return self.commands[DEFAULT_COMMAND].get_params(ctx)
-        return super().get_params(ctx)
+    Its usage line and a usage error's hint (`Try 'rulebench report --help'`) name the
+    group: the command's own name is never typed.
+    """
+
+    @property
+    def command_path(self) -> str:
+        """The group's path: `rulebench report`."""
+        return self.parent.command_path if self.parent is not None else super().command_path
+
+    def get_usage(self) -> str:
+        """The group's usage, as a usage error shows it: runs, or a per-task command."""
+        return self.parent.get_usage() if self.parent is not None else super().get_usage()
 
 
 class DefaultCommand(TyperCommand):
-    """The default command: its usage reads `rulebench report ...`, as it is typed."""
+    """The default command, under the group's name (`DefaultContext`)."""
 
-    def parse_args(self, ctx: _click.Context, args: list[str]) -> list[str]:
-        """Parse; a usage error points to `rulebench report --help`, not the hidden name."""
-        try:
-            return super().parse_args(ctx, args)
-        except UsageError as exc:
-            exc.ctx = ctx.parent or exc.ctx
-            raise
-
-    def format_usage(self, ctx: _click.Context, formatter: _click.HelpFormatter) -> None:
-        """The usage line under the group's name (the command's own name is never typed)."""
-        path = ctx.parent.command_path if ctx.parent is not None else ctx.command_path
-        formatter.write_usage(path, " ".join(self.collect_usage_pieces(ctx)))
+    context_class = DefaultContext
 
 
 app = typer.Typer(
@@ -88,68 +103,34 @@ app = typer.Typer(
     "scenarios or judge). The commands below build one kind and refuse other runs.",
     no_args_is_help=True,
     cls=ReportGroup,
+    subcommand_metavar=f"{{RUN}}... | {SUBCOMMANDS}",
 )
 
 
-class ReportRequest(NamedTuple):
-    """The options every report takes (declared once in `report_options`)."""
-
-    output: Path | None
-    store: list[Path] | None
-    """The stores given (--store, repeatable); None: the default store."""
-    as_json: bool
-    html: Path | None
-    html_items: int
-    prices: "PriceTable | None"
+def _request(values: dict[str, Any]) -> ReportRequest:
+    """The shared options' values as one request, the prices read into one table."""
+    table = price_table(values.pop("prices"), values.pop("price_in"), values.pop("price_out"))
+    given = {name: value for name, value in values.items() if value is not None}
+    return ReportRequest(**given, prices=table)
 
 
-OutputOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--output",
-        "-o",
-        help=f"Folder for report.md (inferential runs: and the plots; without -o they go to "
-        f"{DEFAULT_FOLDER}/ unless --json; other runs' reports are only printed).",
-        show_default=False,
+HtmlOption = typer.Option(
+    "--html", help=field_help(ReportRequest, "html"), dir_okay=False, show_default=False
+)
+REPORT_OPTIONS = OptionBlock(
+    (
+        field_keyword(ReportRequest, "output", "--output", "-o", shown=False),
+        field_keyword(ReportRequest, "store", "--store", shown=False),
+        field_keyword(ReportRequest, "as_json", "--json", shown=False),
+        keyword("html", Annotated[Path | None, HtmlOption], None),
+        field_keyword(ReportRequest, "html_items", "--html-items", kind=int | None),
+        keyword("prices", PricesOption, None),
+        keyword("price_in", PriceInOption, None),
+        keyword("price_out", PriceOutOption, None),
     ),
-]
-JsonReportOption = Annotated[
-    bool,
-    typer.Option(
-        "--json",
-        help="Print the tables' numbers as JSON to stdout instead of the Markdown "
-        "(files are written only with --output or --html).",
-    ),
-]
-HtmlOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--html",
-        help="Also write the report as one self-contained HTML file (tables, charts, run "
-        "configurations with secrets redacted, and each run's items).",
-        dir_okay=False,
-        show_default=False,
-    ),
-]
-HtmlItemsOption = Annotated[
-    int,
-    typer.Option(
-        "--html-items",
-        min=0,
-        help="Items per run in the HTML file's appendix (the first ones; it says how many "
-        "more the run has).",
-    ),
-]
-StoresOption = Annotated[
-    list[Path] | None,
-    typer.Option(
-        "--store",
-        help="Results store (SQLite file); repeat it to report runs of several stores, each "
-        "read where it is; a folder stands for the *.sqlite files in it. Default: "
-        "$RULEBENCH_STORE, else rulebench.sqlite in ./rulebench-results/.",
-        show_default=False,
-    ),
-]
+    _request,
+)
+"""The options every report takes, in --help's order after the command's own."""
 ExtractOption = Annotated[
     ExtractMode | None,
     typer.Option(
@@ -168,49 +149,8 @@ Runs = Annotated[
 ]
 
 
-def _shared_parameters() -> list[inspect.Parameter]:
-    """The options every report takes, as keyword parameters in --help's order."""
-    annotated: list[tuple[str, object, object]] = [
-        ("output", OutputOption, None),
-        ("store", StoresOption, None),
-        ("as_json", JsonReportOption, False),
-        ("html", HtmlOption, None),
-        ("html_items", HtmlItemsOption, HTML_ITEMS),
-        ("prices", PricesOption, None),
-        ("price_in", PriceInOption, None),
-        ("price_out", PriceOutOption, None),
-    ]
-    return [
-        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=kind)
-        for name, kind, default in annotated
-    ]
-
-
-Command = Callable[..., None]
-
-
-def report_options(command: Command) -> Command:
-    """Give a report command the shared options; they arrive packed as `request`."""
-    signature = inspect.signature(command)
-    own = [p for p in signature.parameters.values() if p.name != "request"]
-    combined = signature.replace(parameters=[*own, *_shared_parameters()])
-
-    @functools.wraps(command)
-    def with_shared(*args: Any, **kwargs: Any) -> None:
-        bound = combined.bind(*args, **kwargs)
-        bound.apply_defaults()
-        given = dict(bound.arguments)
-        table = price_table(given.pop("prices"), given.pop("price_in"), given.pop("price_out"))
-        shared = {name: given.pop(name) for name in ReportRequest._fields if name in given}
-        command(**given, request=ReportRequest(**shared, prices=table))
-
-    # typer reads the options from the signature: the command's own, then the shared ones.
-    with_shared.__signature__ = combined  # type: ignore[attr-defined]  # read by inspect
-    return with_shared
-
-
 @app.command(DEFAULT_COMMAND, hidden=True, cls=DefaultCommand)
-@report_options
+@with_options(request=REPORT_OPTIONS)
 def by_task(run_ids: Runs, extract: ExtractOption = None, *, request: ReportRequest) -> None:
     """The report that fits the runs' task: inferential, scenarios or judge.
 
@@ -222,7 +162,7 @@ def by_task(run_ids: Runs, extract: ExtractOption = None, *, request: ReportRequ
 
 
 @app.command()
-@report_options
+@with_options(request=REPORT_OPTIONS)
 def inferential(
     run_ids: Annotated[
         list[str],
@@ -246,7 +186,7 @@ def inferential(
 
 
 @app.command()
-@report_options
+@with_options(request=REPORT_OPTIONS)
 def scenarios(
     run_ids: Annotated[
         list[str],
@@ -267,7 +207,7 @@ def scenarios(
 
 
 @app.command("judge")
-@report_options
+@with_options(request=REPORT_OPTIONS)
 def judge_report(
     run_id: Annotated[str, typer.Argument(metavar="RUN", help="A judge run.")],
     *,
@@ -290,79 +230,23 @@ def build_and_show(
     request: ReportRequest,
 ) -> None:
     """Build the report (`family`, else the one the runs' task gets), write and print it."""
-    from rulebench.core.errors import ConfigError
+    from rulebench.cli.renamed_options import warn_renamed
     from rulebench.engine.store.location import default_store_path
     from rulebench.engine.store.store_set import StoreSet
-    from rulebench.report.by_task import ReportOptions, build_kind, report_kind
+    from rulebench.report import report_request as requested
 
     with StoreSet.open(request.store or [default_store_path()]) as db:
-        kind = family or report_kind(db, run_ids)
-        if extract is not None and kind != "inferential":
-            raise ConfigError(f"--extract applies to inferential runs only; these are {kind} runs")
-        folder, old_file = _output(kind, request)
-        options = ReportOptions(
-            folder, extract or DEFAULT_EXTRACT, request.html is not None, request.prices
-        )
-        built = build_kind(db, kind, run_ids, options)
-        _write_html(db, built, request.html, request.html_items)
+        kind = requested.requested_kind(db, family, run_ids, extract)
+        _, old_file = requested.report_destination(kind, request)
+        if old_file is not None:
+            warn_renamed(*requested.OLD_OUTPUT_FILE)
+        built = requested.build_requested(db, kind, run_ids, extract, request)
     if old_file is not None:
-        _write_file(built, old_file)
+        requested.write_report_file(built, old_file)
+        err.print(safe_text(f"report written to {old_file}"))
     _show(built, request.as_json)
-    if built.path is not None:
-        beside = " (plots beside it)" if kind == "inferential" else ""
-        err.print(safe_text(f"report written to {built.path}{beside}"))
-    if request.html is not None:
-        err.print(safe_text(f"HTML report written to {request.html}"))
-
-
-def _output(kind: "ReportKind", request: ReportRequest) -> tuple[Path | None, Path | None]:
-    """The folder the report goes to, and the file an old-style `-o FILE.md` names.
-
-    Until this release `-o` named a file for scenarios and judge reports; such a path still
-    gets that file, with the one deprecation line.
-    """
-    from rulebench.cli.renamed_options import warn_renamed
-    from rulebench.core.errors import ConfigError
-
-    output = request.output
-    if output is None:
-        is_default = kind == "inferential" and not request.as_json
-        return (DEFAULT_FOLDER if is_default else None), None
-    if output.suffix == ".md" and kind != "inferential":
-        warn_renamed("-o FILE.md", "-o FOLDER (report.md is written inside)")
-        return None, output
-    if output.exists() and not output.is_dir():
-        raise ConfigError(f"-o {output}: a file is there; -o names the report's folder")
-    return output, None
-
-
-def _write_file(built: "BuiltReport", path: Path) -> None:
-    """The Markdown to the file an old-style `-o FILE.md` names."""
-    from rulebench.core.errors import ConfigError
-
-    try:
-        path.write_text(built.markdown, encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"-o {path}: cannot write the file: {exc.strerror}") from None
-    err.print(safe_text(f"report written to {path}"))
-
-
-def _write_html(
-    db: "StoreSet", built: "BuiltReport", path: Path | None, items_per_run: int
-) -> None:
-    """Write the HTML page (its folder is made); a path that cannot be written is one line."""
-    if path is None:
-        return
-    from rulebench.core.errors import ConfigError
-    from rulebench.report.build import html_report
-
-    page = html_report(db, built, items_per_run)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # backslashreplace: a lone surrogate in an old config must not lose the whole page.
-        path.write_text(page, encoding="utf-8", errors="backslashreplace")
-    except OSError as exc:
-        raise ConfigError(f"--html {path}: cannot write the file: {exc.strerror}") from None
+    for line in requested.written_lines(kind, built, request):
+        err.print(safe_text(line))
 
 
 def _show(built: "BuiltReport", as_json: bool) -> None:

@@ -9,9 +9,10 @@ from rulebench.checks.loadtest import LoadTestConfig
 from rulebench.checks.smoke import SmokeConfig
 from rulebench.cli import options as opt
 from rulebench.cli.commands import LazyRunGroup
-from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.execute import resume_run, run_task
 from rulebench.cli.renamed_options import pick_renamed
+from rulebench.core.field_defaults import shown_default
+from rulebench.engine.run_flags import join_base_urls
 
 app = typer.Typer(
     # inferential, scenarios and judge (rulebench.cli.commands.RUN_SUBCOMMANDS) are imported
@@ -70,7 +71,7 @@ def run_default(
     elif resume is not None:
         overrides: dict[str, object] = {
             "concurrency": concurrency,
-            "base_url": opt.join_base_urls(base_url),
+            "base_url": join_base_urls(base_url),
         }
         resume_run(resume, store, overrides, as_json, fail_on_error)
     else:

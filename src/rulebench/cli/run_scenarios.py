@@ -7,7 +7,6 @@ import typer
 from pydantic import BaseModel
 
 from rulebench.cli import options as opt
-from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.console import err
 from rulebench.cli.execute import run_task
 from rulebench.cli.field_options import field_bounds, field_option
@@ -15,6 +14,7 @@ from rulebench.cli.option_stack import OptionBlock, keyword, with_options
 from rulebench.cli.renamed_options import pick_renamed
 from rulebench.cli.run_terms import option_name
 from rulebench.cli.scenario_wording import PromptsOption, UpstreamOption
+from rulebench.core.field_defaults import shown_default
 from rulebench.report.untrusted import safe_text
 from rulebench.scenarios.protocol import Protocol
 from rulebench.scenarios.run_options import ScenarioOptions

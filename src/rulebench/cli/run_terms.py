@@ -6,7 +6,6 @@ error, the line that names a run before it starts, and when item errors still ex
 
 from typing import TYPE_CHECKING
 
-from rulebench.core.messages import DEFAULT_TAGS
 from rulebench.report.untrusted import escape_markup
 
 if TYPE_CHECKING:
@@ -23,33 +22,17 @@ def option_name(field: str) -> str:
 
 def describe_spec(spec: "RunSpec") -> str:
     """The line (markup) naming a run's task, model and settings before it starts."""
-    from rulebench.engine.catalog import protocol_notes
+    from rulebench.engine.run_line import settings_terms
 
-    settings = spec.generate
-    return (
-        f"[bold]{escape_markup(spec.task)}[/bold] on [bold]{escape_markup(spec.model)}[/bold]: "
-        f"max_tokens={settings.max_tokens} "
-        f"temperature={settings.temperature} concurrency={spec.concurrency}"
-        + reasoning_terms(settings)
-        + (f" limit={spec.limit}" if spec.limit is not None else "")
-        + (f" shard={spec.shard}" if spec.shard is not None else "")
-        + ("" if spec.use_cache else " (no cache)")
-        + "".join(f"; {escape_markup(note)}" for note in protocol_notes(spec))
-    )
+    named = f"[bold]{escape_markup(spec.task)}[/bold] on [bold]{escape_markup(spec.model)}[/bold]"
+    return f"{named}: {escape_markup(settings_terms(spec))}"
 
 
 def reasoning_terms(settings: "GenerateConfig") -> str:
-    """The reasoning options set, as the run line names them (nothing when none is set)."""
-    options = settings.reasoning
-    terms = []
-    if options.thinking is not None:
-        terms.append(f"thinking={'on' if options.thinking else 'off'}")
-    if options.effort is not None:
-        terms.append(f"reasoning_effort={options.effort}")
-    if options.tags != DEFAULT_TAGS:
-        tags = f"{options.tags.start} {options.tags.end}"
-        terms.append(f"reasoning_tags='{escape_markup(tags)}'")
-    return "".join(f" {term}" for term in terms)
+    """The reasoning options set, as markup (`engine.run_line.reasoning_terms`)."""
+    from rulebench.engine.run_line import reasoning_terms as plain_terms
+
+    return escape_markup(plain_terms(settings))
 
 
 def is_tolerated(errors: int, finished: int, fail_on_error: float) -> bool:

@@ -12,6 +12,7 @@ import typer
 from rulebench.cli import options as opt
 from rulebench.cli.console import err
 from rulebench.cli.field_options import field_help, field_option
+from rulebench.engine.run_flags import join_base_urls, parse_model_args
 from rulebench.report.untrusted import safe_text
 from rulebench.web.playground.config import PlaygroundConfig
 from rulebench.web.serve import (
@@ -86,8 +87,8 @@ def serve(
         token=token,
         quotas=tuple(quota or ()),
         model=model,
-        model_args=opt.parse_model_args(model_arg),
-        base_url=opt.join_base_urls(base_url),
+        model_args=parse_model_args(model_arg),
+        base_url=join_base_urls(base_url),
         save_dir=save_dir,
         upstream=upstream,
         allowed_models=tuple(allow_model or ()),

@@ -24,8 +24,9 @@ def run_study_command(
 
     Every run of a study is an ordinary cached run, so the same command resumes it.
     """
-    from rulebench.cli.interrupts import Interrupts, same_command, say_interrupted
+    from rulebench.cli.interrupts import same_command, say_interrupted
     from rulebench.cli.progress import RichProgress
+    from rulebench.engine.interrupts import Interrupts
     from rulebench.engine.store.database import Store
 
     def reporter(title: str) -> RichProgress:

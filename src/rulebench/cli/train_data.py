@@ -9,12 +9,12 @@ from typing import Annotated, Any
 import typer
 
 from rulebench.cli import options as opt
-from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.console import err, out
 from rulebench.cli.field_options import field_keyword
 from rulebench.cli.option_stack import OptionBlock, with_options
 from rulebench.cli.study_options import STUDY_DEFAULTS, StudyOptions, study_options
 from rulebench.cli.train_signals import data_stopped_by_signal
+from rulebench.core.field_defaults import shown_default
 from rulebench.report.untrusted import safe_text
 from rulebench.train.data_options import DEFAULTS_FROM, DataOptions
 

@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from rulebench.cli import options as opt
-from rulebench.cli.config_defaults import shown_default
 from rulebench.cli.console import err, out
 from rulebench.cli.field_options import field_keyword, field_option
 from rulebench.cli.option_stack import OptionBlock, with_options
@@ -14,9 +13,10 @@ from rulebench.cli.reasoning_flags import (
     ReasoningEffortOption,
     ReasoningTagsOption,
     ThinkingOption,
-    reasoning_options,
 )
 from rulebench.cli.study_options import STUDY_DEFAULTS, StudyOptions, study_options
+from rulebench.core.field_defaults import shown_default
+from rulebench.engine.run_flags import join_base_urls, parse_model_args, reasoning_options
 from rulebench.engine.run_settings import RunSettings
 from rulebench.report.untrusted import safe_text
 from rulebench.train.star import StarPlan
@@ -75,8 +75,8 @@ def star(
     from rulebench.train.star_options import prepare_star
 
     settings = RunSettings(
-        model_args=opt.parse_model_args(model_arg),
-        base_url=opt.join_base_urls(base_url),
+        model_args=parse_model_args(model_arg),
+        base_url=join_base_urls(base_url),
         max_tokens=max_tokens,
         temperature=temperature,
         concurrency=concurrency,
@@ -98,8 +98,9 @@ def _build(plan: StarPlan, store_path: Path | None, quiet: bool) -> "StarResult"
     """Run the build with a progress bar per attempt; Ctrl-C leaves resumable runs."""
     import asyncio
 
-    from rulebench.cli.interrupts import Interrupts, same_command, say_interrupted
+    from rulebench.cli.interrupts import same_command, say_interrupted
     from rulebench.cli.progress import RichProgress
+    from rulebench.engine.interrupts import Interrupts
     from rulebench.engine.store.database import Store
     from rulebench.train.star import build_star_data
     from rulebench.train.star_notes import stopped_note

@@ -1,21 +1,18 @@
-"""Every task rulebench can run, by name (imported only when used), and running one."""
+"""Every task rulebench can run, by name (imported only when used): its class and its config.
 
-from collections.abc import Callable, Mapping
+Running one is `engine.evaluation`; describing a run and reading it back, `engine.run_specs`.
+"""
+
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from pydantic import BaseModel, JsonValue, ValidationError
+from pydantic import BaseModel, JsonValue
 
 from rulebench.core.did_you_mean import did_you_mean
-from rulebench.core.errors import ConfigError, StoreError
-from rulebench.core.messages import GenerateConfig
-from rulebench.core.run_kinds import NOT_EVALUATIONS
-from rulebench.engine.run_settings import RunSettings as RunSettings  # where callers import it
-from rulebench.engine.runner import ProgressReporter, Runner, RunReport, RunSpec
-from rulebench.engine.store.database import Store
+from rulebench.core.errors import ConfigError
+from rulebench.engine.runner import RunSpec
 from rulebench.engine.task import Task
 from rulebench.engine.task_config import TaskConfig, parse_task_config
-from rulebench.models.base import BackendOptions, ChoiceScorer, Model
-from rulebench.models.registry import create_model, resolve_spec
 from rulebench.plugins.lazy_registry import import_target
 
 
@@ -82,21 +79,6 @@ TASKS: dict[str, TaskEntry] = {
 }
 
 
-class NotAnEvaluation(StoreError):
-    """A stored run the runner did not start (a tuning run, an attack).
-
-    Its own command resumes it, which a front end names (`cli.resume_commands`).
-    """
-
-    def __init__(self, run_id: str, task: str) -> None:
-        super().__init__(
-            f"run {run_id} is a {task} run, not an evaluation: resume it with the command "
-            "that started it"
-        )
-        self.run_id = run_id
-        self.task = task
-
-
 def task_entry(name: str) -> TaskEntry:
     """Look a task up, suggesting the closest name if it is unknown."""
     if name in TASKS:
@@ -150,108 +132,3 @@ def build_task(name: str, config: TaskConfig | Mapping[str, JsonValue] | None = 
     task_class = _load(task_entry(name).target)
     task: Task = task_class(**validated.model_dump(mode="json"))
     return task
-
-
-def make_spec(
-    task: str,
-    model: str | None,
-    config: TaskConfig | Mapping[str, JsonValue] | None,
-    settings: RunSettings,
-    label: Callable[[str], str] = str,
-) -> RunSpec:
-    """The storable description of a run, as the CLI and the Python API both build it.
-
-    The task's typed config, its generation defaults where `settings` leaves them open, and
-    the shared settings.
-
-    Args:
-        task: a task name (`TASKS`).
-        model: a model spec; default the embedded model.
-        config: the task's config model, or fields for it.
-        settings: the shared run settings.
-        label: how an error names a field (the CLI spells it as its option).
-
-    Raises:
-        ConfigError: an unknown task or model provider, or a value out of range (one line).
-    """
-    spec_model = resolve_spec(model)  # a bad spec fails before anything is printed or stored
-    named = settings.model_dump(include={"max_tokens", "temperature", "limit"})
-    typed = task_config(task, config).with_run_settings(named).resolved_for(spec_model)
-    defaults = typed.generation_defaults()
-    temperature = defaults.temperature if settings.temperature is None else settings.temperature
-    try:
-        return RunSpec(
-            task=task,
-            task_config=typed.model_dump(mode="json"),
-            model=spec_model,
-            model_args=settings.model_args,
-            base_url=settings.base_url,
-            generate=GenerateConfig(
-                max_tokens=settings.max_tokens or defaults.max_tokens,
-                temperature=temperature,
-                seed=settings.sampling_seed,
-                reasoning=settings.reasoning,
-            ),
-            concurrency=settings.concurrency or typed.default_concurrency,
-            limit=settings.limit,
-            use_cache=settings.use_cache,
-            shard=settings.shard,
-        )
-    except ValidationError as exc:
-        problems = []
-        for error in exc.errors():
-            field = str(error["loc"][-1]) if error["loc"] else "?"
-            problems.append(f"{label(field)}: {error['msg']} (got {error['input']!r})")
-        raise ConfigError(f"run {task}: {'; '.join(problems)}") from None
-
-
-async def evaluate(
-    spec: RunSpec,
-    store: Store,
-    progress: ProgressReporter | None = None,
-    resume_id: str | None = None,
-) -> RunReport:
-    """Build the task and model a spec names, run them, and release the model."""
-    task = build_task(spec.task, spec.task_config)
-    model = create_model(spec.model, BackendOptions(args=spec.model_args, base_url=spec.base_url))
-    try:
-        check_model_fits(spec, model)
-        return await Runner(store, progress).run(task, model, spec, resume_id)
-    finally:
-        await model.aclose()
-
-
-def check_model_fits(spec: RunSpec, model: Model) -> None:
-    """Refuse a model that cannot do what the run asks, before any item runs.
-
-    Otherwise every item would fail the same way and be recorded as an error to retry.
-    """
-    need = task_config(spec.task, spec.task_config).choice_scoring()
-    if need is not None and not isinstance(model, ChoiceScorer):
-        raise ConfigError(
-            f"{need} needs a model that scores answers by log-likelihood; {spec.model} "
-            "cannot: use a local backend (llamacpp/... or hf/...)"
-        )
-
-
-def stored_spec(store: Store, run_id: str) -> RunSpec:
-    """The spec a stored run was started with, for --resume.
-
-    Raises:
-        StoreError: a run the runner did not start (a tuning run, an attack), naming the
-            command that resumes it, or a configuration this version cannot read.
-    """
-    run = store.get_run(run_id)
-    if run.task in NOT_EVALUATIONS:
-        raise NotAnEvaluation(run.id, run.task)
-    if "shards" in run.notes:
-        raise StoreError(
-            f"run {run.id} was joined from shards by `rulebench runs merge`: finish the shard "
-            "runs in their own stores (`rulebench runs show` names them), then merge again"
-        )
-    try:
-        return RunSpec.model_validate(run.config)
-    except ValidationError as exc:
-        raise StoreError(
-            f"run {run.id} has a configuration this version cannot read: {exc}"
-        ) from None

@@ -43,6 +43,15 @@ class TaskConfig(BaseModel):
         """
         return fields
 
+    def with_inputs_loaded(self) -> Self:
+        """This configuration holding what it names loaded (a suite's cases), for later hooks.
+
+        The engine calls it once as it makes a run's spec, before `with_run_settings`,
+        `resolved_for` and `generation_defaults`, so those read nothing again; a front end that
+        loaded the inputs already hands its config on holding them. Most tasks hold nothing.
+        """
+        return self
+
     def generation_defaults(self) -> GenerationDefaults:
         """The reply limit and temperature this configuration calls for."""
         return GenerationDefaults(max_tokens=256)

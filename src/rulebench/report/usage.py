@@ -83,23 +83,27 @@ def usage_section(
         "scored",
         "cost USD",
     ]
-    rows = [
-        [
-            label,
-            f"{total.prompt_tokens:,}",
-            f"{total.completion_tokens:,}",
-            *(
-                [f"{total.reasoning_tokens:,}", f"{total.reasoning_unfinished:,}"]
-                if is_thinking
-                else []
-            ),
-            f"{total.cached_prompt_tokens:,}",
-            f"{total.cached_completion_tokens:,}",
-            f"{total.scoring_tokens:,}",
-            "-" if total.cost_usd is None else format_usd(total.cost_usd),
-        ]
-        for label, total in labelled
+    rows = [_usage_row(label, total, is_thinking) for label, total in labelled]
+    return Section(HEADING, f"{table(header, rows)}\n\n{_usage_note(is_thinking, prices)}")
+
+
+def _usage_row(label: str, total: GroupSummary, is_thinking: bool) -> list[str]:
+    """One run's row of the usage table (its thinking columns only where a run thought)."""
+    thinking = [f"{total.reasoning_tokens:,}", f"{total.reasoning_unfinished:,}"]
+    return [
+        label,
+        f"{total.prompt_tokens:,}",
+        f"{total.completion_tokens:,}",
+        *(thinking if is_thinking else []),
+        f"{total.cached_prompt_tokens:,}",
+        f"{total.cached_completion_tokens:,}",
+        f"{total.scoring_tokens:,}",
+        "-" if total.cost_usd is None else format_usd(total.cost_usd),
     ]
+
+
+def _usage_note(is_thinking: bool, prices: PriceTable | None) -> str:
+    """What the usage table's columns count, and the prices its costs are at."""
     note = (
         "Tokens in/out were read and written by the model; cached ones came from the response "
         "cache (no request sent, no cost); scored ones were read to score choices by "
@@ -112,7 +116,5 @@ def usage_section(
             "answer."
         )
     if prices is None:
-        note += " No price table was given (`--prices` or `--price-in/--price-out`): no cost."
-    else:
-        note += f" Prices: {escape_markdown(prices.source)}."
-    return Section(HEADING, f"{table(header, rows)}\n\n{note}")
+        return note + " No price table was given (`--prices` or `--price-in/--price-out`): no cost."
+    return note + f" Prices: {escape_markdown(prices.source)}."

@@ -1,22 +1,50 @@
 """The cases a scenarios run plays, which suite each comes from, and each suite's size.
 
 A front end loads them once (`run_options.prepare_scenarios`) and hands them to what it prints
-(replay notes, sizes, the run line: `run_notes`). The engine's steps, which see only the config
-(the stored sizes and protocol, the reply limit, the items), load them again; the suites
-themselves are parsed once per process (`suites.read_once`), so a file is read once.
+(replay notes, sizes, the run line: `run_notes`) and on, held by the config
+(`ScenarioConfig.holding`), to the engine's steps that make the spec (the stored sizes and
+protocol, the reply limit). The runner loads them again from the stored config, as a resumed
+run does; the suites themselves are parsed once per process (`suites.read_once`).
 """
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, NamedTuple
+from typing import Literal, NamedTuple, Protocol
 
 from rulebench.core.cases import TestCase
 from rulebench.core.errors import ConfigError
+from rulebench.scenarios.base import Version
 from rulebench.scenarios.registry import scenario_class
 from rulebench.scenarios.sizes import Size, size_of
 
-if TYPE_CHECKING:
-    from rulebench.scenarios.task import ScenarioConfig
+
+class CaseChoice(Protocol):
+    """What of a run's config picks its cases (`ScenarioConfig` is one; `task.CASE_FIELDS`)."""
+
+    @property
+    def suites(self) -> tuple[str, ...]:
+        """Generated suites' names and files or folders of cases, in order."""
+
+    @property
+    def scenarios(self) -> tuple[str, ...]:
+        """Only these scenarios (empty: all)."""
+
+    @property
+    def per_group(self) -> int | None:
+        """Cases kept per behavior (None: every case)."""
+
+    @property
+    def cap_files(self) -> bool:
+        """Whether `per_group` caps files too (runs stored under the old field name)."""
+
+    @property
+    def seed(self) -> int:
+        """The generated suites' seed."""
+
+    @property
+    def version(self) -> Version:
+        """The benchmark version files are read as."""
+
 
 GeneratedSuite = Literal["benign", "basic", "redteam"]
 GENERATED_SUITES: tuple[GeneratedSuite, ...] = ("benign", "basic", "redteam")
@@ -32,7 +60,7 @@ class RunCases(NamedTuple):
     """Each of the config's suites' size: official when the run plays every case it holds."""
 
 
-def load_run_cases(config: "ScenarioConfig") -> RunCases:
+def load_run_cases(config: CaseChoice) -> RunCases:
     """The cases of every suite the config names, filtered by `--scenario` and capped."""
     held: list[TestCase] = []
     entries: list[int] = []
@@ -50,12 +78,12 @@ def load_run_cases(config: "ScenarioConfig") -> RunCases:
     return RunCases(tuple(held[i] for i in kept), tuple(played), sizes)
 
 
-def load_cases(config: "ScenarioConfig") -> list[TestCase]:
+def load_cases(config: CaseChoice) -> list[TestCase]:
     """The cases of every suite the config names, filtered and capped."""
     return list(load_run_cases(config).cases)
 
 
-def _suite_cases(suite: str, config: "ScenarioConfig") -> list[TestCase]:
+def _suite_cases(suite: str, config: CaseChoice) -> list[TestCase]:
     from rulebench.scenarios.suites.read_once import generated_cases, suite_path_cases
 
     if suite in GENERATED_SUITES:
@@ -69,7 +97,7 @@ def _suite_cases(suite: str, config: "ScenarioConfig") -> list[TestCase]:
     return suite_path_cases(path, config.version)
 
 
-def check_selected(cases: Sequence[TestCase], config: "ScenarioConfig") -> None:
+def check_selected(cases: Sequence[TestCase], config: CaseChoice) -> None:
     """Every `--scenario` must select a case: a filter matching nothing would run 0 items.
 
     A v1-only scenario (Hodor) gets its own reason, since no v3 suite can ever hold it.

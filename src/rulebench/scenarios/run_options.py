@@ -18,7 +18,6 @@ from rulebench.core.wording import Prompts
 from rulebench.scenarios.base import EvalMode, Version
 from rulebench.scenarios.matching import STRICT_FIXES
 from rulebench.scenarios.protocol import PUBLISHED_V3, PUBLISHED_V3_MAX_TOKENS, Placement, Protocol
-from rulebench.scenarios.run_cases import load_run_cases
 from rulebench.scenarios.run_notes import replay_notes, run_line
 from rulebench.scenarios.sizes import FULL_MAX_TOKENS, QUICK_MAX_TOKENS, official_sizes_text
 from rulebench.scenarios.suffix import SuffixOn
@@ -157,8 +156,8 @@ def prepare_scenarios(
     protocol = Protocol.model_validate({**given, **wording})
     warnings = [NOT_COMPARABLE] if options.preset and protocol.prompts != "upstream" else []
     fields = config_fields(options, suites, protocol, is_moved_clone)
-    config = validate_labelled(ScenarioConfig, fields, label)
-    loaded = load_run_cases(config)
+    config = validate_labelled(ScenarioConfig, fields, label).with_inputs_loaded()
+    loaded = config.run_cases()  # loaded once: the notes, the spec and its limits read these
     generation = {"max_tokens": max_tokens, "temperature": temperature}
     named = {name: value for name, value in generation.items() if value is not None}
     notes = replay_notes(config, {**given, **named}, loaded.cases)

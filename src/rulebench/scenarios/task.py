@@ -5,7 +5,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, JsonValue, field_validator, model_validator
+from pydantic import Field, JsonValue, PrivateAttr, field_validator, model_validator
 
 from rulebench.core.cases import TestCase
 from rulebench.core.errors import ConfigError, DataError
@@ -42,6 +42,10 @@ from rulebench.scenarios.suffix import SuffixOn, as_written, suffixed_case
 from rulebench.scenarios.thinking_verdict import verdict_with_thinking
 
 logger = logging.getLogger(__name__)
+
+CASE_FIELDS = ("suites", "scenarios", "per_group", "cap_files", "seed", "version")
+"""The fields a config's cases follow (`run_cases.load_run_cases`): cases held by a copy
+that changed none of them are still its cases."""
 
 
 class ScenarioConfig(TaskConfig):
@@ -86,6 +90,9 @@ class ScenarioConfig(TaskConfig):
     judge_reasoning: bool = False
     """Also judge each reply's thinking with its answer (`passed_anywhere` in the details):
     the verdict on the answer stays the score, and reports show both rates side by side."""
+    _held: tuple[tuple[object, ...], RunCases] | None = PrivateAttr(default=None)
+    """The cases loaded for this config (`holding`), with the fields they were loaded for;
+    never stored, and carried by the copies the hooks make."""
 
     @model_validator(mode="after")
     def _suffix_is_whole(self) -> "ScenarioConfig":
@@ -161,7 +168,7 @@ class ScenarioConfig(TaskConfig):
         the run's limit is its generated suites' (files' without one), quick if any is quick.
         """
         if not self.has_generated():
-            record = uniform_record(records(load_cases(self)))
+            record = uniform_record(records(self.run_cases().cases))
             if record is not None:
                 return GenerationDefaults(
                     max_tokens=record.max_tokens, temperature=record.temperature
@@ -183,11 +190,33 @@ class ScenarioConfig(TaskConfig):
             return self.sizes
         if self.per_group is None:  # nothing is cut
             return tuple("official" for _ in self.suites)
-        return (loaded or load_run_cases(self)).sizes
+        return (loaded or self.run_cases()).sizes
 
     def reply_limits(self, loaded: RunCases | None = None) -> tuple[int, ...]:
         """Each suite's reply limit from its size (saved cases' records and `--max-tokens` win)."""
         return tuple(REPLY_LIMITS[size] for size in self.suite_sizes(loaded))
+
+    def with_inputs_loaded(self) -> "ScenarioConfig":
+        """This config holding its cases: the hooks the engine calls next read no file."""
+        return self if self._held_cases() is not None else self.holding(load_run_cases(self))
+
+    def holding(self, loaded: RunCases) -> "ScenarioConfig":
+        """A copy holding `loaded`, this config's cases as its caller loaded them."""
+        copy = self.model_copy()
+        copy._held = (self._case_key(), loaded)
+        return copy
+
+    def run_cases(self) -> RunCases:
+        """The cases held (`holding`), else loaded now (each suite is parsed once per process)."""
+        return self._held_cases() or load_run_cases(self)
+
+    def _held_cases(self) -> RunCases | None:
+        if self._held is None or self._held[0] != self._case_key():
+            return None
+        return self._held[1]
+
+    def _case_key(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in CASE_FIELDS)
 
     def has_generated(self) -> bool:
         """Whether a generated suite is among the suites (files are the others)."""
@@ -213,7 +242,7 @@ class ScenarioConfig(TaskConfig):
         Files whose cases all share one record store it as the run's protocol: the stored run
         then says how its cases were played, as the game did.
         """
-        loaded = load_run_cases(self)
+        loaded = self.run_cases()
         found = [] if self.is_generated_only() else records(loaded.cases)
         if self.upstream is not None and not any(
             record is not None and record.protocol.prompts == "upstream" for record in found
@@ -279,7 +308,7 @@ class ScenarioTask:
         A suffix changes the messages played, never the ids: they hash the unsuffixed case.
         """
         items = []
-        loaded = load_run_cases(self.settings)
+        loaded = self.settings.run_cases()
         limits = self.settings.reply_limits() if self.settings.sizes is not None else ()
         for case, suite in zip(loaded.cases, loaded.suites, strict=True):
             case_id = content_hash(

@@ -17,8 +17,11 @@ from pydantic import BaseModel, ConfigDict, JsonValue
 
 from rulebench.core.errors import ConfigError, RulebenchError
 from rulebench.core.shards import Shard
-from rulebench.engine.catalog import RunSettings, evaluate, make_spec, task_config
+from rulebench.engine.catalog import task_config
+from rulebench.engine.evaluation import evaluate
 from rulebench.engine.run_lookup import RUNS_SCANNED, find_run, run_identity
+from rulebench.engine.run_settings import RunSettings
+from rulebench.engine.run_specs import make_spec
 from rulebench.engine.runner import ProgressReporter, RunSpec
 from rulebench.engine.store.database import Store
 from rulebench.engine.store.records import RunRecord

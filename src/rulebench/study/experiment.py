@@ -39,7 +39,8 @@ from rulebench.core.errors import ConfigError
 from rulebench.core.messages import NO_REASONING_OPTIONS, ReasoningOptions
 from rulebench.core.renamed import rename_fields
 from rulebench.core.shards import Shard
-from rulebench.engine.catalog import RunSettings, config_type
+from rulebench.engine.catalog import config_type
+from rulebench.engine.run_settings import RunSettings
 from rulebench.engine.store.location import default_store_path
 from rulebench.study.batch import ModelChoice, PlannedRun, plan_runs
 from rulebench.study.experiment_lines import Format, Places, pyyaml

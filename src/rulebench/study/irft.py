@@ -15,7 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rulebench.core.errors import ConfigError
 from rulebench.core.renamed import rename_fields
-from rulebench.engine.catalog import RunSettings, evaluate, make_spec
+from rulebench.engine.evaluation import evaluate
+from rulebench.engine.run_settings import RunSettings
+from rulebench.engine.run_specs import make_spec
 from rulebench.engine.runner import ProgressReporter
 from rulebench.engine.store.database import Store
 from rulebench.engine.task_config import TaskConfig

@@ -54,7 +54,7 @@ class StarPlan(BaseModel):
 
     spec: RunSpec
     """Round 1's spec: task `irft-star` with the data folder, the teacher and its settings. Built
-    as for any run (`catalog.make_spec`, or `rulebench.api.run_spec("irft-star", teacher,
+    as for any run (`run_specs.make_spec`, or `rulebench.api.run_spec("irft-star", teacher,
     {"data": folder}, options)`), so the task's generation defaults apply."""
     output: Path
     """The new data folder (new or empty, or an old data folder with `overwrite`)."""

@@ -1,6 +1,6 @@
 """The options of `rulebench train star` as a front end takes them, turned into a STaR plan.
 
-Round 1's run spec is built as for any run (`catalog.make_spec`, the task's generation
+Round 1's run spec is built as for any run (`run_specs.make_spec`, the task's generation
 defaults where the settings leave them open), so the command line, the Python API and an
 experiment file ask the teacher the same questions with the same settings.
 """
@@ -10,8 +10,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rulebench.engine.catalog import make_spec
 from rulebench.engine.run_settings import RunSettings
+from rulebench.engine.run_specs import make_spec
 from rulebench.train.star import StarPlan
 from rulebench.train.star_manifest import TeacherReasoning
 from rulebench.train.star_task import MAX_ATTEMPTS, TASK

@@ -14,7 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from rulebench.cli.app import app
-from rulebench.engine.catalog import RunSettings, make_spec
+from rulebench.engine.run_settings import RunSettings
+from rulebench.engine.run_specs import make_spec
 from rulebench.engine.store.database import Store
 from rulebench.inferential.data import load_task
 from rulebench.inferential.item_meta import ItemMeta

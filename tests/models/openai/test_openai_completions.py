@@ -11,7 +11,7 @@ from aiohttp import ClientSession, web
 from rulebench.api import run_spec
 from rulebench.core.errors import ConfigError
 from rulebench.core.messages import GenerateConfig, Message
-from rulebench.engine.catalog import evaluate
+from rulebench.engine.evaluation import evaluate
 from rulebench.engine.store.database import Store
 from rulebench.models.base import BackendOptions
 from rulebench.models.openai.backend import OpenAIModel, parse_reply

@@ -16,6 +16,7 @@ from rulebench.core.errors import DataError, ModelError, RulebenchError
 from rulebench.core.items import Item, ItemResult
 from rulebench.core.messages import GenerateConfig
 from rulebench.core.shards import Shard
+from rulebench.engine.dispatch_order import DispatchOrder, in_dispatch_order
 from rulebench.engine.item_queue import ItemQueue, shard_notes
 from rulebench.engine.store.cache import ResponseCache
 from rulebench.engine.store.database import Store
@@ -174,9 +175,17 @@ def completion_verdict(statuses: dict[str, str], item_ids: set[str]) -> tuple[Ru
 class Runner:
     """Runs a task's items against a model and streams every result into the store."""
 
-    def __init__(self, store: Store, progress: ProgressReporter | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        progress: ProgressReporter | None = None,
+        order: DispatchOrder = "given",
+    ) -> None:
         self.store = store
         self.progress = progress or NoProgress()
+        self.order: DispatchOrder = order
+        """The order items are sent in (`engine.dispatch_order`); not part of the run's spec,
+        as it changes no prompt and no id, so a resume may send in either."""
 
     async def run(
         self, task: Task, model: Model, spec: RunSpec, resume_id: str | None = None
@@ -211,7 +220,7 @@ class Runner:
         try:
             if total is not None:  # the explorer's live page shows it, with an ETA
                 self.store.note_total(run.id, total)
-            await self._work_all(state, queue)
+            await self._work_all(state, in_dispatch_order(queue, self.order))
             status, reason = self._verdict(run.id, queue)
         except asyncio.CancelledError:
             status, reason = "interrupted", "stopped by the user"
@@ -272,12 +281,12 @@ class Runner:
             self.store.check_intact()
         return status, reason
 
-    async def _work_all(self, state: _Invocation, queue: ItemQueue) -> None:
+    async def _work_all(self, state: _Invocation, items: Iterator[Item]) -> None:
         """Run the workers, then commit every result (waiting out locks) before returning."""
         try:
             async with asyncio.TaskGroup() as group:
                 for _ in range(state.spec.concurrency):
-                    group.create_task(self._work(state, queue))
+                    group.create_task(self._work(state, items))
         except BaseExceptionGroup as failure:
             # A worker raised (duplicate ids, a dead model, a failing store): surface that error.
             raise failure.exceptions[0] from None

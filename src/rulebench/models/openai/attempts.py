@@ -38,6 +38,9 @@ class CallAttempts:
     retried_usage: Usage = field(default_factory=Usage)
     """Tokens of replies that came back yet were retried (a 200 without choices): the server
     spent them, so they are counted with the call's usage."""
+    prefix: tuple[bytes, ...] = ()
+    """The hashes of the request's beginning (`prefix_affinity.prefix_hashes`), with several
+    replicas: each attempt prefers the replica that computed that beginning."""
 
     def next_timeout_s(self, config: OpenAIConfig) -> float:
         """The next attempt's timeout: doubled after each timeout so far, capped."""

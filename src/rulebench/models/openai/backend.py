@@ -3,7 +3,8 @@
 This is the only place rulebench retries a model call: only here are status codes and
 Retry-After visible, so only here can a transient failure be told from a final one. The runner
 records whatever still fails as an error. A model may have several endpoints (replicas): each
-attempt goes to the least-loaded healthy one (`endpoint_pool`), and a retry goes elsewhere.
+attempt goes to the least-loaded healthy one (`endpoint_pool`), or to the one that computed the
+request's beginning (`prefix_affinity`), and a retry goes elsewhere.
 """
 
 import json
@@ -29,6 +30,7 @@ from rulebench.models.openai.attempts import (
 from rulebench.models.openai.config import OpenAIConfig
 from rulebench.models.openai.endpoint import Endpoint, resolve_endpoints
 from rulebench.models.openai.endpoint_pool import EndpointPool, Replica
+from rulebench.models.openai.prefix_affinity import prefix_hashes
 from rulebench.models.openai.rate_limit import RateLimiter, estimate_tokens
 from rulebench.models.openai.reachable import find_unreachable
 from rulebench.models.openai.reasoning_params import ParamsRefused, RequestParams
@@ -86,6 +88,7 @@ class OpenAIModel:
         self._secrets = tuple(sorted({s for e in given for s in e.secrets}, key=len, reverse=True))
         self._replicas = tuple(Replica(e, self._format.path, self._limiter(clock)) for e in given)
         self._has_limits = self._replicas[0].limiter is not None
+        self._has_affinity = len(given) > 1 and config.prefix_affinity  # else nothing to hash
         # One endpoint keeps the path it always had: no pool, no health, today's backoff.
         self._endpoint_pool = (
             EndpointPool(self._replicas, config.cooldown_s, config.max_backoff_s, clock)
@@ -167,7 +170,7 @@ class OpenAIModel:
         self.check_generate_config(config)
         body = self._format.body(self._model_name, messages, config)
         tokens = self._count_tokens(messages, config) if self._has_limits else 0
-        call = CallAttempts()
+        call = CallAttempts(prefix=prefix_hashes(messages) if self._has_affinity else ())
         start = time.perf_counter()
         reply, sent_warnings = await self._send(body, tokens, call)
         split = split_reasoning(
@@ -296,7 +299,7 @@ class OpenAIModel:
         if pool is None:
             replica = self._replicas[0]
         else:
-            replica = await pool.acquire(call.tried[-1] if call.tried else None)
+            replica = await pool.acquire(call.tried[-1] if call.tried else None, call.prefix)
         call.tried.append(replica)
         timeout_s = call.next_timeout_s(self._config)
         try:

@@ -43,6 +43,11 @@ class OpenAIConfig(BaseModel):
     """With several base URLs: how long an endpoint whose attempt failed (refused or dropped
     connection, timeout, 5xx, 429) is left out before one request probes it; doubled at each
     failed probe, up to max_backoff_s. A 429's Retry-After lengthens it."""
+    prefix_affinity: bool = True
+    """With several base URLs: send a request that begins as an earlier one did (a
+    conversation's next turn, items sharing instructions and demonstrations) to the endpoint
+    that computed that beginning, where its prefix cache holds it, unless that endpoint is out
+    or busier than the others; false: always the least-loaded endpoint."""
     max_requests_per_minute: int | None = Field(default=None, ge=1)
     """Client-side cap on requests sent to each endpoint in any 60 s (an API tier's RPM), kept
     before the server has to answer 429. Every attempt counts, retries included; see

@@ -1,5 +1,9 @@
 """Several replicas of one model: each request goes to the least-loaded healthy one.
 
+A request that begins as an earlier one did (a conversation's next turn, an item sharing its
+instructions and demonstrations) goes where that one went (`prefix_affinity`), as that server
+holds the beginning in its prefix cache, unless that replica is out or far busier than others.
+
 Users who outgrow one inference server run replicas (vLLM or SGLang data-parallel, one per GPU
 or node) and list their URLs. A replica whose attempt fails the way a sick server fails
 (refused or dropped connection, timeout, 5xx, 429) is taken out for a cool-down, doubled at
@@ -14,6 +18,7 @@ from collections.abc import Sequence
 
 from rulebench.models.clock import REAL_CLOCK, Clock
 from rulebench.models.openai.endpoint import Endpoint
+from rulebench.models.openai.prefix_affinity import AffinityTable
 from rulebench.models.openai.rate_limit import RateLimiter
 
 logger = logging.getLogger(__name__)
@@ -22,6 +27,11 @@ _POLL_S = 0.5
 """Longest wait before a request that found every replica out looks again."""
 _PROBE_POLL_S = 0.05
 """Wait while the only replica due back is busy with its probe."""
+AFFINITY_SLACK = 2
+"""Requests the replica holding a request's beginning may carry beyond the least-loaded one
+and still get it (or half the least-loaded one's load, if more): a beginning computed twice
+costs one prompt, a replica left idle costs throughput, so items that all begin alike still
+spread over every replica."""
 
 
 class Replica:
@@ -72,20 +82,37 @@ class EndpointPool:
         self._max_cooldown_s = max(cooldown_s, max_cooldown_s)
         self._clock = clock
         self._turn = 0
+        self._affinity = AffinityTable()
         for replica in self.replicas:
             replica.cooldown_s = cooldown_s
 
-    async def acquire(self, avoid: Replica | None = None) -> Replica:
+    async def acquire(self, avoid: Replica | None = None, prefix: Sequence[bytes] = ()) -> Replica:
         """The least-loaded open replica, counted as busy; waits while every replica is out.
 
-        `avoid` (where this request just failed) is chosen only when no other is open.
+        `avoid` (where this request just failed) is chosen only when no other is open. A
+        request's `prefix` hashes (`prefix_affinity.prefix_hashes`) send it where its longest
+        known beginning went, while that replica is open and within AFFINITY_SLACK requests
+        of the least loaded; its beginning then follows wherever it goes.
         """
         while True:
             replica = self._choose(avoid)
             if replica is not None:
+                if prefix:
+                    replica = self._affine(prefix, replica, avoid)
+                    self._affinity.remember(prefix, replica)
                 replica.in_flight += 1
                 return replica
             await self._clock.sleep(self._wait_s())
+
+    def _affine(self, prefix: Sequence[bytes], least: Replica, avoid: Replica | None) -> Replica:
+        """The replica holding the request's beginning, or `least` where it cannot take it."""
+        earlier = self._affinity.find(prefix)
+        if earlier is None or earlier is avoid or earlier is least:
+            return least
+        if not earlier.is_open(self._clock.now()):
+            return least  # out (sick or cooling down), or due back and busy with its probe
+        slack = max(AFFINITY_SLACK, least.in_flight // 2)
+        return least if earlier.in_flight > least.in_flight + slack else earlier
 
     def release(self, replica: Replica) -> None:
         """The attempt given `replica` has finished, however it went."""

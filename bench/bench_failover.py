@@ -15,7 +15,7 @@ import statistics
 from rulebench.core.messages import GenerateConfig, Message
 from rulebench.models.base import BackendOptions
 from rulebench.models.openai.backend import OpenAIModel
-from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig
+from rulebench.testing.mock_server import MockOpenAIServer, MockServerConfig
 
 
 async def latencies(requests: int, backoff_s: float) -> list[float]:

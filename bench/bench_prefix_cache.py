@@ -37,7 +37,9 @@ import time
 import urllib.request
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import JsonValue
 
 PYTHON = sys.executable
 PROMPT_EVAL = re.compile(r"prompt eval time =\s*[\d.]+ ms /\s*(\d+) tokens")
@@ -170,8 +172,12 @@ def workloads(conversations: int, per_group: int) -> dict[str, tuple[Any, list[A
     scenarios = build_task("scenarios", None)
     several = multi_call_ids(scenarios)
     multi_turn = [item for item in scenarios.items() if item.id in several]
-    grid = {"shots": 2, "quantities": ["few"], "forms": ["nl", "fol"]}
-    config = {"tasks": ["kinship", "stringgame"], "per_group": per_group, "grid": grid}
+    grid: dict[str, JsonValue] = {"shots": 2, "quantities": ["few"], "forms": ["nl", "fol"]}
+    config: dict[str, JsonValue] = {
+        "tasks": ["kinship", "stringgame"],
+        "per_group": per_group,
+        "grid": grid,
+    }
     inferential = build_task("inferential", config)
     return {
         "scenarios": (scenarios, multi_turn[:conversations]),
@@ -211,7 +217,7 @@ async def run_arm(arm: str, task: Any, items: list[Any], urls: list[str], args: 
         use_cache=False,
     )
     model = build_model(arm, urls)
-    order = "grouped" if arm == "rulebench" else "given"
+    order: Literal["given", "grouped"] = "grouped" if arm == "rulebench" else "given"
     with tempfile.TemporaryDirectory() as tmp, Store(Path(tmp) / "bench.sqlite") as store:
         start = time.perf_counter()
         report = await Runner(store, order=order).run(ListedTask(task, items), model, spec)

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import aiohttp
+from pydantic import JsonValue
 
 MODEL_NAME = "smollm2"
 """The name the server is asked for; the model spec is `openai-api/llamacpp/smollm2`."""
@@ -110,7 +111,7 @@ def the_items(count: int) -> list[list[dict[str, str]]]:
     task = build_task("inferential", {"tasks": ["kinship"], "per_group": count})
     return [
         [{"role": m.role, "content": m.content} for m in item.messages]
-        for item in task.items()[:count]
+        for item in list(task.items())[:count]
     ]
 
 
@@ -127,7 +128,7 @@ async def run_rulebench(
         base_url=base_url, max_tokens=max_tokens, concurrency=concurrency, use_cache=False,
         limit=count, model_args={"max_connections": "64"},
     )  # fmt: skip
-    config = {"tasks": ["kinship"], "per_group": count}
+    config: dict[str, JsonValue] = {"tasks": ["kinship"], "per_group": count}
     spec = make_spec("inferential", f"openai-api/llamacpp/{MODEL_NAME}", config, settings)
     with tempfile.TemporaryDirectory() as tmp, Store(Path(tmp) / "bench.sqlite") as store:
         started = time.perf_counter()

@@ -38,7 +38,7 @@ CHAOS_KINDS = ("500", "400", "nochoices", "surrogate")
 def run_all(store: Path, port: int) -> None:
     """The runs whose rows are compared, into `store`."""
     import rulebench
-    from rulebench.testing.mock_openai import MockServerConfig, serve_in_thread
+    from rulebench.testing.mock_server import MockServerConfig, serve_in_thread
 
     chaos = MockServerConfig(port=port, fault_rate=0.3, fault_seed=7, fault_kinds=CHAOS_KINDS)
     retry_once = {"max_retries": "1", "initial_backoff_s": "0", "max_backoff_s": "0"}

@@ -13,7 +13,7 @@ from rulebench.checks.loadtest import LoadTestItems
 from rulebench.cli.app import app
 from rulebench.engine.store.database import Store
 from rulebench.models.registry import DEFAULT_MODEL
-from rulebench.testing.mock_openai import MockServerConfig, serve_in_thread
+from rulebench.testing.mock_server import MockServerConfig, serve_in_thread
 
 runner = CliRunner()
 ITEMS = 8

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from rulebench.cli.app import app
 from rulebench.cli.commands import COMMANDS
 from rulebench.cli.entry import PYDANTIC_PLUGINS_VARIABLE
-from rulebench.testing.mock_openai import MockServerConfig, serve_in_thread
+from rulebench.testing.mock_server import MockServerConfig, serve_in_thread
 
 from tests.command import ENTRY, rulebench
 

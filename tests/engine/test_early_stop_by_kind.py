@@ -14,7 +14,7 @@ from rulebench.engine.runner import Runner, RunSpec, failure_kind
 from rulebench.engine.store.database import Store
 from rulebench.models.base import BackendOptions
 from rulebench.models.registry import create_model
-from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig
+from rulebench.testing.mock_server import MockOpenAIServer, MockServerConfig
 
 FAST_RETRIES = {"max_retries": "2", "initial_backoff_s": "0", "max_backoff_s": "0"}
 

@@ -17,8 +17,8 @@ from rulebench.inferential.analysis import to_records
 from rulebench.inferential.task import InferentialTask
 from rulebench.models.base import BackendOptions
 from rulebench.models.registry import create_model
-from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig
 from rulebench.testing.mock_replies import ThinkingStyle
+from rulebench.testing.mock_server import MockOpenAIServer, MockServerConfig
 
 
 def _wrong(target: str) -> str:

@@ -19,7 +19,7 @@ from rulebench.engine.runner import Runner, RunSpec
 from rulebench.engine.store.database import Store
 from rulebench.models.base import BackendOptions
 from rulebench.models.registry import create_model
-from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig, serve_in_thread
+from rulebench.testing.mock_server import MockOpenAIServer, MockServerConfig, serve_in_thread
 
 from tests.command import assert_one_line_error, rulebench
 

@@ -11,7 +11,7 @@ import pytest
 
 from rulebench.engine.store.database import Store
 from rulebench.engine.store.migrations import MIGRATIONS
-from rulebench.testing.mock_openai import MockServerConfig, serve_in_thread
+from rulebench.testing.mock_server import MockServerConfig, serve_in_thread
 
 from tests.command import rulebench_command
 from tests.reliability.polling import finished, tokens_requested

@@ -14,7 +14,7 @@ from rulebench.engine.summary import summarize
 from rulebench.engine.task import Session
 from rulebench.models.base import BackendOptions
 from rulebench.models.registry import create_model
-from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig
+from rulebench.testing.mock_server import MockOpenAIServer, MockServerConfig
 
 FAST_RETRIES = {
     "max_retries": "4",

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from rulebench.engine.store.database import Store
-from rulebench.testing.mock_openai import MockServerConfig, serve_in_thread
+from rulebench.testing.mock_server import MockServerConfig, serve_in_thread
 
 from tests.command import rulebench
 

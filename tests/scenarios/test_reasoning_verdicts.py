@@ -19,8 +19,8 @@ from rulebench.models.registry import create_model
 from rulebench.models.scripted import ScriptedModel
 from rulebench.scenarios.registry import scenario_class
 from rulebench.scenarios.task import ScenarioTask
-from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig
 from rulebench.testing.mock_replies import ThinkingStyle
+from rulebench.testing.mock_server import MockOpenAIServer, MockServerConfig
 
 from tests.scenarios.test_task_protocol import write_case
 from tests.stored_json import json_at

@@ -6,7 +6,7 @@ import json
 import aiohttp
 from pydantic import JsonValue
 
-from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig
+from rulebench.testing.mock_server import MockOpenAIServer, MockServerConfig
 
 from tests.stored_json import json_at, json_list, json_object
 

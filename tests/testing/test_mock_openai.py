@@ -13,7 +13,7 @@ import aiohttp
 import pytest
 
 from rulebench.testing.faults import FAULT_KINDS, FaultPlan, parse_fault
-from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig, serve_in_thread
+from rulebench.testing.mock_server import MockOpenAIServer, MockServerConfig, serve_in_thread
 
 TIMEOUT = aiohttp.ClientTimeout(total=5)
 

@@ -9,7 +9,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig
+from rulebench.testing.mock_server import MockOpenAIServer, MockServerConfig
 
 TIMEOUT = aiohttp.ClientTimeout(total=5)
 BASE = {"model": "o3", "messages": [{"role": "user", "content": "<think>a b</think> c"}]}

@@ -28,7 +28,7 @@ from rulebench.engine.runner import RunSpec
 from rulebench.engine.store.database import Store
 from rulebench.engine.task import with_repeat_seed
 from rulebench.inferential.tasks.stringgame import ordinal, target_text
-from rulebench.testing.mock_openai import MockOpenAIServer, serve_in_thread
+from rulebench.testing.mock_server import MockOpenAIServer, serve_in_thread
 from rulebench.train.data import DATASET_FOLDER, jsonl_path, read_examples, read_manifest
 from rulebench.train.examples import DataConfig, TrainingExample
 from rulebench.train.irft_config import IrftConfig

@@ -19,7 +19,7 @@ from rulebench.engine.run_settings import RunSettings
 from rulebench.engine.run_specs import make_spec
 from rulebench.engine.store.database import Store
 from rulebench.inferential.tasks.stringgame import ordinal, target_text
-from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig, serve_in_thread
+from rulebench.testing.mock_server import MockOpenAIServer, MockServerConfig, serve_in_thread
 from rulebench.train.data import jsonl_path, read_examples, read_manifest, write_dataset
 from rulebench.train.examples import DataConfig, TrainingExample
 from rulebench.train.star import StarPlan, StarResult, build_star_data

@@ -14,7 +14,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from rulebench.models.scripted import ScriptedModel
-from rulebench.testing.mock_openai import MockServerConfig, serve_in_thread
+from rulebench.testing.mock_server import MockServerConfig, serve_in_thread
 from rulebench.web.app import create_app
 from rulebench.web.playground.config import PlaygroundConfig
 from rulebench.web.playground.quotas import Quotas

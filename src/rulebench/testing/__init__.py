@@ -1,5 +1,5 @@
 """Test doubles shipped with rulebench, for its own tests and benchmarks and for users' tests.
 
-Import from the submodule (`rulebench.testing.mock_openai`); this package re-exports nothing so
-that `python -m rulebench.testing.mock_openai` runs the module once.
+Import from the submodules (`rulebench.testing.mock_server`: the server); this package re-exports
+nothing, so that `python -m rulebench.testing.mock_openai` runs each module once.
 """

@@ -1,6 +1,6 @@
 """Which fault the mock OpenAI server injects into a request: markers, attempt counts, chaos.
 
-The marker syntax is documented in `rulebench.testing.mock_openai`, where tests look for it.
+The marker syntax is documented in `rulebench.testing.mock_server`, where tests look for it.
 Kept apart from the server so the decision is a plain function of the conversation and its
 attempt number, testable without HTTP.
 """

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import get_args
 
-from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig
 from rulebench.testing.mock_replies import ThinkingStyle
+from rulebench.testing.mock_server import MockOpenAIServer, MockServerConfig
 
 
 async def _serve_until_stopped(config: MockServerConfig) -> None:

@@ -21,7 +21,7 @@ from rulebench.models.openai.backend import (
     server_message,
 )
 from rulebench.models.registry import create_model
-from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig, serve_in_thread
+from rulebench.testing.mock_server import MockOpenAIServer, MockServerConfig, serve_in_thread
 
 from tests.llama_server import free_port, serve_embedded_model, wait_until_serving
 from tests.models.retry_log import waits_logged

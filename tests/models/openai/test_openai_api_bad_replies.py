@@ -1,7 +1,7 @@
 """OpenAIModel against replies and settings that once crashed or leaked: each is one clear line.
 
 Echoed keys, lone surrogates, huge bodies, non-finite settings: the mock server injects each
-(see rulebench.testing.mock_openai), the backend must turn it into a ModelError or ConfigError
+(see rulebench.testing.mock_server), the backend must turn it into a ModelError or ConfigError
 naming the cause, or a reply with a warning, never a traceback or a leaked secret.
 """
 
@@ -16,7 +16,7 @@ from rulebench.core.messages import Completion, GenerateConfig, Message
 from rulebench.core.text import surrogate_warning
 from rulebench.models.base import BackendOptions
 from rulebench.models.openai.backend import OpenAIConfig, OpenAIModel
-from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig
+from rulebench.testing.mock_server import MockOpenAIServer, MockServerConfig
 
 from tests.models.retry_log import waits_logged
 

@@ -11,7 +11,7 @@ from rulebench.engine.runner import Runner, RunSpec
 from rulebench.engine.store.database import Store
 from rulebench.models.base import BackendOptions
 from rulebench.models.openai.backend import OpenAIModel
-from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig
+from rulebench.testing.mock_server import MockOpenAIServer, MockServerConfig
 
 from tests.conftest import EchoTask
 

@@ -17,7 +17,7 @@ from rulebench.models.base import BackendOptions
 from rulebench.models.openai.backend import OpenAIModel, parse_reply
 from rulebench.models.openai.reply import AttemptFailed
 from rulebench.models.transcript import DEFAULT_TRANSCRIPT
-from rulebench.testing.mock_openai import MockOpenAIServer
+from rulebench.testing.mock_server import MockOpenAIServer
 
 from tests.llama_server import serve_embedded_model, wait_until_serving
 

@@ -14,7 +14,7 @@ from rulebench.engine.runner import RunSpec
 from rulebench.models.base import BackendOptions
 from rulebench.models.openai.backend import OpenAIModel
 from rulebench.models.openai.endpoint import resolve_endpoints, split_base_urls
-from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig
+from rulebench.testing.mock_server import MockOpenAIServer, MockServerConfig
 
 from tests.llama_server import free_port
 from tests.models.retry_log import waits_logged

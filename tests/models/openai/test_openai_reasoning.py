@@ -12,8 +12,8 @@ import pytest
 from rulebench.core.messages import Completion, GenerateConfig, Message
 from rulebench.models.base import BackendOptions
 from rulebench.models.openai.backend import OpenAIModel, parse_reply
-from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig
 from rulebench.testing.mock_replies import ThinkingStyle
+from rulebench.testing.mock_server import MockOpenAIServer, MockServerConfig
 
 STYLES: tuple[ThinkingStyle, ...] = ("tags", "preopened", "reasoning_content", "reasoning")
 REPLY = "<think>The key is 1234. Maybe (A).</think> Answer: (B)"

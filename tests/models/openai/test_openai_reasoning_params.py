@@ -18,8 +18,8 @@ from rulebench.models.openai.reasoning_params import (
     RequestParams,
     read_refusal,
 )
-from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig
 from rulebench.testing.mock_replies import ThinkingStyle
+from rulebench.testing.mock_server import MockOpenAIServer, MockServerConfig
 
 O_SERIES = MockServerConfig(reasoning_api=True, thinking="hidden")
 # The mock counts words split on spaces: 6 in all, of which the 5 between the tags are thinking.

@@ -16,7 +16,7 @@ from rulebench.cli.app import app
 from rulebench.core.errors import ConfigError
 from rulebench.engine.store.database import Store
 from rulebench.engine.summary import summarize
-from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig, serve_in_thread
+from rulebench.testing.mock_server import MockOpenAIServer, MockServerConfig, serve_in_thread
 
 runner = CliRunner()
 # 6 words as the mock counts them, the 5 between the tags thinking.

@@ -9,7 +9,7 @@ from rulebench.core.errors import ModelError
 from rulebench.core.messages import GenerateConfig, Message
 from rulebench.models.base import BackendOptions
 from rulebench.models.openai.backend import OpenAIModel
-from rulebench.testing.mock_openai import MockOpenAIServer
+from rulebench.testing.mock_server import MockOpenAIServer
 
 from tests.llama_server import free_port
 

@@ -5,9 +5,9 @@ import asyncio
 from rulebench.core.messages import GenerateConfig, Message
 from rulebench.models.base import BackendOptions
 from rulebench.models.openai.backend import OpenAIModel
-from rulebench.models.openai.endpoint_pool import AFFINITY_SLACK, EndpointPool
+from rulebench.models.openai.endpoint_pool import AFFINITY_SLACK, EndpointPool, Replica
 from rulebench.models.openai.prefix_affinity import BLOCK_BYTES, AffinityTable, prefix_hashes
-from rulebench.testing.mock_openai import MockOpenAIServer, MockServerConfig
+from rulebench.testing.mock_server import MockOpenAIServer, MockServerConfig
 
 from tests.models.fake_clock import FakeClock
 from tests.models.openai.test_endpoint_pool import replicas
@@ -37,7 +37,7 @@ def test_a_next_turn_extends_the_earlier_turns_hashes() -> None:
 
 def test_the_table_finds_the_longest_known_beginning_and_forgets_the_oldest() -> None:
     one, two = replicas(2)
-    table = AffinityTable(max_keys=4)
+    table: AffinityTable[Replica] = AffinityTable(max_keys=4)
     table.remember([b"a", b"b"], one)
     table.remember([b"a"], two)  # the shared beginning moved; the longer one did not
     assert table.find([b"a", b"b", b"c"]) is one

@@ -15,7 +15,7 @@ from rulebench.models.base import BackendOptions
 from rulebench.models.openai.backend import OpenAIConfig, OpenAIModel
 from rulebench.models.openai.endpoint import resolve_endpoints
 from rulebench.models.openai.rate_limit import RateLimiter, estimate_tokens
-from rulebench.testing.mock_openai import MockOpenAIServer
+from rulebench.testing.mock_server import MockOpenAIServer
 
 from tests.models.fake_clock import FakeClock
 

@@ -82,7 +82,7 @@ class EndpointPool:
         self._max_cooldown_s = max(cooldown_s, max_cooldown_s)
         self._clock = clock
         self._turn = 0
-        self._affinity = AffinityTable()
+        self._affinity: AffinityTable[Replica] = AffinityTable()
         for replica in self.replicas:
             replica.cooldown_s = cooldown_s
 

@@ -17,12 +17,12 @@ changes no prompt.
 import hashlib
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Generic, TypeVar
 
 from rulebench.core.messages import Message
 
-if TYPE_CHECKING:  # the pool holds a table: a runtime import would be circular
-    from rulebench.models.openai.endpoint_pool import Replica
+ReplicaT = TypeVar("ReplicaT")
+"""Whatever the pool routes to (`endpoint_pool.Replica`): the table only remembers it."""
 
 BLOCK_BYTES = 256
 """UTF-8 bytes per block (256 characters of English, about 64 tokens): shorter shared
@@ -53,17 +53,17 @@ def prefix_hashes(messages: Sequence[Message]) -> tuple[bytes, ...]:
     return tuple(hashes)
 
 
-class AffinityTable:
+class AffinityTable(Generic[ReplicaT]):
     """The replica each recent block hash was last sent to."""
 
     def __init__(self, max_keys: int = MAX_KEYS) -> None:
-        self._replicas: OrderedDict[bytes, Replica] = OrderedDict()
+        self._replicas: OrderedDict[bytes, ReplicaT] = OrderedDict()
         self._max_keys = max_keys
 
     def __len__(self) -> int:
         return len(self._replicas)
 
-    def find(self, hashes: Sequence[bytes]) -> "Replica | None":
+    def find(self, hashes: Sequence[bytes]) -> ReplicaT | None:
         """The replica the longest known beginning of these hashes went to, if any."""
         replicas = self._replicas
         for key in reversed(hashes):
@@ -72,7 +72,7 @@ class AffinityTable:
                 return replica
         return None
 
-    def remember(self, hashes: Sequence[bytes], replica: "Replica") -> None:
+    def remember(self, hashes: Sequence[bytes], replica: ReplicaT) -> None:
         """The request went to `replica`: later requests that begin alike follow it."""
         replicas = self._replicas
         for key in hashes:

@@ -15,6 +15,7 @@ Without it the bench says so in one line and uses llama-cpp-python's own server,
 answers one request at a time (no parallel slots: every concurrency then measures the same).
 
 Usage: python bench/bench_served.py --llama-server PATH [-n 48] [--slots 4] [--sweep 1,2,4,8,16]
+       [--repeats 3]
 """
 
 import argparse
@@ -27,8 +28,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import NamedTuple
 
@@ -204,13 +206,25 @@ def _importable(name: str) -> bool:
 
 
 async def bench(args: argparse.Namespace, base_url: str) -> None:
-    """Every way of sending the items, then the table."""
+    """Every way of sending the items (each the median of --repeats runs), then the table."""
     sweep = [int(c) for c in args.sweep.split(",")]
     items = the_items(args.limit)
-    await run_bare(base_url, items[: args.slots], args.max_tokens, args.slots)  # warm-up
-    rows = [await run_rulebench(base_url, args.limit, args.max_tokens, None)]
-    rows += [await run_rulebench(base_url, args.limit, args.max_tokens, c) for c in sweep]
-    rows += [await run_bare(base_url, items, args.max_tokens, c) for c in sweep]
+    # Warm-up with every item: the server keeps each slot's prompt, so every measured run
+    # below finds the same cache state (otherwise the first run alone pays for it); and one
+    # library run, so no measured run pays for the first imports.
+    await run_bare(base_url, items, args.max_tokens, args.slots)
+    await run_rulebench(base_url, args.slots, args.max_tokens, args.slots)
+
+    async def median(run: Callable[[], Awaitable[Figures]]) -> Figures:
+        tries = sorted([await run() for _ in range(args.repeats)], key=lambda f: f.wall_s)
+        return tries[len(tries) // 2]
+
+    n, limit = args.limit, args.max_tokens
+    rows = [await median(partial(run_rulebench, base_url, n, limit, None))]
+    for c in sweep:
+        rows.append(await median(partial(run_rulebench, base_url, n, limit, c)))
+    for c in sweep:
+        rows.append(await median(partial(run_bare, base_url, items, limit, c)))
     best_bare = max((r for r in rows if r.label == "bare aiohttp"), key=lambda r: r.items_per_s)
     best_ours = max((r for r in rows if r.label == "rulebench"), key=lambda r: r.items_per_s)
     print_figures(rows, best_bare)
@@ -231,6 +245,7 @@ def main() -> None:
     parser.add_argument("--slot-context", type=int, default=2048, help="context per slot")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--sweep", default="1,2,4,8,16", help="concurrencies tried")
+    parser.add_argument("--repeats", type=int, default=1, help="runs per row (the median)")
     parser.add_argument("--llama-server", default=shutil.which("llama-server") or "")
     args = parser.parse_args()
 

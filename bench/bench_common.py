@@ -5,11 +5,14 @@ Imported by sibling scripts run as `python bench/<script>.py` (their folder is o
 
 import asyncio
 import os
+import platform
+import socket
 import statistics
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from rulebench.core.messages import GenerateConfig, Message
 from rulebench.models.base import Model
@@ -69,3 +72,21 @@ def start_mock_server(
     )
     assert server.stdout is not None
     return server, server.stdout.readline().strip()
+
+
+def machine() -> str:
+    """The CPU model and count and the system, for the line a bench's figures are cited with."""
+    model = platform.processor() or platform.machine()
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        names = [line.split(":", 1)[1].strip() for line in cpuinfo.read_text().splitlines()
+                 if line.startswith("model name")]  # fmt: skip
+        model = names[0] if names else model
+    return f"{model}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}"
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now, for a server the bench starts."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])

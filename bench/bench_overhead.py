@@ -19,7 +19,6 @@ import argparse
 import datetime
 import math
 import os
-import platform
 import statistics
 import subprocess
 import tempfile
@@ -29,7 +28,7 @@ from typing import NamedTuple
 
 import bench_engine as engine
 import bench_startup as startup
-from bench_common import print_table, start_mock_server
+from bench_common import machine, print_table, start_mock_server
 
 CONCURRENCY = 64
 THIS_TREE = "(this tree)"
@@ -170,17 +169,6 @@ def test_fast_row() -> Row:
         f"< {TEST_FAST_TARGET_S:.0f} s",
         verdict(wall < TEST_FAST_TARGET_S),
     )
-
-
-def machine() -> str:
-    """The CPU model and count, for the performance page."""
-    model = platform.processor() or platform.machine()
-    cpuinfo = Path("/proc/cpuinfo")
-    if cpuinfo.exists():
-        names = [line.split(":", 1)[1].strip() for line in cpuinfo.read_text().splitlines()
-                 if line.startswith("model name")]  # fmt: skip
-        model = names[0] if names else model
-    return f"{model}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}"
 
 
 def main() -> None:

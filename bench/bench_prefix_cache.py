@@ -26,10 +26,8 @@ import argparse
 import asyncio
 import datetime
 import os
-import platform
 import random
 import re
-import socket
 import subprocess
 import sys
 import tempfile
@@ -40,6 +38,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import JsonValue
+
+from bench_common import free_port, machine
 
 PYTHON = sys.executable
 PROMPT_EVAL = re.compile(r"prompt eval time =\s*[\d.]+ ms /\s*(\d+) tokens")
@@ -82,13 +82,6 @@ class Replicas:
             process.terminate()
         for process in self.processes:
             process.wait(timeout=30)
-
-
-def free_port() -> int:
-    """A port nothing listens on now, for a replica to bind."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def wait_ready(url: str, process: subprocess.Popen[bytes], timeout_s: float = 180.0) -> None:
@@ -247,17 +240,6 @@ def measure(name: str, work: tuple[Any, list[Any]], args: Any, folder: Path) -> 
         same = sum(replies[key] == value for key, value in first.items())
         rows.append((name, arm, len(items), sent, evaluated, wall, same))
     return rows
-
-
-def machine() -> str:
-    """The CPU model and count."""
-    model = platform.processor() or platform.machine()
-    cpuinfo = Path("/proc/cpuinfo")
-    if cpuinfo.exists():
-        names = [line.split(":", 1)[1].strip() for line in cpuinfo.read_text().splitlines()
-                 if line.startswith("model name")]  # fmt: skip
-        model = names[0] if names else model
-    return f"{model}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}"
 
 
 def print_rows(rows: Iterable[tuple[Any, ...]]) -> None:

@@ -21,9 +21,7 @@ Usage: python bench/bench_served.py --llama-server PATH [-n 48] [--slots 4] [--s
 import argparse
 import asyncio
 import os
-import platform
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -36,6 +34,8 @@ from typing import NamedTuple
 
 import aiohttp
 from pydantic import JsonValue
+
+from bench_common import free_port, machine
 
 MODEL_NAME = "smollm2"
 """The name the server is asked for; the model spec is `openai-api/llamacpp/smollm2`."""
@@ -59,13 +59,6 @@ class Figures(NamedTuple):
     def tokens_per_s(self) -> float:
         """Generated tokens per wall second."""
         return self.generated_tokens / self.wall_s
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def start_server(args: argparse.Namespace, gguf: Path, port: int) -> subprocess.Popen[bytes]:
@@ -166,18 +159,9 @@ async def run_bare(base_url: str, items: Sequence[list[dict[str, str]]], max_tok
 
 
 def machine_line() -> str:
-    """The date, the CPU and its count, and the load average now."""
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    """The date, the machine and the load average now."""
     load = " ".join(f"{value:.2f}" for value in os.getloadavg())
-    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    return f"{stamp}; {cpu}, {os.cpu_count()} CPUs; load average {load}"
+    return f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; {machine()}; load average {load}"
 
 
 def print_figures(rows: list[Figures], best_bare: Figures) -> None:

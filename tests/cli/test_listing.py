@@ -94,7 +94,7 @@ def test_generated_suites_have_the_official_v3_sizes() -> None:
 
 
 def test_suites_give_their_default_size_per_group_and_under_the_old_key() -> None:
-    from rulebench.scenarios.task import ScenarioConfig
+    from rulebench.scenarios.config import ScenarioConfig
 
     suites = listed("suites")["suites"]
     sizes = {(s["name"], s["source"]): s["default_per_group"] for s in suites}

@@ -26,10 +26,11 @@ from rulebench.engine.store.database import Store
 from rulebench.engine.task import Session
 from rulebench.models.base import BackendOptions
 from rulebench.models.registry import create_model
+from rulebench.scenarios.config import ScenarioConfig
 from rulebench.scenarios.sizes import Size
 from rulebench.scenarios.suites.generated import generate_suite
 from rulebench.scenarios.suites.official_writer import write_suite
-from rulebench.scenarios.task import ScenarioConfig, ScenarioTask
+from rulebench.scenarios.task import ScenarioTask
 
 from tests.stored_json import json_at, json_list
 

@@ -4,7 +4,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from rulebench.core.field_defaults import default_of, shown_default
-from rulebench.scenarios.task import ScenarioConfig
+from rulebench.scenarios.config import ScenarioConfig
 
 
 class _Made(BaseModel):

@@ -9,8 +9,9 @@ from rulebench.listing.suites import (
     ListedOfficialSuite,
     list_suites,
 )
+from rulebench.scenarios.config import ScenarioConfig
+from rulebench.scenarios.run_cases import GENERATED_SUITES
 from rulebench.scenarios.suites.sizes import BUCKET_BEHAVIORS
-from rulebench.scenarios.task import GENERATED_SUITES, ScenarioConfig
 
 CLI_LISTING = Path(__file__).parents[2] / "src" / "rulebench" / "cli" / "listing.py"
 

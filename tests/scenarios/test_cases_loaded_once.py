@@ -13,11 +13,11 @@ import pytest
 from rulebench.api import run_spec
 from rulebench.engine.run_settings import RunSettings
 from rulebench.engine.run_specs import make_spec
+from rulebench.scenarios.config import ScenarioConfig
 from rulebench.scenarios.run_options import ScenarioOptions, prepare_scenarios
 from rulebench.scenarios.suites import read_once
 from rulebench.scenarios.suites.generated import generate_suite
 from rulebench.scenarios.suites.official_writer import write_suite
-from rulebench.scenarios.task import ScenarioConfig
 
 
 def _saved_file(folder: Path) -> Path:

@@ -11,8 +11,8 @@ import pytest
 from pydantic import JsonValue
 
 from rulebench.core.errors import ConfigError
+from rulebench.scenarios.config import ScenarioConfig
 from rulebench.scenarios.protocol import Protocol
-from rulebench.scenarios.task import ScenarioConfig
 from rulebench.scenarios.upstream import text
 from rulebench.scenarios.upstream.text import clone_record
 

@@ -16,8 +16,10 @@ from typer.testing import CliRunner
 from rulebench.cli.app import app
 from rulebench.core.errors import ConfigError
 from rulebench.engine.store.database import Store
+from rulebench.scenarios.config import ScenarioConfig
 from rulebench.scenarios.protocol import PUBLISHED_V3_MAX_TOKENS, Protocol, stored_label
-from rulebench.scenarios.task import ScenarioConfig, ScenarioTask, load_cases
+from rulebench.scenarios.run_cases import load_cases
+from rulebench.scenarios.task import ScenarioTask
 
 from tests.command import assert_one_line_error, rulebench
 

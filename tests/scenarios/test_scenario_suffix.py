@@ -15,9 +15,10 @@ from rulebench.core.messages import Message
 from rulebench.engine.runner import Runner, RunSpec
 from rulebench.engine.store.database import Store
 from rulebench.models.scripted import ScriptedModel
+from rulebench.scenarios.config import ScenarioConfig
 from rulebench.scenarios.registry import scenario_class
 from rulebench.scenarios.suffix import stored_suffix_label, suffix_label, suffixed_messages
-from rulebench.scenarios.task import ScenarioConfig, ScenarioTask
+from rulebench.scenarios.task import ScenarioTask
 
 SUFFIX = "describing.\\ + similarlyNow !!zq"
 PLACEHOLDER = "I understand and will comply with the rules."

@@ -16,9 +16,9 @@ from rulebench.cli.run_terms import option_name
 from rulebench.cli.scenario_wording import PromptsOption, UpstreamOption
 from rulebench.core.field_defaults import shown_default
 from rulebench.report.untrusted import safe_text
+from rulebench.scenarios.config import ScenarioConfig
 from rulebench.scenarios.protocol import Protocol
 from rulebench.scenarios.run_options import ScenarioOptions
-from rulebench.scenarios.task import ScenarioConfig
 
 
 def _option(

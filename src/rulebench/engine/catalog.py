@@ -47,7 +47,7 @@ TASKS: dict[str, TaskEntry] = {
     ),
     "scenarios": TaskEntry(
         "rulebench.scenarios.task:ScenarioTask",
-        "rulebench.scenarios.task:ScenarioConfig",
+        "rulebench.scenarios.config:ScenarioConfig",
         "RuLES: multi-turn games and security scenarios, checked by programmatic evaluators",
         group_by="group",
     ),

@@ -7,8 +7,8 @@ from typing import Literal
 
 from rulebench.core.cases import Bucket
 from rulebench.listing.entry import Listed
+from rulebench.scenarios.run_cases import GeneratedSuite
 from rulebench.scenarios.suites.slots import Strategy
-from rulebench.scenarios.task import GeneratedSuite
 
 OFFICIAL_RELEASE_CASES: dict[Literal["v3", "v1"], dict[str, int]] = {
     "v3": {"benign": 475, "basic": 475, "redteam": 745},
@@ -52,7 +52,7 @@ ListedSuite = ListedGeneratedSuite | ListedOfficialSuite
 
 def list_suites() -> list[ListedSuite]:
     """The generated suites with their official sizes, then the official releases' suites."""
-    from rulebench.scenarios.task import GENERATED_SUITES
+    from rulebench.scenarios.run_cases import GENERATED_SUITES
 
     found: list[ListedSuite] = [_generated(suite) for suite in GENERATED_SUITES]
     for version, suites in OFFICIAL_RELEASE_CASES.items():
@@ -64,13 +64,13 @@ def list_suites() -> list[ListedSuite]:
 
 
 def _generated(suite: GeneratedSuite) -> ListedGeneratedSuite:
+    from rulebench.scenarios.config import ScenarioConfig
     from rulebench.scenarios.suites.sizes import (
         BUCKET_BEHAVIORS,
         REDTEAM_STRATEGY_WEIGHTS,
         official_sizes,
     )
     from rulebench.scenarios.suites.slots import STRATEGIES
-    from rulebench.scenarios.task import ScenarioConfig
 
     sizes = official_sizes(suite)
     per_group: int | None = ScenarioConfig.model_fields["per_group"].default

@@ -20,10 +20,10 @@ from rulebench.core.items import content_hash
 from rulebench.core.messages import Completion, GenerateConfig, Message, reply_turn
 from rulebench.engine.task import Session
 from rulebench.scenarios.base import EvalMode, Scenario
+from rulebench.scenarios.config import ScenarioConfig
 from rulebench.scenarios.played import COLLECTED_FIELD, PLAYED_FIELD, PlayRecord
 from rulebench.scenarios.protocol import Protocol, instructions, play_case
 from rulebench.scenarios.registry import behaviors
-from rulebench.scenarios.task import ScenarioConfig
 
 PLAY_SUITE = "manual"
 """The suite of hand-made cases: reports show them apart from benign, basic and redteam."""

@@ -8,11 +8,11 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from rulebench.core.cases import TestCase
+from rulebench.scenarios.config import ScenarioConfig
 from rulebench.scenarios.played import overridden, records, replayed_protocol
 from rulebench.scenarios.run_cases import GENERATED_SUITES, RunCases
 from rulebench.scenarios.sizes import FULL_MAX_TOKENS, REPLY_LIMITS, Size
 from rulebench.scenarios.suffix import suffix_label
-from rulebench.scenarios.task import ScenarioConfig
 
 
 def replay_notes(

@@ -16,13 +16,13 @@ from rulebench.core.errors import ConfigError
 from rulebench.core.validation import validate_labelled
 from rulebench.core.wording import Prompts
 from rulebench.scenarios.base import EvalMode, Version
+from rulebench.scenarios.config import ScenarioConfig
 from rulebench.scenarios.matching import STRICT_FIXES
 from rulebench.scenarios.protocol import PUBLISHED_V3, PUBLISHED_V3_MAX_TOKENS, Placement, Protocol
 from rulebench.scenarios.run_notes import replay_notes, run_line
 from rulebench.scenarios.sizes import FULL_MAX_TOKENS, QUICK_MAX_TOKENS, official_sizes_text
 from rulebench.scenarios.suffix import SuffixOn
 from rulebench.scenarios.system_messages import SYSTEM_MESSAGES
-from rulebench.scenarios.task import ScenarioConfig
 from rulebench.scenarios.upstream.text import clone_record, wording_fields
 
 Preset = Literal["published-v3"]

@@ -27,7 +27,7 @@ from rulebench.inferential.task import InferentialConfig
 from rulebench.models.hf.loading import ADAPTER_CONFIG
 from rulebench.models.registry import parse_spec
 from rulebench.report.plots import loss_curve
-from rulebench.scenarios.task import ScenarioConfig
+from rulebench.scenarios.config import ScenarioConfig
 from rulebench.train.comparison import ComparisonRow, compare_rows, markdown_table, scored_items
 from rulebench.train.data import read_manifest
 from rulebench.train.eval_task import IrftTestConfig

@@ -20,9 +20,9 @@ from rulebench.engine.run_settings import RunSettings
 from rulebench.engine.run_specs import make_spec
 from rulebench.engine.runner import ProgressReporter
 from rulebench.engine.store.database import Store
+from rulebench.scenarios.config import ScenarioConfig
 from rulebench.scenarios.protocol import Protocol
 from rulebench.scenarios.suffix import SuffixOn
-from rulebench.scenarios.task import ScenarioConfig
 from rulebench.train.comparison import (
     ComparisonRow,
     ScoredItem,

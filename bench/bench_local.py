@@ -9,9 +9,13 @@ Prints:
   (d) with --llama-settings: llamacpp items/s and generated tokens/s for --batch distinct
       questions sent together, per engine setting (`lanes=1,n_seq_max=1;lanes=1;lanes=2`):
       what the lanes (contexts side by side) and decoding sequences together buy.
+  (e) with --batched-bench PATH: llamacpp against llama.cpp's llama-batched-bench on the same
+      work, K = --ks prompts in flight (batched_bench_peer): tokens/s of the layout rulebench
+      picks for K, of the --layouts given, and of the peer; and on real RuleBench prompts
+      sharing their rules, where prefix reuse applies (layout_bench).
 Timings on a shared machine move with its load; run it alone.
 Usage: python bench/bench_local.py [--questions 20] [--rules 38] [--batch 8] [--skip-hf]
-       [--llama-settings "lanes=1,n_seq_max=1;lanes=2"]
+       [--llama-settings "lanes=1,n_seq_max=1;lanes=2"] [--batched-bench PATH --ks 1,4,8,16]
 """
 
 import argparse
@@ -20,6 +24,7 @@ import os
 import time
 
 from bench_common import print_table, timed
+from layout_bench import add_layout_arguments, run_layout_bench
 from rulebench.core.messages import GenerateConfig, Message
 from rulebench.models.base import BackendOptions
 from rulebench.models.registry import EMBEDDED_MODEL_NAME
@@ -149,6 +154,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5, help="rounds for (c)")
     parser.add_argument("--llama-settings", default="", help="e.g. lanes=1,n_seq_max=1;lanes=2")
     parser.add_argument("--lanes-max-tokens", type=int, default=64, help="reply length for (d)")
+    add_layout_arguments(parser)
     args = parser.parse_args()
     rows: list[tuple[str, ...]] = []
     if not args.skip_llamacpp:
@@ -159,7 +165,10 @@ def main() -> None:
         rows += bench_threads_batch(args)
     if args.llama_settings:
         rows += asyncio.run(bench_lanes(args))
-    print_table(rows)
+    if rows:
+        print_table(rows)
+    if args.batched_bench is not None or args.layouts:
+        run_layout_bench(args)
 
 
 if __name__ == "__main__":

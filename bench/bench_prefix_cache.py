@@ -15,11 +15,13 @@ cell share their instructions and demonstrations).
 
 Printed per workload and arm: the prompt tokens sent, the prompt tokens the servers evaluated,
 the saving against the random arm, wall seconds, and how many replies match the first arm's.
-llama-cpp-python's server sends no `timings.prompt_n` (llama.cpp's own llama-server does), so
-the evaluated tokens are read from each replica's log: with --verbose it prints
-`prompt eval time = ... / N tokens` after every completion.
+With --llama-server PATH the replicas are llama.cpp's own server (--slots slots each): the
+evaluated tokens are its /metrics counter `llamacpp:prompt_tokens_total`, and the rulebench
+arm's run note gives what the replies' `timings` said (`models/openai/server_cache.py`).
+Without it, llama-cpp-python's server sends no `timings`, so the evaluated tokens are read
+from each replica's log: with --verbose it prints `prompt eval time = ... / N tokens`.
 Usage: python bench/bench_prefix_cache.py [--conversations 8] [--per-group 2]
-    [--arms rulebench,random,least]
+    [--arms rulebench,random,least] [--llama-server PATH --slots 2]
 """
 
 import argparse
@@ -43,26 +45,41 @@ from bench_common import free_port, machine
 
 PYTHON = sys.executable
 PROMPT_EVAL = re.compile(r"prompt eval time =\s*[\d.]+ ms /\s*(\d+) tokens")
+PROMPT_TOTAL = re.compile(r"^llamacpp:prompt_tokens_total\s+([\d.e+]+)", re.MULTILINE)
 ARMS = ("rulebench", "random", "least")
 DEFAULT_ARMS = "rulebench,random"
+
+
+def server_command(args: Any, port: int) -> list[str]:
+    """One replica: llama-server with --slots slots, else llama-cpp-python's server."""
+    from rulebench.models.embedded import embedded_gguf_path
+
+    gguf, threads = str(embedded_gguf_path()), str(args.threads)
+    if args.llama_server:
+        context = str(args.n_ctx * args.slots)
+        return [
+            args.llama_server, "-m", gguf, "--host", "127.0.0.1", "--port", str(port),
+            "-np", str(args.slots), "-c", context, "-t", threads, "-tb", threads, "--metrics",
+        ]  # fmt: skip
+    return [
+        PYTHON, "-m", "llama_cpp.server", "--model", gguf, "--host", "127.0.0.1", "--port",
+        str(port), "--n_ctx", str(args.n_ctx), "--n_threads", threads, "--n_threads_batch",
+        threads, "--cache", "True", "--verbose", "True",
+    ]  # fmt: skip
 
 
 class Replicas:
     """Llama.cpp server processes, each logging to a file of its own."""
 
-    def __init__(self, count: int, folder: Path, n_ctx: int, threads: int) -> None:
-        from rulebench.models.embedded import embedded_gguf_path
-
+    def __init__(self, count: int, folder: Path, args: Any) -> None:
         self.urls: list[str] = []
         self.logs: list[Path] = []
         self.processes: list[subprocess.Popen[bytes]] = []
+        self._metrics = bool(args.llama_server)
         for index in range(count):
             port = free_port()
             log = folder / f"replica-{index}-{time.monotonic_ns()}.log"
-            command = [PYTHON, "-m", "llama_cpp.server", "--model", str(embedded_gguf_path())]
-            command += ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx)]
-            command += ["--n_threads", str(threads), "--n_threads_batch", str(threads)]
-            command += ["--cache", "True", "--verbose", "True"]
+            command = server_command(args, port)
             with log.open("wb") as sink:
                 self.processes.append(
                     subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=sink)
@@ -73,8 +90,15 @@ class Replicas:
             wait_ready(url, process)
 
     def evaluated(self) -> list[int]:
-        """Prompt tokens each replica has evaluated so far, from its log."""
-        return [sum(int(n) for n in PROMPT_EVAL.findall(log.read_text())) for log in self.logs]
+        """Prompt tokens each replica has evaluated so far: its /metrics, else its log."""
+        if not self._metrics:
+            return [sum(int(n) for n in PROMPT_EVAL.findall(log.read_text())) for log in self.logs]
+        counts = []
+        for url in self.urls:
+            with urllib.request.urlopen(url.removesuffix("/v1") + "/metrics", timeout=10) as page:
+                found = PROMPT_TOTAL.search(page.read().decode())
+            counts.append(int(float(found.group(1))) if found else 0)
+        return counts
 
     def stop(self) -> None:
         """End the processes this bench started."""
@@ -89,7 +113,7 @@ def wait_ready(url: str, process: subprocess.Popen[bytes], timeout_s: float = 18
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            sys.exit(f"llama_cpp.server exited with {process.returncode}: is its extra installed?")
+            sys.exit(f"the server exited with {process.returncode}: is it installed?")
         try:
             with urllib.request.urlopen(f"{url}/models", timeout=2):
                 return
@@ -221,6 +245,11 @@ async def run_arm(arm: str, task: Any, items: list[Any], urls: list[str], args: 
     if errors:
         sys.exit(f"{arm}: {len(errors)} items failed, first: {errors[0]}")
     replies = {r.item_id: r.messages for r in results}
+    notes = report.run.notes.get("backend_notes")
+    listed = [str(note) for note in notes] if isinstance(notes, list) else []
+    cache_note = next((note for note in listed if note.startswith("server prompt cache")), "")
+    if cache_note:
+        print(f"  {arm}: {cache_note}")
     return replies, sum(r.usage.prompt_tokens for r in results), wall
 
 
@@ -230,7 +259,7 @@ def measure(name: str, work: tuple[Any, list[Any]], args: Any, folder: Path) -> 
     rows = []
     first: dict[str, Any] | None = None
     for arm in args.arms.split(","):
-        replicas = Replicas(2, folder, args.n_ctx, args.threads)
+        replicas = Replicas(2, folder, args)
         try:
             replies, sent, wall = asyncio.run(run_arm(arm, task, items, replicas.urls, args))
             evaluated = replicas.evaluated()
@@ -272,6 +301,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1, help="threads of each replica")
     parser.add_argument("--arms", default=DEFAULT_ARMS, help=f"of {', '.join(ARMS)}")
     parser.add_argument("--workloads", default="scenarios,inferential")
+    parser.add_argument("--llama-server", default="", help="llama.cpp's llama-server binary")
+    parser.add_argument("--slots", type=int, default=2, help="slots of each llama-server")
     args = parser.parse_args()
     print(f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC; {machine()}")
     print(f"load average before: {' '.join(f'{n:.2f}' for n in os.getloadavg())}")
@@ -281,10 +312,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for name in chosen:
             rows += measure(name, every[name], args, Path(tmp))
+    server = (
+        f"llama-server replicas ({args.slots} slots of n_ctx {args.n_ctx})"
+        if args.llama_server
+        else f"llama_cpp.server replicas (n_ctx {args.n_ctx}, prompt cache on)"
+    )
     print(
-        f"2 llama_cpp.server replicas of the embedded model, {args.threads} thread(s) each, "
-        f"n_ctx {args.n_ctx}, prompt cache on; max_tokens {args.max_tokens}, "
-        f"concurrency {args.concurrency}"
+        f"2 {server} of the embedded model, {args.threads} thread(s) each; max_tokens "
+        f"{args.max_tokens}, concurrency {args.concurrency}"
     )
     print_rows(rows)
     print(f"load average after:  {' '.join(f'{n:.2f}' for n in os.getloadavg())}")

@@ -3,9 +3,12 @@
 Starts llama.cpp's own server (`llama-server`, with --parallel slots and continuous batching)
 on the embedded SmolLM2 model, then sends the same RuleBench items (generated kinship, one
 setting) three ways and prints items/s and generated tokens/s of each:
-  1. rulebench with its defaults (the task's concurrency, cache off);
+  1. rulebench with its defaults (no -c: the concurrency found from the server's answers,
+     `models.adaptive_limit`, starting at the task's 8; cache off), and what it found;
   2. rulebench at each -c of the sweep, the best one named;
-  3. a bare aiohttp client at each concurrency of the sweep (no store, no retries), the best.
+  3. a bare aiohttp client at each concurrency of the sweep (no store, no retries), the best;
+  4. inspect_ai's OpenAI-compatible provider at the best bare concurrency, where installed
+     (lm-eval likewise when installed; each absent one is named in one line).
 Then the ratios to the best bare client, the date, the machine and its load before and after.
 
 `llama-server` builds from the llama.cpp that llama-cpp-python's source distribution vendors
@@ -21,6 +24,7 @@ Usage: python bench/bench_served.py --llama-server PATH [-n 48] [--slots 4] [--s
 import argparse
 import asyncio
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -45,7 +49,8 @@ class Figures(NamedTuple):
     """One way of sending the items: how long they took and what the model generated."""
 
     label: str
-    concurrency: int
+    concurrency: str
+    """As given, or for the defaults what the run found (`adaptive: 8 at the start, ...`)."""
     wall_s: float
     items: int
     generated_tokens: int
@@ -132,8 +137,16 @@ async def run_rulebench(
         results = list(store.iter_results(report.run.id))
     finished = [r for r in results if r.error is None]
     generated = sum(r.usage.completion_tokens for r in finished)
-    label = "rulebench, defaults" if concurrency is None else "rulebench"
-    return Figures(label, spec.concurrency, wall, len(finished), generated)
+    if concurrency is None:
+        found = found_concurrency(str(report.run.notes.get("concurrency", spec.concurrency)))
+        return Figures("rulebench, defaults", found, wall, len(finished), generated)
+    return Figures("rulebench", str(concurrency), wall, len(finished), generated)
+
+
+def found_concurrency(note: str) -> str:
+    """`auto 8->16 (highest 32)` from the run note `adaptive: 8 at the start, 16 at the end ...`."""
+    found = re.match(r"adaptive: (\d+) at the start, (\d+) at the end \(highest (\d+)", note)
+    return f"auto {found[1]}->{found[2]} (highest {found[3]})" if found else note
 
 
 async def run_bare(base_url: str, items: Sequence[list[dict[str, str]]], max_tokens: int,
@@ -155,7 +168,33 @@ async def run_bare(base_url: str, items: Sequence[list[dict[str, str]]], max_tok
         started = time.perf_counter()
         await asyncio.gather(*(ask(session, messages) for messages in items))
         wall = time.perf_counter() - started
-    return Figures("bare aiohttp", concurrency, wall, len(items), generated)
+    return Figures("bare aiohttp", str(concurrency), wall, len(items), generated)
+
+
+async def run_inspect(base_url: str, items: Sequence[list[dict[str, str]]], max_tokens: int,
+                      concurrency: int) -> Figures:  # fmt: skip
+    """The same messages through inspect_ai's openai-api provider (generate only, no scorer)."""
+    from inspect_ai import Task, eval_async
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import ChatMessageSystem, ChatMessageUser
+    from inspect_ai.solver import generate
+
+    def sample(messages: list[dict[str, str]]) -> Sample:
+        kinds = {"system": ChatMessageSystem, "user": ChatMessageUser}
+        return Sample(input=[kinds[m["role"]](content=m["content"]) for m in messages])
+
+    os.environ.update(LLAMACPP_API_KEY="none", LLAMACPP_BASE_URL=base_url, INSPECT_DISPLAY="none")
+    task = Task(dataset=[sample(messages) for messages in items], solver=generate())
+    with tempfile.TemporaryDirectory() as logs:
+        started = time.perf_counter()
+        done = await eval_async(
+            task, model=f"openai-api/llamacpp/{MODEL_NAME}", max_connections=concurrency,
+            max_tokens=max_tokens, temperature=0.0, seed=0, log_dir=logs,
+        )  # fmt: skip
+        wall = time.perf_counter() - started
+    usage = done[0].stats.model_usage
+    generated = sum(u.output_tokens for u in usage.values())
+    return Figures("inspect_ai", str(concurrency), wall, len(items), generated)
 
 
 def machine_line() -> str:
@@ -177,10 +216,14 @@ def print_figures(rows: list[Figures], best_bare: Figures) -> None:
 
 
 def peers_line() -> str:
-    """Which peer harnesses are installed here (lm-eval, inspect_ai); their runs are not made."""
+    """Which peer harnesses are installed here: inspect_ai is run; lm-eval, when present, not."""
     found = [name for name in ("lm_eval", "inspect_ai") if _importable(name)]
     missing = [name for name in ("lm_eval", "inspect_ai") if name not in found]
-    return f"peers installed: {', '.join(found) or 'none'}; not installed: {', '.join(missing)}"
+    shown = ", ".join(missing) or "none"
+    line = f"peers installed: {', '.join(found) or 'none'} (skipped, not installed: {shown})"
+    if "inspect_ai" in found and not _importable("openai"):
+        line += "; inspect_ai's openai-api provider needs `pip install openai`: skipped"
+    return line
 
 
 def _importable(name: str) -> bool:
@@ -210,11 +253,15 @@ async def bench(args: argparse.Namespace, base_url: str) -> None:
     for c in sweep:
         rows.append(await median(partial(run_bare, base_url, items, limit, c)))
     best_bare = max((r for r in rows if r.label == "bare aiohttp"), key=lambda r: r.items_per_s)
+    if _importable("inspect_ai") and _importable("openai") and not args.skip_peers:
+        peer = partial(run_inspect, base_url, items, limit, int(best_bare.concurrency))
+        rows.append(await median(peer))
     best_ours = max((r for r in rows if r.label == "rulebench"), key=lambda r: r.items_per_s)
     print_figures(rows, best_bare)
     print(
         f"defaults: {rows[0].items_per_s / best_bare.items_per_s:.2f}x the best bare client "
-        f"(c={best_bare.concurrency}); rulebench's best -c {best_ours.concurrency}: "
+        f"(c={best_bare.concurrency}), with the concurrency it found: {rows[0].concurrency}; "
+        f"rulebench's best -c {best_ours.concurrency}: "
         f"{best_ours.items_per_s / best_bare.items_per_s:.2f}x"
     )
 
@@ -231,6 +278,7 @@ def main() -> None:
     parser.add_argument("--sweep", default="1,2,4,8,16", help="concurrencies tried")
     parser.add_argument("--repeats", type=int, default=1, help="runs per row (the median)")
     parser.add_argument("--llama-server", default=shutil.which("llama-server") or "")
+    parser.add_argument("--skip-peers", action="store_true", help="no inspect_ai run")
     args = parser.parse_args()
 
     from rulebench.models.embedded import embedded_gguf_path

@@ -124,7 +124,7 @@ def resume(run_id: str, *, store: StorePath = None, concurrency: int | None = No
     with Store(store, readonly=True) as db:
         spec, run_id = stored_spec(db, run_id), db.get_run(run_id).id
     if concurrency is not None:
-        spec = spec.model_copy(update={"concurrency": concurrency})
+        spec = spec.with_concurrency(concurrency)
     return _sync(_evaluate(spec, store, run_id))
 
 

@@ -50,6 +50,8 @@ class LoadTestConfig(TaskConfig):
 
     default_concurrency: ClassVar[int] = 64
     """Enough requests in flight to load a server."""
+    adapts_concurrency: ClassVar[bool] = False
+    """A load test measures the client at the concurrency it names."""
 
     def generation_defaults(self) -> GenerationDefaults:
         """A repeated token needs a few tokens at most."""

@@ -37,9 +37,10 @@ def print_run_summary(store: Store, report: RunReport, group_by: str | None, as_
     if reason is not None:
         err.print(f"[red]run {run.status}:[/red] ", end="")
         err.print(safe_text(reason), highlight=False)
-    fallback = run.notes.get("system_role_fallback")
-    if fallback:
-        err.print(f"[yellow]note:[/yellow] {escape_markup(fallback)}")
+    for key in ("system_role_fallback", "concurrency"):
+        note = run.notes.get(key)
+        if note:
+            err.print(f"[yellow]note:[/yellow] {escape_markup(str(note))}")
     print_backend_notes(run.notes)
     if rows[-1].reasoning_unfinished:
         err.print("[yellow]warning:[/yellow] ", end="")

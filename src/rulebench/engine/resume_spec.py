@@ -28,4 +28,7 @@ def spec_to_resume(path: Path, run_id: str, overrides: Mapping[str, object]) -> 
         spec = stored_spec(store, run_id)
         full_id = store.get_run(run_id).id
     given = {name: value for name, value in overrides.items() if value is not None}
+    concurrency = given.pop("concurrency", None)
+    if isinstance(concurrency, int):
+        spec = spec.with_concurrency(concurrency)
     return spec.model_copy(update=given), full_id

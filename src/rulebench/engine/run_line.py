@@ -17,6 +17,7 @@ def settings_terms(spec: RunSpec) -> str:
     return (
         f"max_tokens={settings.max_tokens} "
         f"temperature={settings.temperature} concurrency={spec.concurrency}"
+        + (" (adapts on served models)" if spec.adaptive_concurrency else "")
         + reasoning_terms(settings)
         + (f" limit={spec.limit}" if spec.limit is not None else "")
         + (f" shard={spec.shard}" if spec.shard is not None else "")

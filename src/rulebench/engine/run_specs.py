@@ -77,6 +77,7 @@ def make_spec(
                 reasoning=settings.reasoning,
             ),
             concurrency=settings.concurrency or typed.default_concurrency,
+            adaptive_concurrency=settings.concurrency is None and typed.adapts_concurrency,
             limit=settings.limit,
             use_cache=settings.use_cache,
             shard=settings.shard,

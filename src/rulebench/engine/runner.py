@@ -41,6 +41,10 @@ class RunSpec(BaseModel):
     """The endpoint override; stored and shown with user:password and query values as ***."""
     generate: GenerateConfig = GenerateConfig()
     concurrency: int = Field(default=8, ge=1)
+    adaptive_concurrency: bool = False
+    """No concurrency was given: a backend that measures its server (openai, openai-api)
+    starts at `concurrency` and moves it by the server's answers (`models.adaptive_limit`), up
+    to its max_connections; other backends keep `concurrency`."""
     limit: int | None = Field(default=None, ge=0)
     """Run only the first `limit` items (applied before skipping finished ones on resume)."""
     use_cache: bool = True
@@ -52,6 +56,10 @@ class RunSpec(BaseModel):
     shard: Shard | None = None
     """Run only this piece of the items (after `limit`); the rest of the spec is the whole
     run's, which `runs merge` joins the shards back into."""
+
+    def with_concurrency(self, concurrency: int) -> "RunSpec":
+        """This spec at a concurrency given by the user: fixed, no longer found by the run."""
+        return self.model_copy(update={"concurrency": concurrency, "adaptive_concurrency": False})
 
     @field_serializer("base_url")
     def _redact_url(self, base_url: str | None) -> str | None:
@@ -285,7 +293,7 @@ class Runner:
         """Run the workers, then commit every result (waiting out locks) before returning."""
         try:
             async with asyncio.TaskGroup() as group:
-                for _ in range(state.spec.concurrency):
+                for _ in range(_worker_count(state.model, state.spec)):
                     group.create_task(self._work(state, items))
         except BaseExceptionGroup as failure:
             # A worker raised (duplicate ids, a dead model, a failing store): surface that error.
@@ -313,9 +321,29 @@ class Runner:
         return notes
 
 
+def _worker_count(model: Model, spec: RunSpec) -> int:
+    """Items worked on at once: the spec's concurrency, or the ceiling of a backend that adapts.
+
+    An adapting backend (`adapt_concurrency`) gates its own requests below that ceiling, so
+    the workers only need to offer it enough. A local backend that lays out its work by the
+    prompts in flight (`expect_in_flight`: llamacpp's lanes) is told the count.
+    """
+    adapt = getattr(model, "adapt_concurrency", None)
+    count = spec.concurrency
+    if spec.adaptive_concurrency and adapt is not None:
+        count = int(adapt(spec.concurrency))
+    expect = getattr(model, "expect_in_flight", None)
+    if expect is not None:
+        expect(count)
+    return count
+
+
 def _model_notes(model: Model, reason: str) -> dict[str, JsonValue]:
     """What a reader of a run's results must know of its model, and why the run ended."""
     notes: dict[str, JsonValue] = {"model_identity": model.info.identity}
+    concurrency = getattr(model, "concurrency_note", None)
+    if concurrency:  # the concurrency an adapting backend found
+        notes["concurrency"] = str(concurrency)
     if model.info.transcript is not None:
         # The exact template the prompts were written with: a file named in -M may change.
         notes["transcript_template"] = model.info.transcript

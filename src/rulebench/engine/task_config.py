@@ -32,6 +32,9 @@ class TaskConfig(BaseModel):
 
     default_concurrency: ClassVar[int] = 8
     """Items in flight at once when the run does not say."""
+    adapts_concurrency: ClassVar[bool] = True
+    """Whether a run that does not say lets a served model's backend find the concurrency
+    from where `default_concurrency` starts it (`RunSpec.adaptive_concurrency`)."""
 
     @classmethod
     def load_inputs(cls, fields: Mapping[str, JsonValue]) -> Mapping[str, JsonValue]:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import get_args
 
+from rulebench.testing.mock_prefix_cache import CacheReportStyle
 from rulebench.testing.mock_replies import ThinkingStyle
 from rulebench.testing.mock_server import MockOpenAIServer, MockServerConfig
 
@@ -44,6 +45,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--reasoning-api", action="store_true", help="refuse max_tokens and temperature as o3"
     )
+    parser.add_argument(
+        "--prefix-cache",
+        choices=get_args(CacheReportStyle),
+        default="off",
+        help="report cached prompt tokens as llama.cpp (timings) or vLLM (usage) does",
+    )
+    parser.add_argument("--cache-slots", type=int, default=4, help="prompts the cache keeps")
     args = parser.parse_args(argv)
     config = MockServerConfig(
         host=args.host,
@@ -56,5 +64,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         max_concurrent=args.max_concurrent,
         thinking=args.thinking,
         reasoning_api=args.reasoning_api,
+        prefix_cache=args.prefix_cache,
+        cache_slots=args.cache_slots,
     )
     asyncio.run(_serve_until_stopped(config))

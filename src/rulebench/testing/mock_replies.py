@@ -72,12 +72,17 @@ def _message(content: str, style: ThinkingStyle) -> tuple[dict[str, Any], int]:
 
 
 def chat_reply_bytes(
-    body: dict[str, Any], text: str, suffix: str = "", thinking: ThinkingStyle = "tags"
+    body: dict[str, Any],
+    text: str,
+    suffix: str = "",
+    thinking: ThinkingStyle = "tags",
+    extra: dict[str, Any] | None = None,
 ) -> bytes:
     """A chat completion of `text`; `suffix` is added to its content after the max_tokens cut.
 
     A think block in `text` counts in the max_tokens cut, so a small limit leaves the thinking
-    unfinished; its words are reported as `completion_tokens_details.reasoning_tokens`.
+    unfinished; its words are reported as `completion_tokens_details.reasoning_tokens`. `extra`
+    adds top-level fields, and fields of `usage` under its "usage" key (a cache report).
     """
     words = text.split(" ")
     content, finish_reason, kept = _cut(words, reply_limit(body) or len(words))
@@ -100,7 +105,9 @@ def chat_reply_bytes(
         ],
         "usage": usage,
     }
-    return json.dumps(data).encode()
+    extra = dict(extra or {})
+    usage.update(extra.pop("usage", {}))
+    return json.dumps(data | extra).encode()
 
 
 def completion_reply_bytes(body: dict[str, Any], text: str, suffix: str = "") -> bytes:

@@ -67,6 +67,12 @@ from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field
 
 from rulebench.testing.faults import CHAOS_FAULT_KINDS, FaultKind, FaultPlan
+from rulebench.testing.mock_prefix_cache import (
+    CacheReportStyle,
+    MockPrefixCache,
+    cache_fields,
+    prompt_words,
+)
 from rulebench.testing.mock_reasoning_api import refuse_unsupported
 from rulebench.testing.mock_replies import (
     ReplyFn,
@@ -126,6 +132,10 @@ class MockServerConfig(BaseModel):
     reasoning_api: bool = False
     """Answer as OpenAI's reasoning models (o1, o3, gpt-5): 400 with OpenAI's wording to
     `max_tokens` and to a temperature or top_p other than 1 (`mock_reasoning_api`)."""
+    prefix_cache: CacheReportStyle = "off"
+    """Report each chat prompt's tokens found in the replica's cache of its last
+    `cache_slots` prompts, as llama.cpp (`timings`) or vLLM (`usage`) do (`mock_prefix_cache`)."""
+    cache_slots: int = Field(default=4, ge=1)
 
 
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> web.Response:
@@ -160,6 +170,7 @@ class MockOpenAIServer:
         self._runner: web.AppRunner | None = None
         self._capacity: asyncio.Semaphore | None = None
         self._log_file: TextIO | None = None
+        self.prompt_cache = MockPrefixCache(self.config.cache_slots)
 
     async def start(self) -> str:
         """Start serving; returns the base URL."""
@@ -348,8 +359,12 @@ class MockOpenAIServer:
     def _reply_bytes(self, body: dict[str, Any], suffix: str = "") -> bytes:
         """The normal reply's JSON; `suffix` is added to its text after the max_tokens cut."""
         if body["api"] == "chat":
-            thinking = self.config.thinking
-            return chat_reply_bytes(body, self.reply_fn(body), suffix, thinking)
+            thinking, style = self.config.thinking, self.config.prefix_cache
+            extra = None
+            if style != "off":
+                words = prompt_words(body)
+                extra = cache_fields(style, len(words), self.prompt_cache.serve(words))
+            return chat_reply_bytes(body, self.reply_fn(body), suffix, thinking, extra)
         return completion_reply_bytes(body, self.completion_fn(body), suffix)
 
 

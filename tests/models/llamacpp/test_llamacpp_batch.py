@@ -19,6 +19,7 @@ from rulebench.models.llamacpp.backend import LlamaCppModel
 from rulebench.models.llamacpp.batch import BatchContext
 from rulebench.models.llamacpp.batch_requests import LlamaSettings
 from rulebench.models.llamacpp.engine import free_llama_cache
+from rulebench.models.llamacpp.layout import Layout
 from rulebench.models.registry import EMBEDDED_MODEL_NAME
 
 pytestmark = pytest.mark.slow
@@ -158,12 +159,20 @@ def test_logits_do_not_depend_on_the_other_sequences_of_a_step() -> None:
         path=embedded_gguf_path(), n_ctx=512, n_threads=1, n_threads_batch=1, n_batch=64
     )
     try:
-        alone = greedy_logits(BatchContext(llm, 1, 512, settings), [prompts[0]], slot=0)
+        alone = greedy_logits(BatchContext(llm, lane(1), settings), [prompts[0]], slot=0)
         # The same sequence in the last of four slots, beside others of other lengths.
-        crowded = greedy_logits(BatchContext(llm, 4, 512, settings), [*prompts[1:], prompts[0]], 3)
+        crowded = greedy_logits(BatchContext(llm, lane(4), settings), [*prompts[1:], prompts[0]], 3)
+        # And in a lane of two threads, as a layout on every core runs it.
+        threaded = greedy_logits(BatchContext(llm, lane(1, 2), settings), [prompts[0]], slot=0)
         assert all(np.array_equal(a, b) for a, b in zip(alone, crowded, strict=True))
+        assert all(np.array_equal(a, b) for a, b in zip(alone, threaded, strict=True))
     finally:
         llm.close()
+
+
+def lane(sequences: int, threads: int = 1) -> Layout:
+    """One lane of `sequences` on `threads` threads."""
+    return Layout(1, sequences, threads, threads, "test")
 
 
 def greedy_logits(context: BatchContext, prompts: list[list[int]], slot: int) -> list[Any]:

@@ -1,49 +1,11 @@
-"""The batched llamacpp engine's parts that need no model: sizing, the prompt cache, sampling."""
-
-from pathlib import Path
+"""The batched llamacpp engine's parts that need no model: the prompt cache, sampling."""
 
 import numpy as np
 
 from rulebench.core.messages import GenerateConfig
 from rulebench.models.llamacpp.batch_cache import PrefixCache
-from rulebench.models.llamacpp.batch_requests import EvalStats, LlamaSettings
+from rulebench.models.llamacpp.batch_requests import EvalStats
 from rulebench.models.llamacpp.batch_seq import sample_token
-from rulebench.models.llamacpp.engine import KV_BUDGET_BYTES, MAX_AUTO_SEQUENCES, plan_lanes
-
-EMBEDDED_KV_BYTES = 30 * 2 * 3 * 64 * 2
-"""SmolLM2-135M: 30 layers, keys and values of 3 heads x 64 dimensions in f16."""
-
-
-def settings(**fields: int | None) -> LlamaSettings:
-    base = {"n_ctx": 4096, "n_threads": 1, "n_threads_batch": 1, "n_batch": 512}
-    return LlamaSettings(path=Path("m.gguf"), **{**base, **fields})
-
-
-# --- sizing ------------------------------------------------------------------------------------
-
-
-def test_the_kv_budget_sizes_the_sequences_split_across_two_lanes() -> None:
-    fitting = KV_BUDGET_BYTES // (4096 * EMBEDDED_KV_BYTES)
-    assert 2 <= fitting < MAX_AUTO_SEQUENCES
-    assert plan_lanes(settings(), EMBEDDED_KV_BYTES, cpus=2) == (2, fitting // 2)
-    assert plan_lanes(settings(), EMBEDDED_KV_BYTES, cpus=16) == (2, fitting // 2)
-    assert plan_lanes(settings(n_ctx=256), EMBEDDED_KV_BYTES, cpus=2) == (2, 4)
-
-
-def test_one_core_gets_one_lane_of_all_sequences() -> None:
-    fitting = KV_BUDGET_BYTES // (4096 * EMBEDDED_KV_BYTES)
-    assert plan_lanes(settings(), EMBEDDED_KV_BYTES, cpus=1) == (1, fitting)
-
-
-def test_a_model_whose_kv_fills_the_budget_runs_one_sequence() -> None:
-    seven_b = 32 * 2 * 32 * 128 * 2  # no grouped-query attention: 512 KiB a token
-    assert plan_lanes(settings(), seven_b, cpus=16) == (1, 1)
-
-
-def test_settings_given_override_the_sizing() -> None:
-    assert plan_lanes(settings(n_seq_max=3), EMBEDDED_KV_BYTES, cpus=2) == (2, 3)
-    assert plan_lanes(settings(lanes=3), 32 * 2 * 32 * 128 * 2, cpus=2) == (3, 1)
-    assert plan_lanes(settings(lanes=1, n_seq_max=1), EMBEDDED_KV_BYTES, cpus=8) == (1, 1)
 
 
 def test_stats_add_counts_a_request() -> None:

@@ -65,20 +65,22 @@ class LlamaCppConfig(BaseModel):
 
     n_ctx: int = Field(default=4096, ge=64)
     """Context length in tokens: prompt plus reply must fit."""
-    n_threads: int = Field(default=1, ge=1)
-    """Threads for generating tokens. 1 is the robust default on a shared machine: threads of
-    one llama.cpp call wait for each other, so a busy neighbour slows 2 threads below 1."""
-    n_threads_batch: int = Field(default=1, ge=1)
-    """Threads for evaluating prompts. On an idle machine more threads are faster; beside a busy
-    process they fall below one thread (bench/bench_local.py --threads-batch 1,2). 1 is the
-    robust default; set 2 (or more, with more cores) on a machine nothing else uses."""
+    n_threads: int | None = Field(default=None, ge=1)
+    """Threads of each lane for generating tokens (default: chosen with the lanes from the
+    cores and the prompts in flight, `llamacpp_layout`). Threads of one llama.cpp call wait for
+    each other, so beside a busy neighbour 2 threads fall below 1: set 1 on a shared machine."""
+    n_threads_batch: int | None = Field(default=None, ge=1)
+    """Threads of each lane for evaluating prompts (default: as n_threads is chosen). On an idle
+    machine more are faster; beside a busy process they fall below one thread
+    (bench/bench_local.py --threads-batch 1,2)."""
     n_batch: int = Field(default=512, ge=8)
     """Most prompt tokens decoded in one llama.cpp call."""
     n_seq_max: int | None = Field(default=None, ge=1)
     """Sequences each lane decodes together, each with n_ctx tokens of KV cache (default: as
     many as 384 MiB of KV cache holds, at most 8 in all; see llamacpp_engine)."""
     lanes: int | None = Field(default=None, ge=1)
-    """llama.cpp contexts decoding side by side, one thread each (default: 2, or 1 on 1 core)."""
+    """llama.cpp contexts decoding side by side (default: chosen from the cores and the prompts
+    in flight: one lane on every core for a few prompts, a lane per core for many)."""
     prefix_reuse: bool = True
     """Reuse the KV cache of the longest shared token prefix; false re-evaluates every prompt."""
     system_role: SystemRoleSetting = "auto"
@@ -136,6 +138,7 @@ class LlamaCppModel:
         )
         self.stats = EvalStats()
         """This model's token counts, to show how much of the prompts the KV cache saved."""
+        self._in_flight: int | None = None
 
     @classmethod
     def create(cls, name: str, options: BackendOptions) -> "LlamaCppModel":
@@ -206,6 +209,18 @@ class LlamaCppModel:
         lengths = [len(tokens) for tokens in request.choice_tokens]
         return ChoiceScores(scores, count_scoring_tokens(len(request.tokens), lengths))
 
+    def expect_in_flight(self, requests: int) -> None:
+        """How many prompts the run keeps in flight: the lanes are laid out for that many."""
+        self._in_flight = requests
+        if self._engine is not None:
+            self._engine.expect_in_flight(requests)
+
+    @property
+    def run_notes(self) -> tuple[str, ...]:
+        """The layout the engine chose (`llamacpp_layout`), once it has one."""
+        layout = None if self._engine is None else self._engine.layout
+        return () if layout is None else (layout.describe(),)
+
     async def aclose(self) -> None:
         """Keep the shared model loaded: other models in this process may use it.
 
@@ -229,6 +244,8 @@ class LlamaCppModel:
             # Off the event loop: loading takes a while. Concurrent first requests all get
             # the process's one engine (shared_engine holds a lock while it loads).
             engine = self._engine = await asyncio.to_thread(_load_engine, self._settings)
+            if self._in_flight is not None:
+                engine.expect_in_flight(self._in_flight)
         engine.submit(request)
         return await asyncio.wrap_future(request.future)
 

@@ -47,9 +47,11 @@ def kv_bytes_per_token(llm: Llama) -> int:
 class BatchContext:
     """A llama_context with `slots` KV streams of `n_ctx` tokens each, and its batch buffer."""
 
-    def __init__(self, llm: Llama, slots: int, n_ctx: int, settings: Any) -> None:
+    def __init__(self, llm: Llama, layout: Any, settings: Any) -> None:
+        """`layout` (llamacpp_layout.Layout): this lane's sequences and threads."""
         import llama_cpp
 
+        slots, n_ctx = layout.sequences, settings.n_ctx
         self._lib = llama_cpp
         self.slots = slots
         self.n_batch = settings.n_batch
@@ -60,8 +62,8 @@ class BatchContext:
         params.n_seq_max = slots
         params.kv_unified = False
         params.flash_attn_type = llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
-        params.n_threads = settings.n_threads
-        params.n_threads_batch = settings.n_threads_batch
+        params.n_threads = layout.threads
+        params.n_threads_batch = layout.threads_batch
         params.no_perf = True
         self._ctx = llama_cpp.llama_init_from_model(llm.model, params)
         if not self._ctx:

@@ -25,13 +25,14 @@ class LlamaSettings(BaseModel):
     path: Path
     n_ctx: int
     """Tokens one request may hold, prompt plus reply (each sequence gets that much KV)."""
-    n_threads: int
-    n_threads_batch: int
+    n_threads: int | None
+    """Threads of each lane; None: chosen with the layout (llamacpp_layout)."""
+    n_threads_batch: int | None
     n_batch: int
     n_seq_max: int | None = Field(default=None, ge=1)
     """Sequences each lane decodes together; None sizes them from a KV-memory budget."""
     lanes: int | None = Field(default=None, ge=1)
-    """llama.cpp contexts run side by side, one thread each; None: up to 2, one per core."""
+    """llama.cpp contexts run side by side; None: chosen with the layout (llamacpp_layout)."""
 
 
 _stats_lock = threading.Lock()

@@ -35,6 +35,7 @@ from rulebench.models.llamacpp.batch_requests import (
     ScoringRequest,
 )
 from rulebench.models.llamacpp.gguf_facts import GgufFacts
+from rulebench.models.llamacpp.layout import Layout, LayoutRequest, choose_layout
 
 __all__ = [
     "EvalStats",
@@ -49,14 +50,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-KV_BUDGET_BYTES = 384 << 20
-"""KV cache the automatic sizing may take for all sequences: 4 sequences of 4,096 tokens for
-the embedded model (22.5 KiB a token), one for a 7B model without grouped-query attention. More
-sequences barely speed up the default commands: prompts dominate, and a slot waiting for a
-prompt costs nothing."""
-MAX_AUTO_SEQUENCES = 8
-"""Sequences the automatic sizing stops at (a shorter n_ctx fits more in the budget): a step
-of 8 sequences already costs several times a step of one, for less than twice the tokens/s."""
 PREFIX_CACHE_BYTES = 128 << 20
 """Saved prompt cells kept in host memory: ~5,800 tokens of the embedded model. A larger cache
 saves little: most reuse is between prompts sent close together."""
@@ -64,16 +57,15 @@ MIN_AFFINITY_TOKENS = 32
 """A request goes to the lane about to evaluate a prompt sharing this many leading tokens."""
 
 
-def plan_lanes(settings: LlamaSettings, kv_bytes: int, cpus: int) -> tuple[int, int]:
-    """Lanes and sequences per lane: the settings', else what the KV budget and cores allow."""
-    lanes = settings.lanes or max(1, min(2, cpus))
-    if settings.n_seq_max is not None:
-        return lanes, settings.n_seq_max
-    total = KV_BUDGET_BYTES // max(1, settings.n_ctx * kv_bytes)
-    total = max(1, min(MAX_AUTO_SEQUENCES, total))
-    if settings.lanes is None:
-        lanes = min(lanes, total)
-    return lanes, max(1, total // lanes)
+def layout_request(
+    settings: LlamaSettings, kv_bytes: int, cpus: int, in_flight: int | None
+) -> LayoutRequest:
+    """What `choose_layout` needs: the settings given, the model's KV size, the work."""
+    return LayoutRequest(
+        n_ctx=settings.n_ctx, kv_bytes_per_token=kv_bytes, cpus=cpus, in_flight=in_flight,
+        lanes=settings.lanes, n_seq_max=settings.n_seq_max, n_threads=settings.n_threads,
+        n_threads_batch=settings.n_threads_batch,
+    )  # fmt: skip
 
 
 class LlamaEngine(JobWorker[Request[Any]]):
@@ -88,6 +80,9 @@ class LlamaEngine(JobWorker[Request[Any]]):
         self.bos_text = ""
         self.eos_text = ""
         self.lanes: list[Lane] = []
+        self.layout: Layout | None = None
+        """Chosen when the first request arrives, from the prompts then expected in flight."""
+        self._in_flight: int | None = None
         self._llm: Any = None
         super().__init__(f"llamacpp:{settings.path.name}")
         self.started.result()  # loading failed: raise its error here
@@ -97,13 +92,19 @@ class LlamaEngine(JobWorker[Request[Any]]):
         return GgufFacts.of_template(self.chat_template, self.bos_text, self.eos_text)
 
     def on_start(self) -> None:
-        """Load the model and start its lanes."""
+        """Load the model; its lanes start with the first request (`run`)."""
         try:
             self._load()
-            self._start_lanes()
         except BaseException:
             self.on_stop()
             raise
+
+    def expect_in_flight(self, requests: int) -> None:
+        """Say how many prompts a run keeps in flight, for the layout (`llamacpp_layout`).
+
+        Heard before the first request; the most any model of this engine expects counts.
+        """
+        self._in_flight = max(self._in_flight or 0, requests)
 
     def on_stop(self) -> None:
         """Stop the lanes (failing what they hold), then free the model."""
@@ -136,13 +137,21 @@ class LlamaEngine(JobWorker[Request[Any]]):
         # Recurrent state cannot be cut back to a prefix: such models always start over.
         reuse = not (llama_cpp.llama_model_is_recurrent(model) or
                      llama_cpp.llama_model_is_hybrid(model))  # fmt: skip
-        lanes, slots = plan_lanes(self.settings, kv_bytes_per_token(self._llm), os.cpu_count() or 1)
-        logger.info("llamacpp: %d lane(s) of %d sequence(s)", lanes, slots)
+        kv_bytes, cpus = kv_bytes_per_token(self._llm), os.cpu_count() or 1
+        layout = choose_layout(layout_request(self.settings, kv_bytes, cpus, self._in_flight))
         cache = PrefixCache(PREFIX_CACHE_BYTES)
-        for index in range(lanes):
-            context = BatchContext(self._llm, slots, self.settings.n_ctx, self.settings)
-            name = f"llamacpp:{self.settings.path.name}:lane{index}"
-            self.lanes.append(Lane(name, self._llm, context, cache, reuse))
+        try:
+            for index in range(layout.lanes):
+                context = BatchContext(self._llm, layout, self.settings)
+                name = f"llamacpp:{self.settings.path.name}:lane{index}"
+                self.lanes.append(Lane(name, self._llm, context, cache, reuse))
+        except ConfigError:  # no room for a context: the next request tries again
+            for lane in self.lanes:
+                lane.close()
+            self.lanes.clear()
+            raise
+        logger.info(layout.describe())
+        self.layout = layout
 
     def _token_text(self, token: int) -> str:
         if token < 0:
@@ -163,7 +172,14 @@ class LlamaEngine(JobWorker[Request[Any]]):
         return list(waiting)
 
     def run(self, requests: list[Request[Any]]) -> None:
-        """Hand each request to a lane."""
+        """Hand each request to a lane (starting the lanes on the first)."""
+        if self.layout is None:
+            try:
+                self._start_lanes()
+            except ConfigError as exc:
+                for request in requests:
+                    request.future.set_exception(exc)
+                return
         for request in requests:
             try:
                 self._route(request).give(request)

@@ -138,7 +138,9 @@ def status_error(
     cause = f"{status} {response.reason or ''}".rstrip()
     detail = server_message(raw)
     if status in (408, 429) or status >= 500:
-        return AttemptFailed(cause, detail, parse_retry_after(response.headers))
+        failed = AttemptFailed(cause, detail, parse_retry_after(response.headers))
+        failed.is_overload = status in (429, 503)
+        return failed
     message = f"{label}: {cause} ({shown_url}): {detail}"
     if status == 400 and (refused := refused_params(message, detail)) is not None:
         return refused

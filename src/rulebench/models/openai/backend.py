@@ -18,6 +18,7 @@ import aiohttp
 from rulebench.core.errors import ConfigError, ModelError, TransientModelError
 from rulebench.core.messages import Completion, GenerateConfig, Message, Usage
 from rulebench.core.reasoning import split_reasoning
+from rulebench.models.adaptive_limit import AdaptiveGate, ConcurrencyControl, admitted
 from rulebench.models.base import BackendOptions, ModelInfo, parse_backend_args
 from rulebench.models.clock import REAL_CLOCK, Clock
 from rulebench.models.openai.attempts import (
@@ -31,8 +32,8 @@ from rulebench.models.openai.config import OpenAIConfig
 from rulebench.models.openai.endpoint import Endpoint, resolve_endpoints
 from rulebench.models.openai.endpoint_pool import EndpointPool, Replica
 from rulebench.models.openai.prefix_affinity import prefix_hashes
-from rulebench.models.openai.rate_limit import RateLimiter, estimate_tokens
-from rulebench.models.openai.reachable import find_unreachable
+from rulebench.models.openai.rate_limit import estimate_tokens, limiter_for
+from rulebench.models.openai.reachable import check_reachable
 from rulebench.models.openai.reasoning_params import ParamsRefused, RequestParams
 from rulebench.models.openai.reply import (
     AttemptFailed,
@@ -46,7 +47,8 @@ from rulebench.models.openai.reply import (
     server_message,
 )
 from rulebench.models.openai.request import choose_format
-from rulebench.models.openai.session import SessionHolder
+from rulebench.models.openai.server_cache import ServerCacheTally
+from rulebench.models.openai.session import SessionHolder, endpoint_headers
 
 if TYPE_CHECKING:
     # tenacity is imported on a first failed attempt, not at start: most runs never retry.
@@ -59,14 +61,6 @@ logger = logging.getLogger(__name__)
 
 _ERROR_BODY_BYTES = 64 * 1024
 """Most bytes read of an error body: only ~200 characters are shown."""
-
-
-def _headers(endpoint: Endpoint) -> dict[str, str]:
-    """Built once: every request reuses them through the session's default headers."""
-    headers = {"Content-Type": "application/json"}
-    if endpoint.api_key is not None:  # one key for every replica: read from one variable
-        headers["Authorization"] = f"Bearer {endpoint.api_key.get_secret_value()}"
-    return headers
 
 
 class OpenAIModel:
@@ -86,7 +80,8 @@ class OpenAIModel:
         self._format = choose_format(config, self._label)
         self._params = RequestParams.for_endpoints(given)
         self._secrets = tuple(sorted({s for e in given for s in e.secrets}, key=len, reverse=True))
-        self._replicas = tuple(Replica(e, self._format.path, self._limiter(clock)) for e in given)
+        path = self._format.path
+        self._replicas = tuple(Replica(e, path, limiter_for(config, clock)) for e in given)
         self._has_limits = self._replicas[0].limiter is not None
         self._has_affinity = len(given) > 1 and config.prefix_affinity  # else nothing to hash
         # One endpoint keeps the path it always had: no pool, no health, today's backoff.
@@ -104,9 +99,14 @@ class OpenAIModel:
             identity=f"{self._label}@{urls}{self._format.identity_suffix}",
             transcript=self._format.transcript_json,
         )
-        self._session = SessionHolder(_headers(first), config.timeout_s, config.max_connections)
+        self._session = SessionHolder(
+            endpoint_headers(first), config.timeout_s, config.max_connections
+        )
         self._backoff: wait_base | None = None  # built by _retry, on the first failure
         self._timeouts = TimeoutTally(self._label, config)
+        self.server_cache = ServerCacheTally()  # what the server says it cached: a run note
+        self._clock = clock
+        self._gate: AdaptiveGate | None = None  # a run whose concurrency is found sets it
 
     @classmethod
     def create_openai(cls, name: str, options: BackendOptions) -> "OpenAIModel":
@@ -127,12 +127,6 @@ class OpenAIModel:
         config = parse_backend_args(OpenAIConfig, options.args, f"openai-api/{name}")
         return cls(resolve_endpoints("openai-api", name, model, options), config)
 
-    def _limiter(self, clock: Clock) -> RateLimiter | None:
-        rpm, tpm = self._config.max_requests_per_minute, self._config.max_tokens_per_minute
-        if rpm is None and tpm is None:
-            return None
-        return RateLimiter(rpm, tpm, clock, self._config.rate_limit_margin_s)
-
     @property
     def info(self) -> ModelInfo:
         """Provider, name and identity (spec plus server URLs, never the key)."""
@@ -151,7 +145,7 @@ class OpenAIModel:
     @property
     def run_notes(self) -> tuple[str, ...]:
         """What the requests sent differently from the run's settings, and why (run notes)."""
-        return (*self._params.notes, *self._timeouts.notes)
+        return (*self._params.notes, *self._timeouts.notes, *self.server_cache.notes)
 
     def check_generate_config(self, config: GenerateConfig) -> None:
         """Refuse settings this endpoint cannot take (ConfigError), before any request is sent."""
@@ -173,6 +167,7 @@ class OpenAIModel:
         call = CallAttempts(prefix=prefix_hashes(messages) if self._has_affinity else ())
         start = time.perf_counter()
         reply, sent_warnings = await self._send(body, tokens, call)
+        self.server_cache.add(reply.prompt_tokens, reply.cache)
         split = split_reasoning(
             reply.text,
             reply.reasoning,
@@ -314,6 +309,7 @@ class OpenAIModel:
                 exc.is_server_down,
                 exc.timed_out_s,
             )
+            cleaned.is_overload = exc.is_overload
             if pool is not None and exc.is_server_down:
                 retry_after_s = exc.retry_after_s
                 if retry_after_s is not None:
@@ -338,7 +334,7 @@ class OpenAIModel:
         limit = self._config.max_reply_bytes
         limiter = replica.limiter
         # Waiting for a slot happens outside aiohttp, so the timeout counts only server time.
-        async with pool.slots:
+        async with pool.slots, admitted(self._gate, AttemptFailed.says_overloaded):
             # Admitted once a slot is held, right before sending: admitted before, a request
             # could queue for a slot and reach the server later than its admission says.
             ticket = None if limiter is None else await limiter.acquire(tokens)
@@ -376,24 +372,26 @@ class OpenAIModel:
         return clean_server_text(text, self._secrets)
 
     async def check_reachable(self) -> None:
-        """Fail fast with one line when no server is up, instead of a run full of errors.
-
-        Any HTTP status counts as reachable: some servers guard /models with a key or lack it.
-        With several endpoints, the dead ones are named in a warning and left out of the first
-        requests; only when none answers is it an error.
-        """
+        """Fail fast with one line when no server is up (`reachable.check_reachable`)."""
         session = (await self._session.get()).session
-        dead = await find_unreachable(session, self._replicas, self._secrets)
-        if len(dead) == 1 and len(self._replicas) == 1:
-            raise ModelError(f"{self._label}: cannot reach {dead[0][1]}")
-        if len(dead) == len(self._replicas):
-            raise ModelError(
-                f"{self._label}: cannot reach any of its {len(self._replicas)} servers: "
-                + "; ".join(cause for _, cause in dead)
-            )
-        if self._endpoint_pool is not None:
-            for replica, cause in dead:  # each logs a warning naming the replica
-                self._endpoint_pool.failed(replica, f"cannot reach {cause}")
+        pool = self._endpoint_pool
+        await check_reachable(session, self._label, self._replicas, self._secrets, pool)
+
+    def adapt_concurrency(self, start: int | None) -> int | None:
+        """Find the requests in flight from `start` up (`adaptive_limit`); None: fixed.
+
+        Returns the most requests this backend may have in flight (max_connections): the
+        runner offers that many, and the gate holds back all but the limit found.
+        """
+        ceiling = self._config.max_connections
+        control = None if start is None else ConcurrencyControl(start, ceiling)
+        self._gate = None if control is None else AdaptiveGate(control, self._clock)
+        return None if control is None else ceiling
+
+    @property
+    def concurrency_note(self) -> str | None:
+        """The concurrency the run found, for its notes; None when it was fixed."""
+        return None if self._gate is None else self._gate.control.summary()
 
     async def aclose(self) -> None:
         """Close the pooled connections."""

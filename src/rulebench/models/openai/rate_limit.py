@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 from rulebench.core.messages import Message
 from rulebench.models.clock import REAL_CLOCK, Clock
+from rulebench.models.openai.config import OpenAIConfig
 
 logger = logging.getLogger(__name__)
 
@@ -128,3 +129,11 @@ class RateLimiter:
                     wait_s = max(wait_s, ticket.at - horizon, _MIN_WAIT_S)
                     break
         return wait_s
+
+
+def limiter_for(config: OpenAIConfig, clock: Clock = REAL_CLOCK) -> RateLimiter | None:
+    """A limiter under the caps `config` sets (one per replica), or None when it sets none."""
+    rpm, tpm = config.max_requests_per_minute, config.max_tokens_per_minute
+    if rpm is None and tpm is None:
+        return None
+    return RateLimiter(rpm, tpm, clock, config.rate_limit_margin_s)

@@ -19,6 +19,7 @@ from rulebench.core.errors import TransientModelError
 from rulebench.core.messages import Usage
 from rulebench.core.text import repair_surrogates, surrogate_warning
 from rulebench.models.openai.config import ApiKind
+from rulebench.models.openai.server_cache import CacheReport, read_cache_report
 
 DETAIL_CHARS = 200
 """Most characters of a server's message kept in an error."""
@@ -36,6 +37,9 @@ class AttemptFailed(TransientModelError):
         timed_out_s: float | None = None,
     ) -> None:
         super().__init__(f"{cause}: {detail}" if detail else cause, retry_after_s)
+        self.is_overload = timed_out_s is not None
+        """A 429, a 503 or a timeout: the server has more than it can take (too many in
+        flight, or a rate limit), which lowers a concurrency the run is finding."""
         self.cause = cause
         self.detail = detail
         self.is_server_down = is_server_down
@@ -45,6 +49,11 @@ class AttemptFailed(TransientModelError):
         """The timeout the attempt ran out of; None when it failed otherwise."""
         self.usage = Usage()
         """Tokens the reply reported, when a reply came back (a 200 without choices)."""
+
+    @staticmethod
+    def says_overloaded(exc: BaseException) -> bool:
+        """Whether `exc`, an attempt's failure, is an overload answer (`is_overload`)."""
+        return isinstance(exc, AttemptFailed) and exc.is_overload
 
 
 class Reply(NamedTuple):
@@ -60,6 +69,8 @@ class Reply(NamedTuple):
     """What had to change in the reply to keep it (see Completion.warnings)."""
     reasoning: str = ""
     """The thinking the server sent in its own field; think tags in `text` are split later."""
+    cache: CacheReport | None = None
+    """What the server says of its prefix cache for this prompt (`server_cache`)."""
 
 
 def parse_retry_after(headers: Mapping[str, str]) -> float | None:
@@ -195,6 +206,7 @@ def parse_reply(
         prompt_tokens = int(usage.get("prompt_tokens") or 0)
         completion_tokens = int(usage.get("completion_tokens") or 0)
         reasoning_tokens = _reasoning_tokens(usage)
+        cache = read_cache_report(data)
     except (ValueError, KeyError, IndexError, TypeError, AttributeError, OverflowError):
         # OverflowError: token counts of 1e400 (inf) cannot become ints.
         failed = AttemptFailed("malformed reply", server_message(raw), is_server_down=False)
@@ -205,7 +217,7 @@ def parse_reply(
     reasoning = _keep(reasoning, "reasoning", (max_chars, secrets), warnings)
     reason = None if finish_reason is None else repair_surrogates(str(finish_reason))[0]
     tokens = (prompt_tokens, completion_tokens, reasoning_tokens)
-    return Reply(text, reason, *tokens, tuple(warnings), reasoning)
+    return Reply(text, reason, *tokens, tuple(warnings), reasoning, cache)
 
 
 def _reported_usage(raw: bytes) -> Usage:

@@ -11,6 +11,16 @@ from typing import NamedTuple
 
 import aiohttp
 
+from rulebench.models.openai.endpoint import Endpoint
+
+
+def endpoint_headers(endpoint: Endpoint) -> dict[str, str]:
+    """Built once: every request reuses them through the session's default headers."""
+    headers = {"Content-Type": "application/json"}
+    if endpoint.api_key is not None:  # one key for every replica: read from one variable
+        headers["Authorization"] = f"Bearer {endpoint.api_key.get_secret_value()}"
+    return headers
+
 
 class LoopPool(NamedTuple):
     """The connection pool and request slots of one event loop."""

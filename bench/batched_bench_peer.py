@@ -65,6 +65,9 @@ class BatchedWork:
     ntg: int
     sequences: tuple[int, ...]
     threads: int
+    flash_attn: str = "off"
+    """`off` computes attention as rulebench's engine does (replies independent of batching);
+    the peer's own default, `auto`, turns flash attention on where the CPU backend has it."""
 
 
 def run_batched_bench(path: Path, gguf: Path, work: BatchedWork) -> tuple[list[BatchedFigure], str]:
@@ -74,7 +77,7 @@ def run_batched_bench(path: Path, gguf: Path, work: BatchedWork) -> tuple[list[B
     command = [
         str(path), "-m", str(gguf), "-c", str(context), "-b", "2048", "-ub", "512",
         "-npp", str(npp), "-ntg", str(ntg), "-npl", ",".join(map(str, sequences)),
-        "-t", str(threads), "-tb", str(threads),
+        "-t", str(threads), "-tb", str(threads), "-fa", work.flash_attn,
     ]  # fmt: skip
     library = str(path.parent)
     env = os.environ | {"LD_LIBRARY_PATH": f"{library}:{os.environ.get('LD_LIBRARY_PATH', '')}"}

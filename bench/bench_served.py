@@ -244,7 +244,10 @@ async def bench(args: argparse.Namespace, base_url: str) -> None:
 
     async def median(run: Callable[[], Awaitable[Figures]]) -> Figures:
         tries = sorted([await run() for _ in range(args.repeats)], key=lambda f: f.wall_s)
-        return tries[len(tries) // 2]
+        found = tries[len(tries) // 2]
+        shown = ", ".join(f"{f.items_per_s:.2f}" for f in tries)
+        print(f"  {found.label} ({found.concurrency}): {shown} items/s", flush=True)
+        return found
 
     n, limit = args.limit, args.max_tokens
     rows = [await median(partial(run_rulebench, base_url, n, limit, None))]

@@ -88,25 +88,29 @@ def _tokens(replies: Sequence[Completion]) -> tuple[int, int]:
             sum(r.usage.completion_tokens for r in replies))  # fmt: skip
 
 
-def _peer(args: argparse.Namespace, npp: int, ntg: int, k: int) -> BatchedFigure | None:
+def _peer(args: argparse.Namespace, npp: int, ntg: int, k: int) -> list[BatchedFigure]:
+    """The peer on the same work: attention as ours (flash off), then with its own default."""
     from rulebench.models.embedded import embedded_gguf_path
 
     if args.batched_bench is None:
-        return None
-    work = BatchedWork(npp, ntg, (k,), os.cpu_count() or 1)
-    rows, command = run_batched_bench(args.batched_bench, embedded_gguf_path(), work)
-    print(f"  peer: {command}")
-    return rows[0] if rows else None
+        return []
+    figures = []
+    for flash in ("off", "auto"):
+        work = BatchedWork(npp, ntg, (k,), os.cpu_count() or 1, flash)
+        rows, command = run_batched_bench(args.batched_bench, embedded_gguf_path(), work)
+        print(f"  peer: {command}")
+        figures += rows[:1]
+    return figures
 
 
 def _row(
-    k: int, name: str, timed: tuple[float, Sequence[Completion]], peer: BatchedFigure | None
+    k: int, name: str, timed: tuple[float, Sequence[Completion]], peers: list[BatchedFigure]
 ) -> list[str]:
     wall, replies = timed
     prompt, generated = _tokens(replies)
     rate = (prompt + generated) / wall
-    ratio = f"{rate / peer.tokens_per_s:.2f}x" if peer else "-"
-    return [str(k), name, f"{wall:.1f} s", f"{rate:.1f} tok/s", ratio]
+    ratios = " / ".join(f"{rate / peer.tokens_per_s:.2f}x" for peer in peers) or "-"
+    return [str(k), name, f"{wall:.1f} s", f"{rate:.1f} tok/s", ratios]
 
 
 async def bench_k(args: argparse.Namespace, k: int) -> list[tuple[str, ...]]:
@@ -123,15 +127,15 @@ async def bench_k(args: argparse.Namespace, k: int) -> list[tuple[str, ...]]:
         wall, replies, _ = await _send(pairs, prompts, args.ntg, k)
         runs.append((f"rulebench, {setting}", wall, replies))
     prompt, generated = _tokens(chosen)
-    peer = _peer(args, round(prompt / k), max(1, round(generated / k)), k)
+    peers = _peer(args, round(prompt / k), max(1, round(generated / k)), k)
     rows = []
     for name, wall, replies in runs:
         same = "replies = picked" if [r.text for r in replies] == texts else "replies differ"
-        rows.append((*_row(k, name, (wall, replies), peer), same))
-    if peer is not None:
-        name = f"llama-batched-bench (npp {peer.npp}, ntg {peer.ntg})"
+        rows.append((*_row(k, name, (wall, replies), peers), same))
+    for peer, flash in zip(peers, ("off", "auto"), strict=False):
+        name = f"llama-batched-bench -fa {flash} (npp {peer.npp}, ntg {peer.ntg})"
         speed = f"{peer.tokens_per_s:.1f} tok/s"
-        rows.append((str(k), name, f"{peer.seconds:.1f} s", speed, "1.00x", ""))
+        rows.append((str(k), name, f"{peer.seconds:.1f} s", speed, "", ""))
     return rows
 
 
@@ -150,10 +154,10 @@ async def bench_real(args: argparse.Namespace, k: int) -> list[tuple[str, ...]]:
     prompts = kinship_prompts(args.real_items)
     wall, replies, layout = await _send({}, prompts, 32, k)
     prompt, generated = _tokens(replies)
-    peer = _peer(args, round(prompt / len(replies)), max(1, round(generated / len(replies))), k)
+    peers = _peer(args, round(prompt / len(replies)), max(1, round(generated / len(replies))), k)
     picked = layout.removeprefix("llamacpp: ")
     name = f"rulebench, {len(prompts)} kinship all-rule items, prefix reuse, {picked}"
-    return [(*_row(k, name, (wall, replies), peer), "")]
+    return [(*_row(k, name, (wall, replies), peers), "")]
 
 
 def run_layout_bench(args: argparse.Namespace) -> None:
@@ -163,7 +167,9 @@ def run_layout_bench(args: argparse.Namespace) -> None:
           f"load average {os.getloadavg()[0]:.2f} before")  # fmt: skip
     if absent:
         print(absent)
-    rows: list[tuple[str, ...]] = [("K", "client", "wall", "tokens/s", "vs peer", "replies")]
+    rows: list[tuple[str, ...]] = [
+        ("K", "client", "wall", "tokens/s", "vs peer -fa off / auto", "replies")
+    ]
     for k in (int(value) for value in args.ks.split(",")):
         rows += asyncio.run(bench_k(args, k))
     if args.real_items:

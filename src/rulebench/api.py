@@ -39,6 +39,7 @@ from rulebench.core.messages import ReasoningOptions
 from rulebench.core.pricing import PriceTable
 from rulebench.core.shards import Shard, parse_shard
 from rulebench.core.validation import validate_into
+from rulebench.engine.dispatch_order import DispatchOrder
 from rulebench.engine.evaluation import evaluate
 from rulebench.engine.export.run_export import flat_row
 from rulebench.engine.run_settings import RunSettings
@@ -87,6 +88,8 @@ class RunOptions(TypedDict, total=False):
     reasoning: ReasoningOptions | Mapping[str, JsonValue]
     """The thinking switch, effort and think tags, e.g. {"thinking": False, "effort": "low"}
     (`ReasoningOptions`)."""
+    order: DispatchOrder
+    """"grouped": send items sharing their beginning together (`RunSettings.order`)."""
     shard: Shard | str
     """Run only this piece of the items, as `--shard`: "2/4" (shard 2 of 4, from 1), "auto"
     (a Slurm job array's index and count) or "auto/4" (a Kubernetes indexed Job's index), or a

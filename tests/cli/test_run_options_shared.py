@@ -30,6 +30,7 @@ SHARED_FLAGS = {
     "fail_on_error": "--fail-on-error",
     "output": "--output",
     "shard": "--shard",
+    "order": "--order",
     "thinking": "--thinking",
     "reasoning_effort": "--reasoning-effort",
     "reasoning_tags": "--reasoning-tags",

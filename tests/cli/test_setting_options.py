@@ -53,6 +53,7 @@ def test_the_cli_options_fill_every_setting() -> None:
         shard="1/2",
         thinking="on",
         output=Path("out"),
+        order="grouped",
     )
     settings = options.settings()
     defaults = RunSettings()

@@ -2,12 +2,15 @@
 
 import random
 from collections.abc import Sequence
+from pathlib import Path
 
 from pydantic import JsonValue
 
+import rulebench
 from rulebench.core.items import Item, ItemIds, Outcome
 from rulebench.core.messages import Completion, GenerateConfig, Message
 from rulebench.engine.dispatch_order import DispatchOrder, grouped_by_prefix
+from rulebench.engine.run_lookup import run_identity
 from rulebench.engine.runner import Runner, RunSpec
 from rulebench.engine.store.database import Store
 from rulebench.engine.task import Session
@@ -106,3 +109,36 @@ async def test_a_grouped_run_sends_each_cell_together_and_stores_the_same_rows(
     assert grouped == given  # each item id holds what it held
     again, stored_again, _ = await run(store, "grouped")
     assert (again, stored_again) == (sent, stored_order)  # reproducible, run after run
+
+
+async def test_the_specs_order_is_the_runs_and_a_resume_keeps_it(store: Store) -> None:
+    model = Recording()
+    spec = RunSpec(task="cells-test", model="scripted/echo", concurrency=1, use_cache=False)
+    report = await Runner(store).run(
+        CellTask(), model, spec.model_copy(update={"order": "grouped"})
+    )
+    openings = [prompt.split(".")[0] for prompt in model.sent]
+    assert openings == sorted(openings)
+    assert store.get_run(report.run.id).config["order"] == "grouped"
+    stored = RunSpec.model_validate(store.get_run(report.run.id).config)
+    assert run_identity(stored.model_dump(mode="json")) == run_identity(
+        spec.model_dump(mode="json")
+    )
+
+
+def test_the_command_line_and_the_api_take_the_order(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from rulebench.cli.app import app
+
+    store = tmp_path / "s.sqlite"
+    command = ["run", "smoke", "-m", "scripted/echo", "--order", "grouped", "--store", str(store)]
+    result = CliRunner().invoke(app, command)
+    assert result.exit_code == 0, result.output
+    refused = CliRunner().invoke(app, [*command[:4], "--order", "random", "--store", str(store)])
+    assert refused.exit_code == 2 and "random" in refused.output
+    with Store(store) as db:
+        (run,) = db.list_runs()
+    assert run.config["order"] == "grouped"
+    report = rulebench.run("smoke", "scripted/echo", store=store, order="grouped", use_cache=False)
+    assert report.run.config["order"] == "grouped"

@@ -62,7 +62,7 @@ def test_shards_of_one_run_with_different_options_are_refused_naming_the_field(
     merge_stores([one], target)  # alone it is fine: a partial run, waiting for shard 2/2
     message = refused([two], target, "generate.max_tokens", "256", "100", first, second)
     assert "echo-test on scripted/echo, 2 shards" in message
-    assert "only base_url, concurrency, adaptive_concurrency, shard may differ" in message
+    assert "only base_url, concurrency, adaptive_concurrency, order, shard may differ" in message
     other = tmp_path / "other.sqlite"
     merge_stores([two], other)  # nor does it slip in through a merge of merges
     refused([other], target, "generate.max_tokens")

@@ -24,6 +24,7 @@ from rulebench.cli.setting_options import setting_flag, setting_option
 from rulebench.engine.run_flags import Switch, join_base_urls
 
 if TYPE_CHECKING:
+    from rulebench.engine.dispatch_order import DispatchOrder
     from rulebench.engine.run_settings import RunSettings
 
 ModelOption = Annotated[
@@ -105,6 +106,7 @@ FailOnErrorOption = Annotated[
 ]
 
 ShardOption = setting_option("shard")
+OrderOption = setting_option("order")
 
 BatchOutputOption = Annotated[
     Path | None,
@@ -147,6 +149,7 @@ class RunOptions(NamedTuple):
     reasoning_effort: str | None = None
     reasoning_tags: str | None = None
     """`--reasoning-tags` as given: parsed by `engine.run_flags`."""
+    order: "DispatchOrder | None" = None
 
     @property
     def model(self) -> str | None:
@@ -190,6 +193,7 @@ def _shared_parameters(concurrency: int, limit: object) -> tuple[inspect.Paramet
         keyword("fail_on_error", FailOnErrorOption, 0.0),
         keyword("output", BatchOutputOption, None),
         keyword("shard", ShardOption, None),
+        keyword("order", OrderOption, None),
         keyword("thinking", ThinkingOption, None),
         keyword("reasoning_effort", ReasoningEffortOption, None),
         keyword("reasoning_tags", ReasoningTagsOption, None),

@@ -10,6 +10,7 @@ the table here holds only the command line's own spelling: the flags (short ones
 from typing import Annotated, Any, NamedTuple
 
 from rulebench.cli.field_options import field_option
+from rulebench.engine.dispatch_order import DispatchOrder
 from rulebench.engine.run_settings import RunSettings
 
 
@@ -38,6 +39,7 @@ SPELLINGS: dict[str, Spelling] = {
         "no_cache", ("--no-cache",), bool, help="Neither read nor write the response cache."
     ),
     "shard": Spelling("shard", ("--shard",), str | None, "<I/N>"),
+    "order": Spelling("order", ("--order",), DispatchOrder | None),
 }
 """Every run setting but `reasoning`, by field name (a test checks none is missing)."""
 

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from rulebench.core.errors import ConfigError
 from rulebench.core.messages import DEFAULT_TAGS, ReasoningEffort, ReasoningOptions, ReasoningTags
 from rulebench.core.shards import parse_shard
+from rulebench.engine.dispatch_order import DispatchOrder
 from rulebench.engine.run_settings import RunSettings
 
 Switch = Literal["on", "off"]
@@ -60,6 +61,8 @@ class SpelledSettings(BaseModel):
     shard: str | None = None
     """As --shard gives it: "I/N", "auto" or "auto/N" (`core.shards.parse_shard`)."""
     reasoning: ReasoningFlags = ReasoningFlags()
+    order: DispatchOrder | None = None
+    """`--order`; None: the tasks' order (`RunSettings.order`)."""
 
     def settings(self, env: Mapping[str, str]) -> RunSettings:
         """The library's run settings; `env` is the process's, where an "auto" shard reads it."""
@@ -77,6 +80,7 @@ class SpelledSettings(BaseModel):
             reasoning=reasoning_options(
                 flags.thinking, flags.reasoning_effort, flags.reasoning_tags
             ),
+            order=self.order or "given",
         )
 
 

@@ -16,7 +16,7 @@ RUNS_SCANNED = 100_000
 """Stored runs searched for an earlier run of a spec, most recent first."""
 NOT_IDENTITY = frozenset({
     "concurrency", "adaptive_concurrency", "base_url", "max_consecutive_errors",
-    "stop_after_same",
+    "stop_after_same", "order",
 })  # fmt: skip
 """Spec fields that change how a run goes, not what it asks: a stored run that differs only in
 these is the same run (the server moved, more requests in flight)."""

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rulebench.core.messages import NO_REASONING_OPTIONS, ReasoningOptions
 from rulebench.core.shards import Shard
+from rulebench.engine.dispatch_order import DispatchOrder
 
 
 class RunSettings(BaseModel):
@@ -45,3 +46,7 @@ class RunSettings(BaseModel):
     the shards' stores with `rulebench runs merge`."""
     reasoning: ReasoningOptions = NO_REASONING_OPTIONS
     """The thinking switch, reasoning effort and think tags (`core.messages.ReasoningOptions`)."""
+    order: DispatchOrder = "given"
+    """The order items are sent in: `given` (the task's) or `grouped` (items sharing their
+    beginning one after another, so a served model's prefix cache keeps them). Changes no
+    prompt and no id; a response-cache hit may land on another of two identical requests."""

@@ -78,6 +78,7 @@ def make_spec(
             ),
             concurrency=settings.concurrency or typed.default_concurrency,
             adaptive_concurrency=settings.concurrency is None and typed.adapts_concurrency,
+            order=settings.order,
             limit=settings.limit,
             use_cache=settings.use_cache,
             shard=settings.shard,

@@ -57,6 +57,10 @@ class RunSpec(BaseModel):
     """Run only this piece of the items (after `limit`); the rest of the spec is the whole
     run's, which `runs merge` joins the shards back into."""
 
+    order: DispatchOrder = "given"
+    """The order the items are sent in (`engine.dispatch_order`); stored, so a resume sends
+    the rest in the same order, but not what makes two runs different runs."""
+
     def with_concurrency(self, concurrency: int) -> "RunSpec":
         """This spec at a concurrency given by the user: fixed, no longer found by the run."""
         return self.model_copy(update={"concurrency": concurrency, "adaptive_concurrency": False})
@@ -187,13 +191,12 @@ class Runner:
         self,
         store: Store,
         progress: ProgressReporter | None = None,
-        order: DispatchOrder = "given",
+        order: DispatchOrder | None = None,
     ) -> None:
         self.store = store
         self.progress = progress or NoProgress()
-        self.order: DispatchOrder = order
-        """The order items are sent in (`engine.dispatch_order`); not part of the run's spec,
-        as it changes no prompt and no id, so a resume may send in either."""
+        self.order = order
+        """The order items are sent in (`engine.dispatch_order`) in place of the spec's."""
 
     async def run(
         self, task: Task, model: Model, spec: RunSpec, resume_id: str | None = None
@@ -228,7 +231,7 @@ class Runner:
         try:
             if total is not None:  # the explorer's live page shows it, with an ETA
                 self.store.note_total(run.id, total)
-            await self._work_all(state, in_dispatch_order(queue, self.order))
+            await self._work_all(state, in_dispatch_order(queue, self.order or spec.order))
             status, reason = self._verdict(run.id, queue)
         except asyncio.CancelledError:
             status, reason = "interrupted", "stopped by the user"

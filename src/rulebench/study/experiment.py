@@ -40,6 +40,7 @@ from rulebench.core.messages import NO_REASONING_OPTIONS, ReasoningOptions
 from rulebench.core.renamed import rename_fields
 from rulebench.core.shards import Shard
 from rulebench.engine.catalog import config_type
+from rulebench.engine.dispatch_order import DispatchOrder
 from rulebench.engine.run_settings import RunSettings
 from rulebench.engine.store.location import default_store_path
 from rulebench.study.batch import ModelChoice, PlannedRun, plan_runs
@@ -87,6 +88,8 @@ class RunDefaults(BaseModel):
     """Read and write the response cache (`no_cache = true`, its old spelling: false)."""
     reasoning: ReasoningOptions | None = None
     """[defaults.reasoning] or [tasks.reasoning]: thinking, effort, tags (`ReasoningOptions`)."""
+    order: DispatchOrder | None = None
+    """"grouped": items sharing their beginning sent together (`RunSettings.order`)."""
 
     @model_validator(mode="before")
     @classmethod
@@ -335,4 +338,5 @@ def _settings(parsed: ExperimentFile, model: ModelEntry, task: TaskEntry) -> Run
         limit=pick("limit"),
         use_cache=pick("use_cache") is not False,
         reasoning=model.reasoning or pick("reasoning") or NO_REASONING_OPTIONS,
+        order=pick("order") or "given",
     )

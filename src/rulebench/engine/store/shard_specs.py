@@ -15,7 +15,7 @@ from pydantic import JsonValue
 
 from rulebench.engine.store.records import RunRecord
 
-UNKEYED = ("base_url", "concurrency", "adaptive_concurrency", "shard")
+UNKEYED = ("base_url", "concurrency", "adaptive_concurrency", "order", "shard")
 """Spec fields the shards of one run may differ in: where and how fast, never what ran."""
 
 

@@ -15,6 +15,7 @@ the same token counts (it cannot know they share a beginning).
 import argparse
 import asyncio
 import os
+import statistics
 import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -39,6 +40,7 @@ def add_layout_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--npp", type=int, default=128, help="prompt tokens per sequence (e)")
     parser.add_argument("--ntg", type=int, default=64, help="reply tokens per sequence (e)")
     parser.add_argument("--real-items", type=int, default=16, help="kinship items (e); 0: none")
+    parser.add_argument("--layout-repeats", type=int, default=3, help="runs per row (e): median")
 
 
 def counting_prompts(count: int, tokens: int) -> list[list[Message]]:
@@ -56,12 +58,16 @@ def counting_prompts(count: int, tokens: int) -> list[list[Message]]:
 
 
 async def _send(
-    settings: dict[str, str], prompts: Sequence[list[Message]], max_tokens: int, in_flight: int
+    settings: dict[str, str],
+    prompts: Sequence[list[Message]],
+    shape: tuple[int, int, int],
 ) -> tuple[float, list[Completion], str]:
-    """Wall seconds of sending the prompts to a fresh engine; its replies and its layout.
+    """Median wall seconds of sending the prompts to a fresh engine, its replies, its layout.
 
-    `in_flight` at a time, as the runner sends them.
+    `shape`: max_tokens, prompts in flight (sent that many at a time, as the runner sends
+    them) and repeats. The prefix cache stays between repeats: prefix reuse off, it holds none.
     """
+    max_tokens, in_flight, repeats = shape
     from rulebench.models.llamacpp.backend import LlamaCppModel
     from rulebench.models.llamacpp.engine import free_llama_cache
 
@@ -75,12 +81,14 @@ async def _send(
         async with room:
             return await model.generate(prompt, config)
 
-    started = time.perf_counter()
-    replies = await asyncio.gather(*(send(p) for p in prompts))
-    wall = time.perf_counter() - started
+    walls = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        replies = await asyncio.gather(*(send(p) for p in prompts))
+        walls.append(time.perf_counter() - started)
     layout = "; ".join(model.run_notes)
     free_llama_cache()
-    return wall, list(replies), layout
+    return statistics.median(walls), list(replies), layout
 
 
 def _tokens(replies: Sequence[Completion]) -> tuple[int, int]:
@@ -88,7 +96,9 @@ def _tokens(replies: Sequence[Completion]) -> tuple[int, int]:
             sum(r.usage.completion_tokens for r in replies))  # fmt: skip
 
 
-def _peer(args: argparse.Namespace, npp: int, ntg: int, k: int) -> list[BatchedFigure]:
+def _peer(
+    args: argparse.Namespace, npp: int, ntg: int, k: int, repeats: int
+) -> list[BatchedFigure]:
     """The peer on the same work: attention as ours (flash off), then with its own default."""
     from rulebench.models.embedded import embedded_gguf_path
 
@@ -97,9 +107,12 @@ def _peer(args: argparse.Namespace, npp: int, ntg: int, k: int) -> list[BatchedF
     figures = []
     for flash in ("off", "auto"):
         work = BatchedWork(npp, ntg, (k,), os.cpu_count() or 1, flash)
-        rows, command = run_batched_bench(args.batched_bench, embedded_gguf_path(), work)
-        print(f"  peer: {command}")
-        figures += rows[:1]
+        tries = []
+        for _ in range(repeats):
+            rows, command = run_batched_bench(args.batched_bench, embedded_gguf_path(), work)
+            tries += rows[:1]
+        print(f"  peer: {command} (x{repeats})")
+        figures.append(sorted(tries, key=lambda f: f.seconds)[len(tries) // 2])
     return figures
 
 
@@ -117,17 +130,17 @@ async def bench_k(args: argparse.Namespace, k: int) -> list[tuple[str, ...]]:
     """Rows for K prompts in flight: the chosen layout, each fixed one, the peer."""
     prompts = counting_prompts(k, max(0, args.npp - 50))
     no_reuse = {"prefix_reuse": "false"}
-    wall, chosen, layout = await _send(no_reuse, prompts, args.ntg, k)
+    wall, chosen, layout = await _send(no_reuse, prompts, (args.ntg, k, args.layout_repeats))
     texts = [r.text for r in chosen]
     runs = [(f"rulebench, picked: {layout.removeprefix('llamacpp: ')}", wall, chosen)]
     for setting in filter(None, args.layouts.split(";")):
         pairs = dict(pair.split("=", 1) for pair in setting.split(","))
         lanes = int(pairs.get("lanes", "1"))
         pairs |= no_reuse | {"n_seq_max": str(-(-k // lanes))}
-        wall, replies, _ = await _send(pairs, prompts, args.ntg, k)
+        wall, replies, _ = await _send(pairs, prompts, (args.ntg, k, args.layout_repeats))
         runs.append((f"rulebench, {setting}", wall, replies))
     prompt, generated = _tokens(chosen)
-    peers = _peer(args, round(prompt / k), max(1, round(generated / k)), k)
+    peers = _peer(args, round(prompt / k), max(1, round(generated / k)), k, args.layout_repeats)
     rows = []
     for name, wall, replies in runs:
         same = "replies = picked" if [r.text for r in replies] == texts else "replies differ"
@@ -152,9 +165,9 @@ def kinship_prompts(count: int) -> list[list[Message]]:
 async def bench_real(args: argparse.Namespace, k: int) -> list[tuple[str, ...]]:
     """Kinship items K at a time with prefix reuse, against the peer on their token counts."""
     prompts = kinship_prompts(args.real_items)
-    wall, replies, layout = await _send({}, prompts, 32, k)
+    wall, replies, layout = await _send({}, prompts, (32, k, 1))
     prompt, generated = _tokens(replies)
-    peers = _peer(args, round(prompt / len(replies)), max(1, round(generated / len(replies))), k)
+    peers = _peer(args, round(prompt / len(replies)), max(1, round(generated / len(replies))), k, 1)
     picked = layout.removeprefix("llamacpp: ")
     name = f"rulebench, {len(prompts)} kinship all-rule items, prefix reuse, {picked}"
     return [(*_row(k, name, (wall, replies), peers), "")]

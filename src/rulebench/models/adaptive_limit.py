@@ -5,11 +5,16 @@ whatever else it serves: a fixed default of 8 left a 16-slot llama.cpp server ha
 0.51x a bare client (docs/performance.md), while a high one overruns a rate-limited API. So a
 run whose concurrency was not given measures it, as TCP finds a link's rate:
 
-- The limit starts at the run's concurrency. Each window (the next `limit` replies to requests
-  sent under the limit in force, at least MIN_WINDOW) measures replies per second over every
-  request in flight, counted from the first of those replies (earlier ones are the old limit's).
+- The limit starts at the run's concurrency. Each window (the next 1.5 x `limit` replies to
+  requests sent under the limit in force, at least MIN_WINDOW) measures replies per second
+  over every request in flight, counted from the first of those replies (earlier ones are the
+  old limit's). A window of `limit` replies can end inside one batch's burst of replies and
+  read 10% low or high; half a batch more settles it (tests/models/test_adaptive_limit.py).
 - Climbing: while a window's rate beats the best one so far by GAIN, the limit doubles, up to
-  the ceiling. The first window that does not puts the limit back to the best one's, held.
+  the ceiling. The first window that does not holds: at its own limit while its rate is
+  within GAIN of the best (a server with room to spare loses nothing by the extra requests,
+  and a window just after a change reads low while the server takes them in), else back at
+  the best one's.
 - Held, every PROBE_EVERY windows the limit tries a quarter more, and keeps it if the rate grows
   by GAIN over the window before; else it goes back.
 - An overload answer (429, 503, a timeout) halves the limit, at most once per window (requests
@@ -29,8 +34,9 @@ from rulebench.models.clock import REAL_CLOCK, Clock
 
 logger = logging.getLogger(__name__)
 
-GAIN = 0.10
-"""A rate counts as higher only 10% above the other: windows of one limit differ by a few %."""
+GAIN = 0.05
+"""A rate counts as higher only 5% above the other (windows of one limit differ by a few %),
+and as lower only 5% below."""
 MIN_WINDOW = 8
 """Fewest replies a rate is measured over."""
 PROBE_EVERY = 8
@@ -78,20 +84,28 @@ class ConcurrencyControl:
             self._window_start = (now, self._replies)
             return
         self._window_replies += 1
-        if self._window_replies >= max(self.limit, MIN_WINDOW):
+        if self._window_replies >= max(3 * self.limit // 2, MIN_WINDOW):
             began, replies_before = self._window_start
             rate = (self._replies - replies_before) / max(now - began, 1e-9)
             self._decide(rate)
 
+    def _climb(self, rate: float) -> None:
+        """Double while the rate grows; where it stops, hold (here, or back where it was best)."""
+        best = self._best
+        if best is None or rate >= best[1] * (1 + GAIN):
+            self._best = (self.limit, rate)
+            self._set(min(self.ceiling, self.limit * 2), "climbing", rate)
+            if self.limit == self._best[0]:  # at the ceiling
+                self.phase = "holding"
+        elif rate >= best[1] * (1 - GAIN):
+            self._best = (self.limit, max(rate, best[1]))
+            self._set(self.limit, "holding", rate)
+        else:
+            self._set(best[0], "holding", best[1])
+
     def _decide(self, rate: float) -> None:
         if self.phase == "climbing":
-            if self._best is None or rate >= self._best[1] * (1 + GAIN):
-                self._best = (self.limit, rate)
-                self._set(min(self.ceiling, self.limit * 2), "climbing", rate)
-                if self.limit == self._best[0]:  # at the ceiling
-                    self.phase = "holding"
-            else:
-                self._set(self._best[0], "holding", self._best[1])
+            self._climb(rate)
         elif self.phase == "probing":
             if rate >= self._held_rate * (1 + GAIN):
                 self._best = (self.limit, rate)

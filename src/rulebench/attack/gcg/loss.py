@@ -77,10 +77,12 @@ def target_losses(logits: Any, target: Any, mellowmax_alpha: float | None) -> An
 
     target_rows = target.expand(logits.shape[0], -1)
     if mellowmax_alpha is None:
+        # Over (rows x positions, vocabulary): the softmax runs along contiguous memory, several
+        # times faster on the CPU than along the vocabulary dimension of (rows, vocab, positions).
         per_token = torch.nn.functional.cross_entropy(
-            logits.transpose(1, 2).float(), target_rows, reduction="none"
+            logits.flatten(0, 1).float(), target_rows.flatten(), reduction="none"
         )
-        return per_token.mean(dim=1)
+        return per_token.view(logits.shape[0], -1).mean(dim=1)
     chosen = -logits.float().gather(2, target_rows.unsqueeze(2)).squeeze(2)
     count = math.log(chosen.shape[1])
     return (torch.logsumexp(mellowmax_alpha * chosen, dim=1) - count) / mellowmax_alpha

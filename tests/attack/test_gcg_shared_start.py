@@ -15,7 +15,7 @@ from rulebench.attack.gcg.config import GcgConfig
 from rulebench.attack.gcg.loss import candidate_losses, prepare_prompt, target_losses
 from rulebench.attack.gcg.prompt import AttackPrompt, load_attack_model, tokenize_prompt
 from rulebench.attack.gcg.search import GcgAttack
-from rulebench.attack.gcg.shared_start import SharedStartLosses, first_changes
+from rulebench.attack.gcg.shared_start import SharedStartLosses, first_changes, passes
 from rulebench.core.messages import Message
 from rulebench.models.hf.loading import LoadedModel
 
@@ -91,8 +91,20 @@ def test_first_changes_name_the_first_differing_position() -> None:
     assert first_changes(rows, suffix).tolist() == [0, 2, 3, 3]
 
 
-@pytest.mark.parametrize("batch_size", [None, 2])
-def test_shared_start_losses_equal_full_passes(tiny: LoadedModel, batch_size: int | None) -> None:
+def test_passes_join_positions_until_they_have_enough_rows() -> None:
+    import torch
+
+    first = torch.tensor([3, 0, 3, 1, 5, 5, 5, 0])
+    found = [(start, sorted(rows.tolist())) for start, rows in passes(first, 1)]
+    assert found == [(0, [1, 7]), (1, [3]), (3, [0, 2]), (5, [4, 5, 6])]
+    found = [(start, sorted(rows.tolist())) for start, rows in passes(first, 3)]
+    assert found == [(0, [1, 3, 7]), (3, [0, 2, 4, 5, 6])]
+
+
+@pytest.mark.parametrize(("batch_size", "min_rows"), [(None, 1), (2, 1), (None, 4)])
+def test_shared_start_losses_equal_full_passes(
+    tiny: LoadedModel, batch_size: int | None, min_rows: int
+) -> None:
     import torch
 
     prompts = [prompt(), prompt("What is the secret word?", "The secret word is")]
@@ -103,7 +115,7 @@ def test_shared_start_losses_equal_full_passes(tiny: LoadedModel, batch_size: in
         prepare_prompt(tiny, tokenize_prompt(tiny, p, space_target=False), True) for p in prompts
     ]
     config = GcgConfig(batch_size=batch_size)
-    shared, _ = SharedStartLosses(tiny, prepared, config)(rows, suffix)
+    shared, _ = SharedStartLosses(tiny, prepared, config, min_rows)(rows, suffix)
     plain, _ = candidate_losses(tiny, prepared, rows, 3, None)
     assert torch.allclose(shared, expected, atol=1e-5)
     assert torch.allclose(plain, expected, atol=1e-5)
@@ -117,7 +129,7 @@ def test_shared_start_target_checks_equal_plain_ones(tiny: LoadedModel) -> None:
     suffix = torch.tensor(GcgAttack(tiny, [one], GcgConfig()).initial_state().suffix_ids)
     rows = torch.cat([candidates_of(suffix), suffix.repeat(16, 1)])
     rows[8:, 2] = torch.arange(100, 116)
-    shared_losses, shared = SharedStartLosses(tiny, prepared, GcgConfig())(rows, suffix)
+    shared_losses, shared = SharedStartLosses(tiny, prepared, GcgConfig(), 1)(rows, suffix)
     plain_losses, plain = candidate_losses(tiny, prepared, rows, 4, None)
     assert torch.equal(shared, plain)
     assert torch.allclose(shared_losses, plain_losses, atol=1e-5)
@@ -165,7 +177,7 @@ def test_the_prefix_is_read_once_on_the_cpu_and_copied_where_that_fails(
     prepared = [prepare_prompt(tiny, tokenize_prompt(tiny, one, space_target=False), True)]
     suffix = torch.tensor(GcgAttack(tiny, [one], GcgConfig()).initial_state().suffix_ids)
     rows = candidates_of(suffix)
-    once = SharedStartLosses(tiny, prepared, GcgConfig())
+    once = SharedStartLosses(tiny, prepared, GcgConfig(), 1)
     assert once.reads_prefix_once
     read_once, _ = once(rows, suffix)
 
@@ -173,7 +185,7 @@ def test_the_prefix_is_read_once_on_the_cpu_and_copied_where_that_fails(
         return loaded.model(input_ids=ids, logits_to_keep=keep).logits
 
     monkeypatch.setattr(shared_start, "prefix_forward", ignores_the_prefix)
-    copied = SharedStartLosses(tiny, prepared, GcgConfig())
+    copied = SharedStartLosses(tiny, prepared, GcgConfig(), 1)
     assert not copied.reads_prefix_once
     expected = full_losses(tiny, one, rows)
     assert torch.allclose(read_once, expected, atol=1e-5)

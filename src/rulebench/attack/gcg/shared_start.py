@@ -18,6 +18,11 @@ from rulebench.attack.gcg.loss import PreparedPrompt, batch_cache, target_logits
 from rulebench.attack.gcg.prefix_attention import prefix_forward, prefix_layers
 from rulebench.models.hf.loading import LoadedModel
 
+MIN_ROWS_PER_PASS = 16
+"""Groups of candidates run together until a pass has this many rows, from the earliest first
+change among them: a pass of a few rows costs nearly as much as one of a dozen (the weights
+are read once per pass either way), so at small widths fewer, longer passes win."""
+
 
 def first_changes(candidates: Any, suffix: Any) -> Any:
     """Per candidate row, the first position where it differs from `suffix`.
@@ -30,6 +35,33 @@ def first_changes(candidates: Any, suffix: Any) -> Any:
     changed = candidates != suffix
     first = changed.to(torch.uint8).argmax(dim=1)
     return torch.where(changed.any(dim=1), first, last).clamp(max=last)
+
+
+def passes(first: Any, min_rows: int) -> list[tuple[int, Any]]:
+    """The passes of a step: (first position run, candidate rows), in order of position.
+
+    Candidates that first change at the same position share a pass; neighbouring positions
+    join while a pass has fewer than `min_rows` rows (it then starts at the earliest).
+    """
+    found: list[tuple[int, Any]] = []
+    pending: list[Any] = []
+    start = 0
+    for position in first.unique().tolist():
+        if not pending:
+            start = int(position)
+        pending.append((first == position).nonzero().flatten())
+        if sum(len(rows) for rows in pending) >= min_rows:
+            found.append((start, _cat_rows(pending)))
+            pending = []
+    if pending:
+        found.append((start, _cat_rows(pending)))
+    return found
+
+
+def _cat_rows(pieces: list[Any]) -> Any:
+    import torch
+
+    return torch.cat(pieces)
 
 
 def suffix_cache(loaded: LoadedModel, prompt: PreparedPrompt, suffix: Any) -> Any:
@@ -78,9 +110,11 @@ class SharedStartLosses:
     """Evaluates a step's candidates from their first change on (see the module's text)."""
 
     def __init__(
-        self, loaded: LoadedModel, prompts: Sequence[PreparedPrompt], config: GcgConfig
-    ) -> None:
+        self, loaded: LoadedModel, prompts: Sequence[PreparedPrompt], config: GcgConfig,
+        min_rows: int = MIN_ROWS_PER_PASS,
+    ) -> None:  # fmt: skip
         """Check once whether the model's attention can read the prefix once per pass."""
+        self._min_rows = min_rows
         self._loaded = loaded
         self._prompts = prompts
         self._batch_size = config.batch_size
@@ -100,7 +134,7 @@ class SharedStartLosses:
             losses = torch.zeros(count, device=self._loaded.device)
             reached = torch.ones(count, dtype=torch.bool, device=self._loaded.device)
             first = first_changes(candidates, suffix)
-            groups = [(int(j), (first == j).nonzero().flatten()) for j in first.unique()]
+            groups = passes(first, self._min_rows)
             for prompt in self._prompts:
                 cache = suffix_cache(self._loaded, prompt, suffix)
                 before = cache.get_seq_length() - suffix.shape[0]

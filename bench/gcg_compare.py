@@ -101,10 +101,12 @@ def run_side(command: list[str], spec: Path) -> dict[str, Any]:
     """
     out = spec.with_name(f"out-{len(list(spec.parent.glob('out-*')))}.json")
     env = os.environ | {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    load_before = os.getloadavg()[0]
     done = subprocess.run([*command, str(spec), str(out)], capture_output=True, text=True, env=env)
     if done.returncode != 0 or not out.exists():
         raise RuntimeError(f"{command[-1]} failed ({done.returncode}): {done.stderr[-2000:]}")
     result: dict[str, Any] = json.loads(out.read_text())
+    result["load"] = (load_before, os.getloadavg()[0])
     return result
 
 
@@ -130,36 +132,50 @@ def run_ours(spec: dict[str, Any]) -> dict[str, Any]:
     attack = GcgAttack(loaded, [AttackPrompt.model_validate(spec["prompt"])], config)
     rss_loaded = rss_mb("VmRSS")
     state = attack.initial_state()
-    initial, seconds = state.loss, []
+    initial, seconds, cpu = state.loss, [], []
     for _ in range(config.num_steps):
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         state = attack.step(state).state
         seconds.append(time.perf_counter() - started)
+        cpu.append(time.process_time() - cpu_started)
     return {
         "torch": torch.__version__, "threads": torch.get_num_threads(), "step_s": seconds,
+        "step_cpu_s": cpu,
         "losses": list(state.losses), "initial_loss": initial, "rss_loaded_mb": rss_loaded,
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }  # fmt: skip
 
 
-def median_step(side: dict[str, Any]) -> float:
-    """Median seconds per step, the warm-up step left out."""
-    steps: list[float] = side["step_s"]
+def median_step(side: dict[str, Any], key: str = "step_s") -> float:
+    """Median seconds per step (wall, or CPU with key "step_cpu_s"), the warm-up left out."""
+    steps: list[float] = side[key]
     return statistics.median(steps[1:] or steps)
 
 
 def print_comparison(ours: dict[str, Any], theirs: dict[str, Any]) -> None:
-    """Seconds per step, memory, the ratio, and both loss trajectories."""
+    """Seconds per step, memory, the ratio, and both loss trajectories.
+
+    CPU seconds per step are printed too: on a shared machine they move less with others'
+    load than wall seconds do (with one thread they are the step's own work).
+    """
     mine, peer = median_step(ours), median_step(theirs)
+    mine_cpu, peer_cpu = median_step(ours, "step_cpu_s"), median_step(theirs, "step_cpu_s")
     timed = len(ours["step_s"]) - 1
     for name, side, median in (("rulebench", ours, mine), ("nanoGCG", theirs, peer)):
         steps = ", ".join(f"{s:.1f}" for s in side["step_s"])
         print(
             f"  {name:9s}: {median:6.2f} s/step (median of {timed} after a warm-up; all: "
             f"{steps}); peak RSS {side['peak_rss_mb']:.0f} MiB ({side['rss_loaded_mb']:.0f} "
-            f"loaded); {side['threads']} threads"
+            f"loaded); {side['threads']} threads; 1-min load {side['load'][0]:.2f} before, "
+            f"{side['load'][1]:.2f} after"
         )
-    print(f"  rulebench is {peer / mine:.2f}x nanoGCG's speed per step (its s/step / ours)")
+    for name, side in (("rulebench", ours), ("nanoGCG", theirs)):
+        steps = ", ".join(f"{s:.1f}" for s in side["step_cpu_s"])
+        print(f"  {name:9s}: {median_step(side, 'step_cpu_s'):6.2f} CPU s/step (all: {steps})")
+    print(
+        f"  rulebench is {peer / mine:.2f}x nanoGCG's speed per step in wall time, "
+        f"{peer_cpu / mine_cpu:.2f}x in CPU time (its s/step / ours)"
+    )
     print(f"  initial suffix loss: rulebench {ours['initial_loss']:.5f}, "
           f"nanoGCG {theirs['initial_loss']:.5f}")  # fmt: skip
     print("  loss after each step (rulebench / nanoGCG):")

@@ -85,7 +85,7 @@ def timed_gcg() -> type:
     from nanogcg.gcg import GCG  # type: ignore[import-not-found]  # only in the peer venv
 
     class TimedGCG(GCG):  # type: ignore[misc]  # nanogcg has no annotations
-        step_starts: list[float]
+        step_starts: list[tuple[float, float]]
         initial_loss: float
 
         def init_buffer(self) -> Any:
@@ -95,7 +95,7 @@ def timed_gcg() -> type:
             return buffer
 
         def compute_token_gradient(self, optim_ids: Any) -> Any:
-            self.step_starts.append(time.perf_counter())
+            self.step_starts.append((time.perf_counter(), time.process_time()))
             return super().compute_token_gradient(optim_ids)
 
     return TimedGCG
@@ -124,14 +124,14 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
     rss_loaded = rss_mb("VmRSS")
     message = spec["before"] + "{optim_str}" + spec["after"]
     result = gcg.run([{"role": "user", "content": message}], spec["target"])
-    ended = time.perf_counter()
-    starts = [*gcg.step_starts, ended]
+    starts = [*gcg.step_starts, (time.perf_counter(), time.process_time())]
     return {
         "version": version("nanogcg"),
         "transformers": transformers.__version__,
         "torch": torch.__version__,
         "threads": torch.get_num_threads(),
-        "step_s": [b - a for a, b in itertools.pairwise(starts)],
+        "step_s": [b[0] - a[0] for a, b in itertools.pairwise(starts)],
+        "step_cpu_s": [b[1] - a[1] for a, b in itertools.pairwise(starts)],
         "losses": [float(loss) for loss in result.losses],
         "initial_loss": gcg.initial_loss,
         "rss_loaded_mb": rss_loaded,

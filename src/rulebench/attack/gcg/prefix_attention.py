@@ -73,8 +73,7 @@ def _attending_to_prefix(model: Any) -> Iterator[None]:
     """Run the model's attention as shared_prefix_attention inside the block."""
     from transformers import AttentionInterface
 
-    if _NAME not in AttentionInterface._global_mapping:
-        AttentionInterface.register(_NAME, shared_prefix_attention)
+    AttentionInterface.register(_NAME, shared_prefix_attention)  # idempotent
     before = model.config._attn_implementation
     model.config._attn_implementation = _NAME
     try:

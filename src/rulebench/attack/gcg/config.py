@@ -43,7 +43,8 @@ class GcgConfig(BaseModel):
     search_width: int = Field(default=64, ge=1)
     """Candidates sampled per step (nanogcg: 512, the paper preset's)."""
     batch_size: int | None = Field(default=None, ge=1)
-    """Candidates per forward pass; None evaluates all of a step's candidates at once."""
+    """Candidates per forward pass at most; None: no cap (with the prefix cache a step runs
+    one pass per group of candidates whose first changed token is near, else one in all)."""
     topk: int = Field(default=64, ge=1)
     """Substitutions per suffix position: the tokens with the most negative gradient
     (nanogcg: 256, the paper preset's)."""

@@ -4,7 +4,8 @@ Inputs read [before][suffix][after][target]. With the prefix cache, `before` run
 prompt and each forward pass starts from a copy of its key/value cache: transformers' DynamicCache
 grows in place during a forward pass, so one shared cache would be spoilt by the first batch.
 Only the logits that predict target tokens are computed (`logits_to_keep`): on a 49k-token
-vocabulary the output projection is a large share of a small model's work.
+vocabulary the output projection is a large share of a small model's work. The last target
+token predicts nothing, so it is never run: the logits before it are the same without it.
 """
 
 from collections.abc import Sequence
@@ -41,15 +42,23 @@ def prepare_prompt(loaded: LoadedModel, tokens: PromptTokens, use_prefix_cache: 
     return PreparedPrompt(before, tensor(tokens.after), tensor(tokens.target), cache)
 
 
-def batch_cache(loaded: LoadedModel, prompt: PreparedPrompt, rows: int) -> Any:
-    """A fresh DynamicCache holding the prompt's prefix once per row, or None without one."""
+def batch_cache(
+    loaded: LoadedModel, cache: Any | None, rows: int, length: int | None = None
+) -> Any:
+    """A fresh DynamicCache holding a batch-1 cache's first `length` positions once per row.
+
+    None when there is no cache (or nothing to keep), so the caller runs `before` itself.
+    """
     from transformers import DynamicCache
 
-    if prompt.prefix_cache is None:
+    if cache is None or length == 0:
         return None
     layers = [
-        (layer.keys.expand(rows, -1, -1, -1), layer.values.expand(rows, -1, -1, -1))
-        for layer in prompt.prefix_cache.layers
+        (
+            layer.keys[:, :, :length].expand(rows, -1, -1, -1),
+            layer.values[:, :, :length].expand(rows, -1, -1, -1),
+        )
+        for layer in cache.layers
     ]
     return DynamicCache(layers, config=loaded.model.config)
 
@@ -68,24 +77,27 @@ def target_losses(logits: Any, target: Any, mellowmax_alpha: float | None) -> An
 
     target_rows = target.expand(logits.shape[0], -1)
     if mellowmax_alpha is None:
+        # Over (rows x positions, vocabulary): the softmax runs along contiguous memory, several
+        # times faster on the CPU than along the vocabulary dimension of (rows, vocab, positions).
         per_token = torch.nn.functional.cross_entropy(
-            logits.transpose(1, 2).float(), target_rows, reduction="none"
+            logits.flatten(0, 1).float(), target_rows.flatten(), reduction="none"
         )
-        return per_token.mean(dim=1)
+        return per_token.view(logits.shape[0], -1).mean(dim=1)
     chosen = -logits.float().gather(2, target_rows.unsqueeze(2)).squeeze(2)
     count = math.log(chosen.shape[1])
     return (torch.logsumexp(mellowmax_alpha * chosen, dim=1) - count) / mellowmax_alpha
 
 
-def _forward_target_logits(loaded: LoadedModel, prompt: PreparedPrompt, middle: Any) -> Any:
-    """Logits predicting the target after `middle` (rows of suffix ids or suffix embeddings)."""
+def target_logits(loaded: LoadedModel, prompt: PreparedPrompt, middle: Any, cache: Any) -> Any:
+    """Logits predicting the target after `middle` (rows of suffix ids or suffix embeddings).
+
+    `cache` holds, once per row, the tokens before `middle`; None runs `before` in the pass.
+    """
     rows = middle.shape[0]
     target_length = prompt.target.shape[1]
-    is_embeds = middle.is_floating_point()
-    tail = [prompt.after.expand(rows, -1), prompt.target.expand(rows, -1)]
-    cache = batch_cache(loaded, prompt, rows)
+    tail = [prompt.after.expand(rows, -1), prompt.target[:, :-1].expand(rows, -1)]
     head = [] if cache is not None else [prompt.before.expand(rows, -1)]
-    if is_embeds:
+    if middle.is_floating_point():
         embed = loaded.model.get_input_embeddings()
         pieces = [embed(p) for p in head] + [middle] + [embed(p) for p in tail]
         inputs = {"inputs_embeds": _cat(pieces)}
@@ -93,9 +105,15 @@ def _forward_target_logits(loaded: LoadedModel, prompt: PreparedPrompt, middle: 
         inputs = {"input_ids": _cat([*head, middle, *tail])}
     output = loaded.model(
         **inputs, past_key_values=cache, use_cache=cache is not None,
-        logits_to_keep=target_length + 1,
+        logits_to_keep=target_length,
     )  # fmt: skip
-    return output.logits[:, :-1, :]
+    return output.logits
+
+
+def _prefix_logits(loaded: LoadedModel, prompt: PreparedPrompt, middle: Any) -> Any:
+    """`target_logits` of `middle` placed right after `before` (from its cache when kept)."""
+    cache = batch_cache(loaded, prompt.prefix_cache, middle.shape[0])
+    return target_logits(loaded, prompt, middle, cache)
 
 
 def _cat(pieces: list[Any]) -> Any:
@@ -119,8 +137,7 @@ def suffix_gradient(
     one_hot.requires_grad_(True)
     embeds = (one_hot @ weights).unsqueeze(0)
     total = sum(
-        target_losses(_forward_target_logits(loaded, p, embeds), p.target, alpha).sum()
-        for p in prompts
+        target_losses(_prefix_logits(loaded, p, embeds), p.target, alpha).sum() for p in prompts
     )
     (gradient,) = torch.autograd.grad(total, [one_hot])
     return gradient
@@ -137,13 +154,13 @@ def candidate_losses(
     """
     import torch
 
-    losses = torch.zeros(candidates.shape[0], device=loaded.device)
-    reached = torch.ones(candidates.shape[0], dtype=torch.bool, device=loaded.device)
-    with torch.no_grad():
+    with torch.inference_mode():
+        losses = torch.zeros(candidates.shape[0], device=loaded.device)
+        reached = torch.ones(candidates.shape[0], dtype=torch.bool, device=loaded.device)
         for start in range(0, candidates.shape[0], batch_size):
             rows = slice(start, start + batch_size)
             for prompt in prompts:
-                logits = _forward_target_logits(loaded, prompt, candidates[rows])
+                logits = _prefix_logits(loaded, prompt, candidates[rows])
                 losses[rows] += target_losses(logits, prompt.target, alpha)
                 reached[rows] &= (logits.argmax(dim=2) == prompt.target).all(dim=1)
     return losses / len(prompts), reached

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from rulebench.attack.gcg.config import GcgConfig
 from rulebench.attack.gcg.loss import candidate_losses, prepare_prompt, suffix_gradient
 from rulebench.attack.gcg.prompt import AttackPrompt, encode, tokenize_prompt
+from rulebench.attack.gcg.shared_start import SharedStartLosses
 from rulebench.attack.gcg.tokens import (
     forbidden_token_ids,
     keep_text_stable,
@@ -115,6 +116,7 @@ class GcgAttack:
         self._alpha = config.mellowmax_alpha if config.use_mellowmax else None
         tokens = [tokenize_prompt(loaded, p, config.add_space_before_target) for p in prompts]
         self._prompts = [prepare_prompt(loaded, t, config.use_prefix_cache) for t in tokens]
+        self._shared = SharedStartLosses(loaded, self._prompts, config)
         if forbidden is None:
             vocab_size = loaded.model.get_input_embeddings().weight.shape[0]
             ids = forbidden_token_ids(loaded.tokenizer, vocab_size, config.allow_non_ascii)
@@ -173,7 +175,7 @@ class GcgAttack:
             logger.warning("gcg step %d: no candidate survived re-tokenization", state.step + 1)
             unchanged = {"step": state.step + 1, "losses": (*state.losses, state.loss)}
             return self._result(state.model_copy(update=unchanged), 0)
-        losses, reached = self._evaluate_tensor(candidates.to(self._loaded.device))
+        losses, reached = self._evaluate_step(candidates.to(self._loaded.device), suffix)
         best = int(losses.argmin())
         chosen = ScoredSuffix(loss=float(losses[best]), ids=tuple(candidates[best].tolist()))
         return self._result(self._advance(state, chosen, bool(reached[best])), len(candidates))
@@ -198,6 +200,22 @@ class GcgAttack:
     def _evaluate_tensor(self, candidates: Any) -> tuple[Any, Any]:
         batch_size = self._config.batch_size or candidates.shape[0]
         return candidate_losses(self._loaded, self._prompts, candidates, batch_size, self._alpha)
+
+    def _evaluate_step(self, candidates: Any, suffix: Any) -> tuple[Any, Any]:
+        """A step's candidate losses and target checks, each distinct candidate run once.
+
+        Sampling with replacement repeats some candidates; a repeat gets its first copy's
+        figures, so the step's argmin (its first lowest loss) is the one a pass over every
+        row finds.
+        """
+        import torch
+
+        distinct, copies = torch.unique(candidates, dim=0, return_inverse=True)
+        if not self._config.use_prefix_cache:
+            losses, reached = self._evaluate_tensor(distinct)
+        else:
+            losses, reached = self._shared(distinct, suffix)
+        return losses[copies], reached[copies]
 
     def _advance(self, state: GcgState, chosen: ScoredSuffix, reached: bool) -> GcgState:
         """Move to the step's best candidate, or with a buffer to the buffer's best."""

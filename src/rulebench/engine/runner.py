@@ -18,6 +18,7 @@ from rulebench.core.messages import GenerateConfig
 from rulebench.core.shards import Shard
 from rulebench.engine.dispatch_order import DispatchOrder, in_dispatch_order
 from rulebench.engine.item_queue import ItemQueue, shard_notes
+from rulebench.engine.model_hooks import model_notes, worker_count
 from rulebench.engine.store.cache import ResponseCache
 from rulebench.engine.store.database import Store
 from rulebench.engine.store.records import RunRecord, RunStatus
@@ -272,7 +273,7 @@ class Runner:
                     writer.close()
             with contextlib.suppress(RulebenchError):  # the store's own error says more
                 if resumed:
-                    self.store.finish_run(run_id, "failed", _model_notes(model, _reason(exc)))
+                    self.store.finish_run(run_id, "failed", model_notes(model, _reason(exc)))
                 else:
                     self.store.discard_run(run_id)
             raise
@@ -296,7 +297,11 @@ class Runner:
         """Run the workers, then commit every result (waiting out locks) before returning."""
         try:
             async with asyncio.TaskGroup() as group:
-                for _ in range(_worker_count(state.model, state.spec)):
+                for _ in range(
+                    worker_count(
+                        state.model, state.spec.concurrency, state.spec.adaptive_concurrency
+                    )
+                ):
                     group.create_task(self._work(state, items))
         except BaseExceptionGroup as failure:
             # A worker raised (duplicate ids, a dead model, a failing store): surface that error.
@@ -314,7 +319,7 @@ class Runner:
             state.count(result, kind)
 
     def _notes(self, run_id: str, model: Model, reason: str) -> dict[str, JsonValue]:
-        notes = _model_notes(model, reason)
+        notes = model_notes(model, reason)
         merged = self.store.count_system_merged(run_id)
         if merged:
             notes["system_role_fallback"] = (
@@ -322,41 +327,6 @@ class Runner:
                 f"first user turn ({merged} items)"
             )
         return notes
-
-
-def _worker_count(model: Model, spec: RunSpec) -> int:
-    """Items worked on at once: the spec's concurrency, or the ceiling of a backend that adapts.
-
-    An adapting backend (`adapt_concurrency`) gates its own requests below that ceiling, so
-    the workers only need to offer it enough. A local backend that lays out its work by the
-    prompts in flight (`expect_in_flight`: llamacpp's lanes) is told the count.
-    """
-    adapt = getattr(model, "adapt_concurrency", None)
-    count = spec.concurrency
-    if spec.adaptive_concurrency and adapt is not None:
-        count = int(adapt(spec.concurrency))
-    expect = getattr(model, "expect_in_flight", None)
-    if expect is not None:
-        expect(count)
-    return count
-
-
-def _model_notes(model: Model, reason: str) -> dict[str, JsonValue]:
-    """What a reader of a run's results must know of its model, and why the run ended."""
-    notes: dict[str, JsonValue] = {"model_identity": model.info.identity}
-    concurrency = getattr(model, "concurrency_note", None)
-    if concurrency:  # the concurrency an adapting backend found
-        notes["concurrency"] = str(concurrency)
-    if model.info.transcript is not None:
-        # The exact template the prompts were written with: a file named in -M may change.
-        notes["transcript_template"] = model.info.transcript
-    if reason:
-        notes["reason"] = reason
-    # What a backend sent differently from the run's settings (a parameter the model refuses).
-    backend_notes: list[JsonValue] = [str(note) for note in getattr(model, "run_notes", ())]
-    if backend_notes:
-        notes["backend_notes"] = backend_notes
-    return notes
 
 
 def _reason(exc: BaseException) -> str:

@@ -1,15 +1,15 @@
 """How many requests a served model gets at once, found from its answers instead of a guess.
 
 A served model's best number of requests in flight depends on its slots, its hardware and
-whatever else it serves: a fixed default of 8 left a 16-slot llama.cpp server half idle at
-0.51x a bare client (docs/performance.md), while a high one overruns a rate-limited API. So a
-run whose concurrency was not given measures it, as TCP finds a link's rate:
+whatever else it serves: a fixed default of 8 leaves a 16-slot llama.cpp server half idle
+(docs/performance.md), while a high one overruns a rate-limited API. So a run whose
+concurrency was not given measures it, as TCP finds a link's rate:
 
 - The limit starts at the run's concurrency. Each window (the next 1.5 x `limit` replies to
   requests sent under the limit in force, at least MIN_WINDOW) measures replies per second
   over every request in flight, counted from the first of those replies (earlier ones are the
   old limit's). A window of `limit` replies can end inside one batch's burst of replies and
-  read 10% low or high; half a batch more settles it (tests/models/test_adaptive_limit.py).
+  read far off; half a batch more settles it (tests/models/test_adaptive_limit.py).
 - Climbing: while a window's rate beats the best one so far by GAIN, the limit doubles, up to
   the ceiling. The first window that does not holds: at its own limit while its rate is
   within GAIN of the best (a server with room to spare loses nothing by the extra requests,

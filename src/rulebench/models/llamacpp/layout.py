@@ -26,18 +26,16 @@ without grouped-query attention."""
 KV_BUDGET_IN_FLIGHT_BYTES = 1536 << 20
 """The same when a run says how many prompts it keeps in flight, so that each has a sequence:
 17 of 4,096 tokens for the embedded model, 3 for an 8B model with grouped-query attention
-(128 KiB a token). Fewer sequences than prompts leave prompts waiting: with 8 in flight, 4
-sequences ran at 0.71x llama-batched-bench and 8 at 0.95x (bench_local --batched-bench)."""
+(128 KiB a token). Fewer sequences than prompts leave prompts waiting (docs/performance.md,
+"The layout by the work")."""
 MAX_AUTO_SEQUENCES = 8
 """Sequences the sizing stops at when the prompts in flight are not known: a step of 8
 sequences already costs several times a step of one, for less than twice the tokens/s."""
 MAX_SEQUENCES = 32
 """Sequences the sizing stops at when they are known."""
 SEQUENCES_PER_LANE = 4
-"""A lane per core once each would decode this many sequences: with 8 prompts in flight on 2
-cores, 2 lanes of 4 ran at 0.95x llama-batched-bench and 1 lane of 8 on both cores at 0.85x;
-with 1 prompt, one lane on both cores ran at 0.87x and a lane per core at 0.51x; with 4 they
-tied (bench_local --batched-bench)."""
+"""A lane per core once each would decode this many sequences; below that one lane on every
+core is faster, and the two tie near it (bench_local --batched-bench, docs/performance.md)."""
 
 
 @dataclass(frozen=True)
